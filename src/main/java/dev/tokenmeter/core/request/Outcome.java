@@ -1,0 +1,84 @@
+package dev.tokenmeter.core.request;
+
+/**
+ * How a request ended. Exactly one per request. Everything but {@link Completed} is a failure and
+ * carries its {@link ErrorClass}.
+ */
+public sealed interface Outcome {
+
+  /** The class a failure is counted in; {@code null} for {@link Completed}. */
+  ErrorClass errorClass();
+
+  /** True only for {@link Completed}. */
+  default boolean succeeded() {
+    return this instanceof Completed;
+  }
+
+  /** The response ended normally. {@code finishReason} is null when the server sent none. */
+  record Completed(String finishReason) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return null;
+    }
+  }
+
+  /** No connection could be made (refused, DNS, TLS, connect timeout). */
+  record ConnectFailed(String message) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return ErrorClass.CONNECT;
+    }
+  }
+
+  /** The server answered with a non-2xx status. {@code body} is a bounded prefix of the body. */
+  record HttpError(int status, String body) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return ErrorClass.ofHttpStatus(status);
+    }
+  }
+
+  /** The server sent an error object inside a 200 stream. */
+  record StreamError(String message) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return ErrorClass.STREAM_ERROR;
+    }
+  }
+
+  /** The response was not what the protocol says (malformed SSE or JSON, wrong content type). */
+  record ProtocolError(String message) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return ErrorClass.PROTOCOL;
+    }
+  }
+
+  /** The response ended early: the connection closed before the stream's end was seen. */
+  record Truncated(String message) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return ErrorClass.TRUNCATED;
+    }
+  }
+
+  /** A client-side deadline passed. */
+  record TimedOut(TimeoutKind kind) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return switch (kind) {
+        case FIRST_TOKEN -> ErrorClass.TIMEOUT_FIRST_TOKEN;
+        case IDLE -> ErrorClass.TIMEOUT_IDLE;
+        case TOTAL -> ErrorClass.TIMEOUT_TOTAL;
+      };
+    }
+  }
+
+  /** The client gave up on it: the stage ended or the user pressed Ctrl-C. */
+  record Cancelled(String reason) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return ErrorClass.CANCELLED;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package dev.tokenmeter.core.request;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a request asks the model: either a plain text prompt (the completions API) or a list of chat
+ * messages (the chat completions API). Endpoint adapters convert between the two where the API
+ * needs it (a text prompt becomes one user message).
+ */
+public sealed interface Prompt {
+
+  /** A plain-text prompt. */
+  record Text(String text) implements Prompt {
+    public Text {
+      Objects.requireNonNull(text, "text");
+    }
+  }
+
+  /** A chat conversation, oldest message first. */
+  record Chat(List<Message> messages) implements Prompt {
+    public Chat {
+      messages = List.copyOf(messages);
+      if (messages.isEmpty()) {
+        throw new IllegalArgumentException("a chat prompt needs at least one message");
+      }
+    }
+  }
+
+  /** Total characters of prompt text, a cheap size measure for logs and reports. */
+  default int chars() {
+    return switch (this) {
+      case Text t -> t.text().length();
+      case Chat c -> c.messages().stream().mapToInt(m -> m.content().length()).sum();
+    };
+  }
+}

@@ -1,0 +1,268 @@
+package dev.tokenmeter.core.request;
+
+import java.util.Arrays;
+
+/**
+ * Everything measured about one request, as it happens: the timestamps of DESIGN.md's measurement
+ * model, each text chunk's arrival, usage, and the outcome. Filled by the engine from endpoint
+ * callbacks; read by the metric math once {@link #outcome()} is set.
+ *
+ * <p>All times are nanoseconds from the run's {@code Ticker}; -1 means "did not happen". Not
+ * thread-safe: one request's timeline is only touched by the event loop that runs it.
+ *
+ * <pre>
+ *  scheduled  sent      firstToken                lastToken  done
+ *      |-------|-----------|-----|-----|-----|------|---------|
+ *      ^ plan  ^ request   ^ chunk arrivals (chunkNanos[i])   ^ finish_reason seen
+ *              written
+ * </pre>
+ */
+public final class RequestTimeline {
+  private static final int INITIAL_CHUNKS = 64;
+
+  private final long id;
+  private final int stage;
+  private final Phase phase;
+  private final RequestSpec spec;
+  private final long scheduledNanos;
+
+  private long connectStartNanos = -1;
+  private long connectedNanos = -1;
+  private long sentNanos = -1;
+  private long headersNanos = -1;
+  private int httpStatus = -1;
+  private long firstTokenNanos = -1;
+  private long firstContentNanos = -1;
+  private long lastTokenNanos = -1;
+  private long doneNanos = -1;
+  private long endNanos = -1;
+
+  private long[] chunkNanos = new long[INITIAL_CHUNKS];
+  private int[] chunkChars = new int[INITIAL_CHUNKS];
+  private byte[] chunkKinds = new byte[INITIAL_CHUNKS];
+  private int chunkCount;
+  private final StringBuilder content = new StringBuilder();
+  private long reasoningChars;
+
+  private int usagePromptTokens = -1;
+  private int usageCompletionTokens = -1;
+  private int usageReasoningTokens = -1;
+  private String finishReason;
+  private boolean sawDone;
+  private Outcome outcome;
+
+  public RequestTimeline(RequestSpec spec, int stage, Phase phase, long scheduledNanos) {
+    this.id = spec.id();
+    this.spec = spec;
+    this.stage = stage;
+    this.phase = phase;
+    this.scheduledNanos = scheduledNanos;
+  }
+
+  // ---- recording (event loop only) ----
+
+  /** A new connection was opened for this request: connect started and finished at these times. */
+  public void connected(long startNanos, long doneNanos) {
+    this.connectStartNanos = startNanos;
+    this.connectedNanos = doneNanos;
+  }
+
+  /** The request's last byte was handed to the socket. */
+  public void sent(long nanos) {
+    this.sentNanos = nanos;
+  }
+
+  /** Response headers arrived with this status. */
+  public void headers(int status, long nanos) {
+    this.httpStatus = status;
+    this.headersNanos = nanos;
+  }
+
+  /**
+   * A stream item arrived at {@code nanos}. Text items are chunks; the first one sets {@code
+   * firstToken}. A finish reason sets {@code done}.
+   */
+  public void item(StreamItem item, long nanos) {
+    switch (item) {
+      case StreamItem.Text t -> text(t, nanos);
+      case StreamItem.Finish f -> {
+        finishReason = f.reason();
+        doneNanos = nanos;
+      }
+      case StreamItem.Usage u -> {
+        usagePromptTokens = u.promptTokens();
+        usageCompletionTokens = u.completionTokens();
+        usageReasoningTokens = u.reasoningTokens();
+      }
+      case StreamItem.Done d -> sawDone = true;
+      case StreamItem.Role r -> {}
+      case StreamItem.ErrorEvent e -> {}
+    }
+  }
+
+  private void text(StreamItem.Text t, long nanos) {
+    if (chunkCount == chunkNanos.length) {
+      int n = chunkCount * 2;
+      chunkNanos = Arrays.copyOf(chunkNanos, n);
+      chunkChars = Arrays.copyOf(chunkChars, n);
+      chunkKinds = Arrays.copyOf(chunkKinds, n);
+    }
+    chunkNanos[chunkCount] = nanos;
+    chunkChars[chunkCount] = t.text().length();
+    chunkKinds[chunkCount] = (byte) t.kind().ordinal();
+    chunkCount++;
+    if (firstTokenNanos < 0) {
+      firstTokenNanos = nanos;
+    }
+    if (t.kind() == TextKind.CONTENT) {
+      if (firstContentNanos < 0) {
+        firstContentNanos = nanos;
+      }
+      content.append(t.text());
+    } else {
+      reasoningChars += t.text().length();
+    }
+    lastTokenNanos = nanos;
+  }
+
+  /**
+   * The request ended with {@code outcome} at {@code nanos} (end of body, error or abort). If no
+   * finish reason was seen, {@code done} falls back to the last token, else to this time.
+   */
+  public void end(Outcome outcome, long nanos) {
+    if (this.outcome != null) {
+      return;
+    }
+    this.outcome = outcome;
+    this.endNanos = nanos;
+    if (doneNanos < 0) {
+      doneNanos = lastTokenNanos >= 0 ? lastTokenNanos : nanos;
+    }
+  }
+
+  // ---- reading ----
+
+  public long id() {
+    return id;
+  }
+
+  public int stage() {
+    return stage;
+  }
+
+  public Phase phase() {
+    return phase;
+  }
+
+  public RequestSpec spec() {
+    return spec;
+  }
+
+  public long scheduledNanos() {
+    return scheduledNanos;
+  }
+
+  /** When a new connection's connect started, -1 when a kept-alive connection was reused. */
+  public long connectStartNanos() {
+    return connectStartNanos;
+  }
+
+  /** When a new connection was established, -1 when a kept-alive connection was reused. */
+  public long connectedNanos() {
+    return connectedNanos;
+  }
+
+  public long sentNanos() {
+    return sentNanos;
+  }
+
+  public long headersNanos() {
+    return headersNanos;
+  }
+
+  /** HTTP status, -1 when no response headers arrived. */
+  public int httpStatus() {
+    return httpStatus;
+  }
+
+  /** First chunk carrying generated text of any kind (content, reasoning or tool call). */
+  public long firstTokenNanos() {
+    return firstTokenNanos;
+  }
+
+  /** First chunk carrying answer text ({@link TextKind#CONTENT}). */
+  public long firstContentNanos() {
+    return firstContentNanos;
+  }
+
+  public long lastTokenNanos() {
+    return lastTokenNanos;
+  }
+
+  /**
+   * When generation finished: the chunk carrying {@code finish_reason}; without one, the last
+   * token; without tokens, the end. Usage-only chunks and {@code [DONE]} do not move it.
+   */
+  public long doneNanos() {
+    return doneNanos;
+  }
+
+  /** When the exchange ended (end of body, error or abort). */
+  public long endNanos() {
+    return endNanos;
+  }
+
+  /** Number of text-carrying chunks. */
+  public int chunkCount() {
+    return chunkCount;
+  }
+
+  /** Arrival of text chunk {@code i}, {@code 0 <= i < chunkCount()}. */
+  public long chunkNanos(int i) {
+    return chunkNanos[i];
+  }
+
+  /** UTF-16 chars of text chunk {@code i}. */
+  public int chunkChars(int i) {
+    return chunkChars[i];
+  }
+
+  /** Kind of text chunk {@code i}. */
+  public TextKind chunkKind(int i) {
+    return TextKind.values()[chunkKinds[i]];
+  }
+
+  /** The answer text received so far (content only, not reasoning). */
+  public CharSequence content() {
+    return content;
+  }
+
+  public long reasoningChars() {
+    return reasoningChars;
+  }
+
+  public int usagePromptTokens() {
+    return usagePromptTokens;
+  }
+
+  public int usageCompletionTokens() {
+    return usageCompletionTokens;
+  }
+
+  public int usageReasoningTokens() {
+    return usageReasoningTokens;
+  }
+
+  public String finishReason() {
+    return finishReason;
+  }
+
+  public boolean sawDone() {
+    return sawDone;
+  }
+
+  /** The outcome, or null while the request is in flight. */
+  public Outcome outcome() {
+    return outcome;
+  }
+}

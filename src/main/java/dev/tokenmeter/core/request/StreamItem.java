@@ -1,0 +1,44 @@
+package dev.tokenmeter.core.request;
+
+import java.util.Objects;
+
+/**
+ * One thing a response stream said, in the order it said it. A single SSE chunk can yield several
+ * items (a text delta, then a finish reason, then usage). A non-streaming response yields the same
+ * items, all at one instant.
+ */
+public sealed interface StreamItem {
+
+  /**
+   * Generated text. Never empty: an empty {@code content: ""} delta carries no token and yields no
+   * item.
+   */
+  record Text(String text, TextKind kind) implements StreamItem {
+    public Text {
+      Objects.requireNonNull(text, "text");
+      Objects.requireNonNull(kind, "kind");
+    }
+  }
+
+  /** A role-only delta ({@code {"role":"assistant"}}): not a token, does not start TTFT. */
+  record Role(String role) implements StreamItem {}
+
+  /** {@code finish_reason} ({@code stop}, {@code length}, {@code tool_calls}, ...). */
+  record Finish(String reason) implements StreamItem {}
+
+  /**
+   * Server-reported token usage. A field the server did not send is -1.
+   *
+   * @param promptTokens {@code usage.prompt_tokens}
+   * @param completionTokens {@code usage.completion_tokens} (includes reasoning tokens, as in
+   *     OpenAI's API)
+   * @param reasoningTokens {@code usage.completion_tokens_details.reasoning_tokens}
+   */
+  record Usage(int promptTokens, int completionTokens, int reasoningTokens) implements StreamItem {}
+
+  /** An error object sent inside the stream (HTTP status was 200): the request failed. */
+  record ErrorEvent(String message, String type, String code) implements StreamItem {}
+
+  /** The {@code data: [DONE]} terminator. */
+  record Done() implements StreamItem {}
+}
