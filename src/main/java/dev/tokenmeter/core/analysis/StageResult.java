@@ -1,0 +1,148 @@
+package dev.tokenmeter.core.analysis;
+
+import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.request.ErrorClass;
+import dev.tokenmeter.core.request.Phase;
+import dev.tokenmeter.core.request.TokenCountSource;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Everything a report needs about one finished stage, immutable except that the raw histograms
+ * (kept for encoding and merging) must not be modified by readers.
+ *
+ * <p>Latency distributions and request counts hold {@link Phase#MEASURED} requests only;
+ * successes in {@link #metrics()}, failures apart in {@link #failedMetrics()}. Throughputs are per
+ * second of the window. See {@code docs/METRICS.md} for each definition.
+ *
+ * @param plan the stage's plan
+ * @param label human-readable label ({@code "c=25"})
+ * @param stageStartNanos ticker time the stage started
+ * @param stageLengthNanos stage length, warm-up and cool-down included
+ * @param window the measurement window
+ * @param metrics distributions of successful measured requests (and the client-lag metrics)
+ * @param failedMetrics distributions of failed measured requests, where their timings exist
+ * @param throughput window throughputs and achieved concurrency
+ * @param requests request counts
+ * @param errors failed measured requests by class (classes with no failure left out)
+ * @param tokens output-token sources and count disagreements
+ * @param steadyState steady-state verdict
+ * @param clientHealth the client's self-watch verdict
+ * @param timeSeries per-second series over the whole stage
+ * @param histograms raw histograms behind {@code metrics}, in each metric's recorded unit
+ * @param failedHistograms raw histograms behind {@code failedMetrics}
+ */
+public record StageResult(
+    StagePlan plan,
+    String label,
+    long stageStartNanos,
+    long stageLengthNanos,
+    Window window,
+    Map<Metric, Distribution> metrics,
+    Map<Metric, Distribution> failedMetrics,
+    Throughput throughput,
+    RequestCounts requests,
+    Map<ErrorClass, Long> errors,
+    TokenAccounting tokens,
+    SteadyState steadyState,
+    ClientHealth clientHealth,
+    TimeSeries timeSeries,
+    Map<Metric, Histogram> histograms,
+    Map<Metric, Histogram> failedHistograms) {
+
+  public StageResult {
+    Objects.requireNonNull(plan, "plan");
+    Objects.requireNonNull(label, "label");
+    metrics = frozen(metrics, Metric.class);
+    failedMetrics = frozen(failedMetrics, Metric.class);
+    errors = frozen(errors, ErrorClass.class);
+    histograms = frozen(histograms, Metric.class);
+    failedHistograms = frozen(failedHistograms, Metric.class);
+  }
+
+  /** The distribution of successful measured requests for {@code m}, empty when none. */
+  public Distribution metric(Metric m) {
+    return metrics.getOrDefault(m, Distribution.EMPTY);
+  }
+
+  private static <K extends Enum<K>, V> Map<K, V> frozen(Map<K, V> map, Class<K> type) {
+    EnumMap<K, V> copy = new EnumMap<>(type);
+    copy.putAll(map);
+    return Collections.unmodifiableMap(copy);
+  }
+
+  /**
+   * The measurement window, as offsets from the stage start.
+   *
+   * @param startOffsetNanos window start, -1 when the window never started
+   * @param endOffsetNanos window end, -1 when it never started; the stage end when it never ended
+   * @param complete false when the stage finished before the window's planned end (interrupted)
+   */
+  public record Window(long startOffsetNanos, long endOffsetNanos, boolean complete) {
+    /** Window length in nanoseconds, 0 when it never started. */
+    public long lengthNanos() {
+      return startOffsetNanos < 0 ? 0 : endOffsetNanos - startOffsetNanos;
+    }
+  }
+
+  /**
+   * Throughputs over the window. NaN when the window has no length.
+   *
+   * @param outputTokensPerSecond output tokens (every request, every phase) whose chunk arrived in
+   *     the window, per second of window
+   * @param inputTokensPerSecond prompt tokens of measured requests per second of window
+   * @param requestsPerSecond completed measured requests per second of window
+   * @param goodputRequestsPerSecond measured requests meeting every SLO per second; NaN until SLOs
+   *     are given
+   * @param achievedConcurrency time-weighted mean of requests in flight over the window
+   * @param windowOutputTokens the numerator of {@code outputTokensPerSecond}
+   * @param windowInputTokens the numerator of {@code inputTokensPerSecond}
+   */
+  public record Throughput(
+      double outputTokensPerSecond,
+      double inputTokensPerSecond,
+      double requestsPerSecond,
+      double goodputRequestsPerSecond,
+      double achievedConcurrency,
+      long windowOutputTokens,
+      long windowInputTokens) {}
+
+  /**
+   * Request counts.
+   *
+   * @param completed measured requests that succeeded
+   * @param failed measured requests that failed
+   * @param byPhase completed and failed per phase, every phase present
+   */
+  public record RequestCounts(long completed, long failed, Map<Phase, PhaseCounts> byPhase) {
+    public RequestCounts {
+      byPhase = frozen(byPhase, Phase.class);
+    }
+  }
+
+  /** Completed and failed requests of one phase. */
+  public record PhaseCounts(long completed, long failed) {}
+
+  /**
+   * Where measured requests' output token counts came from, and how far sources disagreed.
+   *
+   * @param outputSources measured requests per count source, every source present
+   * @param usageChunkDisagreements measured requests whose {@code usage.completion_tokens} differs
+   *     from their text-chunk count
+   * @param promptOverheadCount measured requests with both a server and a client prompt count
+   * @param promptOverheadMeanTokens mean of {@code usage.prompt_tokens − client count} over them
+   *     (the chat template's overhead), NaN when none
+   */
+  public record TokenAccounting(
+      Map<TokenCountSource, Long> outputSources,
+      long usageChunkDisagreements,
+      long promptOverheadCount,
+      double promptOverheadMeanTokens) {
+    public TokenAccounting {
+      outputSources = frozen(outputSources, TokenCountSource.class);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+package dev.tokenmeter.core.metrics;
+
+/**
+ * Counts the tokens of generated text with the target model's tokenizer: the second source of a
+ * request's output token count, used when the server sent no {@code usage}. Implementations must
+ * be thread-safe or confined to the event loop that calls them.
+ */
+@FunctionalInterface
+public interface OutputTokenCounter {
+
+  /** Tokens in {@code generatedText} (the answer text of one request). */
+  int count(CharSequence generatedText);
+}

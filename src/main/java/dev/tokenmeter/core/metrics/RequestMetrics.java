@@ -1,0 +1,311 @@
+package dev.tokenmeter.core.metrics;
+
+import dev.tokenmeter.core.request.ErrorClass;
+import dev.tokenmeter.core.request.Phase;
+import dev.tokenmeter.core.request.RequestTimeline;
+import dev.tokenmeter.core.request.TokenCountSource;
+import java.util.Arrays;
+
+/**
+ * The numbers of DESIGN.md's measurement contract for one finished request, immutable. Times are
+ * nanoseconds; a time that does not exist (no first token, never sent) is {@link #NONE}.
+ *
+ * <p>Output tokens {@code n}: {@code usage.completion_tokens} when the server sent it; else the
+ * {@link OutputTokenCounter} over the answer text, used only when every chunk was answer text
+ * (the timeline keeps no reasoning or tool-call text to count); else the text-chunk count. Both
+ * the usage count and the chunk count are kept; {@link #countsDisagree()} says when they differ.
+ *
+ * <p>Tokens per chunk {@code k_i}: see {@link ChunkTokens}; {@code Σk_i = n}.
+ *
+ * <p>ITL per token: for each chunk {@code i ≥ 1} the gap {@code g_i = t_i − t_{i−1}} is split
+ * evenly over the chunk's {@code k_i} tokens. A chunk with {@code k_i = 0} carries its gap forward
+ * to the next chunk with {@code k > 0}, so the recorded values sum to {@code lastToken −
+ * firstToken} exactly when the last chunk has {@code k > 0} (a trailing zero-token chunk's gap is
+ * dropped). The integer split is exact: of a carried gap {@code G} over {@code k} tokens, {@code G
+ * mod k} tokens get {@code ⌊G/k⌋ + 1} ns and the rest {@code ⌊G/k⌋}. The first chunk's {@code k_0
+ * − 1} extra tokens have no preceding gap and are not recorded: ITL has {@code n − k_0} values,
+ * while TPOT divides by {@code n − 1}. ITL per chunk is every {@code g_i}, {@code i ≥ 1}.
+ *
+ * <p>Failed requests get every field whose timestamps exist.
+ */
+public final class RequestMetrics {
+  /** The value of a time that does not exist. */
+  public static final long NONE = -1;
+
+  private final long id;
+  private final int stage;
+  private final Phase phase;
+  private final ErrorClass errorClass;
+  private final long scheduledNanos;
+  private final long sentNanos;
+  private final long firstTokenNanos;
+  private final long endNanos;
+  private final long ttftNanos;
+  private final long ttftFromScheduledNanos;
+  private final long timeToFirstContentNanos;
+  private final long e2eNanos;
+  private final long e2eFromScheduledNanos;
+  private final long connectNanos;
+  private final long sendLagNanos;
+  private final double tpotNanos;
+  private final int outputTokens;
+  private final TokenCountSource outputTokenSource;
+  private final int usageOutputTokens;
+  private final int inputTokens;
+  private final int usagePromptTokens;
+  private final int clientPromptTokens;
+  private final long[] chunkNanos;
+  private final int[] chunkTokens;
+
+  private RequestMetrics(RequestTimeline t, OutputTokenCounter counter) {
+    if (t.outcome() == null) {
+      throw new IllegalArgumentException("request " + t.id() + " has not ended");
+    }
+    id = t.id();
+    stage = t.stage();
+    phase = t.phase();
+    errorClass = t.outcome().errorClass();
+    scheduledNanos = t.scheduledNanos();
+    sentNanos = t.sentNanos();
+    firstTokenNanos = t.firstTokenNanos();
+    endNanos = t.endNanos();
+    ttftNanos = between(sentNanos, firstTokenNanos);
+    ttftFromScheduledNanos = between(scheduledNanos, firstTokenNanos);
+    timeToFirstContentNanos = between(sentNanos, t.firstContentNanos());
+    e2eNanos = between(sentNanos, t.doneNanos());
+    e2eFromScheduledNanos = between(scheduledNanos, t.doneNanos());
+    connectNanos = between(t.connectStartNanos(), t.connectedNanos());
+    sendLagNanos = between(scheduledNanos, sentNanos);
+
+    int chunks = t.chunkCount();
+    chunkNanos = new long[chunks];
+    int[] chars = new int[chunks];
+    for (int i = 0; i < chunks; i++) {
+      chunkNanos[i] = t.chunkNanos(i);
+      chars[i] = t.chunkChars(i);
+    }
+    usageOutputTokens = t.usageCompletionTokens();
+    if (usageOutputTokens >= 0) {
+      outputTokens = usageOutputTokens;
+      outputTokenSource = TokenCountSource.USAGE;
+    } else if (counter != null && t.reasoningChars() == 0) {
+      outputTokens = counter.count(t.content());
+      outputTokenSource = TokenCountSource.TOKENIZER;
+    } else {
+      outputTokens = chunks;
+      outputTokenSource = TokenCountSource.CHUNKS;
+    }
+    chunkTokens = ChunkTokens.distribute(outputTokens, chars, chunks);
+    tpotNanos =
+        outputTokens >= 2 && firstTokenNanos >= 0
+            ? (double) (t.lastTokenNanos() - firstTokenNanos) / (outputTokens - 1)
+            : Double.NaN;
+
+    usagePromptTokens = t.usagePromptTokens();
+    clientPromptTokens = t.spec().promptTokens();
+    inputTokens = usagePromptTokens >= 0 ? usagePromptTokens : clientPromptTokens;
+  }
+
+  /**
+   * The metrics of {@code t}, which must have ended.
+   *
+   * @param counterOrNull the target's tokenizer, or null when there is none
+   */
+  public static RequestMetrics of(RequestTimeline t, OutputTokenCounter counterOrNull) {
+    return new RequestMetrics(t, counterOrNull);
+  }
+
+  private static long between(long from, long to) {
+    return from < 0 || to < 0 ? NONE : to - from;
+  }
+
+  // ---- identity and outcome ----
+
+  public long id() {
+    return id;
+  }
+
+  public int stage() {
+    return stage;
+  }
+
+  public Phase phase() {
+    return phase;
+  }
+
+  /** True when the request completed. */
+  public boolean succeeded() {
+    return errorClass == null;
+  }
+
+  /** The failure class, null for a success. */
+  public ErrorClass errorClass() {
+    return errorClass;
+  }
+
+  public long scheduledNanos() {
+    return scheduledNanos;
+  }
+
+  /** When the request was sent, {@link #NONE} when it never was. */
+  public long sentNanos() {
+    return sentNanos;
+  }
+
+  /** Arrival of the first text chunk, {@link #NONE} when none came. */
+  public long firstTokenNanos() {
+    return firstTokenNanos;
+  }
+
+  /** When the exchange ended. */
+  public long endNanos() {
+    return endNanos;
+  }
+
+  // ---- latencies ----
+
+  /** {@code firstToken − sent}. */
+  public long ttftNanos() {
+    return ttftNanos;
+  }
+
+  /** {@code firstToken − scheduled}. */
+  public long ttftFromScheduledNanos() {
+    return ttftFromScheduledNanos;
+  }
+
+  /** {@code firstContent − sent}: time to the first answer token, after any reasoning. */
+  public long timeToFirstContentNanos() {
+    return timeToFirstContentNanos;
+  }
+
+  /** {@code done − sent}. */
+  public long e2eNanos() {
+    return e2eNanos;
+  }
+
+  /** {@code done − scheduled}. */
+  public long e2eFromScheduledNanos() {
+    return e2eFromScheduledNanos;
+  }
+
+  /** {@code connected − connectStart}; {@link #NONE} when a kept-alive connection was reused. */
+  public long connectNanos() {
+    return connectNanos;
+  }
+
+  /** {@code sent − scheduled}. */
+  public long sendLagNanos() {
+    return sendLagNanos;
+  }
+
+  /** {@code (lastToken − firstToken) / (n − 1)}; NaN when {@code n < 2}. */
+  public double tpotNanos() {
+    return tpotNanos;
+  }
+
+  /**
+   * Per-request decode speed {@code 1 / TPOT} in tokens per second; NaN when TPOT is undefined or
+   * 0 (every token arrived in one read).
+   */
+  public double decodeTokensPerSecond() {
+    return tpotNanos > 0 ? 1e9 / tpotNanos : Double.NaN;
+  }
+
+  // ---- tokens ----
+
+  /** Output tokens {@code n}. */
+  public int outputTokens() {
+    return outputTokens;
+  }
+
+  public TokenCountSource outputTokenSource() {
+    return outputTokenSource;
+  }
+
+  /** {@code usage.completion_tokens}, -1 when not sent. */
+  public int usageOutputTokens() {
+    return usageOutputTokens;
+  }
+
+  /** Number of text chunks. */
+  public int chunkCount() {
+    return chunkNanos.length;
+  }
+
+  /** True when the server sent usage and its completion tokens differ from the chunk count. */
+  public boolean countsDisagree() {
+    return usageOutputTokens >= 0 && usageOutputTokens != chunkNanos.length;
+  }
+
+  /** Prompt tokens: {@code usage.prompt_tokens}, else the client's count; -1 when neither. */
+  public int inputTokens() {
+    return inputTokens;
+  }
+
+  /** True when {@link #inputTokens()} came from the server. */
+  public boolean inputTokensFromUsage() {
+    return usagePromptTokens >= 0;
+  }
+
+  /** {@code usage.prompt_tokens}, -1 when not sent. */
+  public int usagePromptTokens() {
+    return usagePromptTokens;
+  }
+
+  /** The client's prompt token count, -1 when unknown. */
+  public int clientPromptTokens() {
+    return clientPromptTokens;
+  }
+
+  /** Arrival of chunk {@code i}. */
+  public long chunkNanos(int i) {
+    return chunkNanos[i];
+  }
+
+  /** Tokens chunk {@code i} carries ({@code k_i}). */
+  public int chunkTokens(int i) {
+    return chunkTokens[i];
+  }
+
+  // ---- inter-token latency ----
+
+  /** Receives ITL values: {@code count} tokens (or gaps) of {@code valueNanos} each. */
+  @FunctionalInterface
+  public interface ItlSink {
+    void accept(long valueNanos, long count);
+  }
+
+  /** Feeds the per-token ITL values (see the class comment) to {@code sink}, in chunk order. */
+  public void forEachItlPerToken(ItlSink sink) {
+    long carried = 0;
+    for (int i = 1; i < chunkNanos.length; i++) {
+      carried += chunkNanos[i] - chunkNanos[i - 1];
+      int k = chunkTokens[i];
+      if (k == 0) {
+        continue;
+      }
+      long base = carried / k;
+      long extra = carried % k;
+      if (extra > 0) {
+        sink.accept(base + 1, extra);
+      }
+      sink.accept(base, k - extra);
+      carried = 0;
+    }
+  }
+
+  /** Feeds every inter-chunk gap to {@code sink}, count 1 each. */
+  public void forEachItlPerChunk(ItlSink sink) {
+    for (int i = 1; i < chunkNanos.length; i++) {
+      sink.accept(chunkNanos[i] - chunkNanos[i - 1], 1);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RequestMetrics[id=" + id + ", phase=" + phase + ", error=" + errorClass
+        + ", ttftNanos=" + ttftNanos + ", e2eNanos=" + e2eNanos + ", n=" + outputTokens
+        + " (" + outputTokenSource + "), chunkTokens=" + Arrays.toString(chunkTokens) + "]";
+  }
+}
