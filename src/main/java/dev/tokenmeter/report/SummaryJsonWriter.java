@@ -1,0 +1,119 @@
+package dev.tokenmeter.report;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.core.analysis.StageResult;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * Writes {@code summary.json}: a pure function of a {@link RunSummary}. The layout is {@code
+ * docs/summary.schema.json} (version {@link RunSummary#SCHEMA_VERSION}); field names are stable,
+ * scripts rely on them. Units are in field names ({@code _ms}, {@code _s}, {@code _per_s}); a value
+ * that does not exist (the p50 of no requests, a rate over an empty window) is {@code null}.
+ * Objects are indented, arrays kept on one line. Stateless and thread-safe.
+ */
+public final class SummaryJsonWriter {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonFactory FACTORY = MAPPER.getFactory();
+
+  private SummaryJsonWriter() {}
+
+  /** Writes {@code summary} to {@code file}, replacing it. */
+  public static void write(RunSummary summary, Path file) throws IOException {
+    try (OutputStream out = Files.newOutputStream(file)) {
+      write(summary, out);
+    }
+  }
+
+  /** Writes {@code summary} to {@code out} as UTF-8, leaving {@code out} open. */
+  public static void write(RunSummary summary, OutputStream out) throws IOException {
+    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+      g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      DefaultPrettyPrinter printer =
+          new DefaultPrettyPrinter()
+              .withSeparators(
+                  Separators.createDefaultInstance()
+                      .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+              .withArrayIndenter(DefaultPrettyPrinter.FixedSpaceIndenter.instance);
+      g.setPrettyPrinter(printer);
+      run(g, summary);
+      g.writeRaw('\n');
+    }
+  }
+
+  /** The JSON text of {@code summary}. */
+  public static String toJson(RunSummary summary) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      write(summary, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private static void run(JsonGenerator g, RunSummary s) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("schema_version", RunSummary.SCHEMA_VERSION);
+    g.writeObjectFieldStart("tool");
+    g.writeStringField("name", s.tool().name());
+    g.writeStringField("version", s.tool().version());
+    g.writeEndObject();
+    g.writeStringField("started_at", DateTimeFormatter.ISO_INSTANT.format(s.startedAt()));
+    g.writeStringField("ended_at", DateTimeFormatter.ISO_INSTANT.format(s.endedAt()));
+    g.writeObjectFieldStart("target");
+    g.writeStringField("url", s.target().url());
+    g.writeStringField("api", s.target().api());
+    g.writeStringField("model", s.target().model());
+    g.writeEndObject();
+    g.writeArrayFieldStart("command_line");
+    for (String arg : s.commandLine()) {
+      g.writeString(arg);
+    }
+    g.writeEndArray();
+    g.writeNumberField("seed", s.seed());
+    settings(g, s.settings());
+    g.writeBooleanField("partial", s.completion().partial());
+    g.writeStringField(
+        "partial_reason",
+        s.completion().reason() == null ? null : s.completion().reason().wireName());
+    g.writeStringField("partial_detail", s.completion().detail());
+    g.writeArrayFieldStart("stages");
+    for (StageResult stage : s.stages()) {
+      StageJsonWriter.write(g, stage);
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  private static void settings(JsonGenerator g, RunSummary.Settings settings) throws IOException {
+    g.writeObjectFieldStart("settings");
+    g.writeObjectFieldStart("timeouts");
+    millis(g, "first_token_ms", settings.timeouts().firstToken());
+    millis(g, "idle_ms", settings.timeouts().idle());
+    millis(g, "total_ms", settings.timeouts().total());
+    g.writeEndObject();
+    g.writeFieldName("workload");
+    MAPPER.writeValue(g, settings.workload());
+    g.writeEndObject();
+  }
+
+  private static void millis(JsonGenerator g, String name, Duration d) throws IOException {
+    if (d == null) {
+      g.writeNullField(name);
+    } else {
+      g.writeNumberField(name, d.toNanos() / 1e6);
+    }
+  }
+}
