@@ -3,8 +3,10 @@ package dev.tokenmeter.report;
 import dev.tokenmeter.core.analysis.StageResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -78,7 +80,7 @@ public record RunSummary(
   public record Settings(Timeouts timeouts, Map<String, Object> workload) {
     public Settings {
       Objects.requireNonNull(timeouts, "timeouts");
-      workload = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(workload));
+      workload = Collections.unmodifiableMap(new LinkedHashMap<>(workload));
     }
   }
 
@@ -124,7 +126,7 @@ public record RunSummary(
     ERROR;
 
     public String wireName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 }

@@ -93,7 +93,8 @@ public record StageResult(
    *
    * @param outputTokensPerSecond output tokens (every request, every phase) whose chunk arrived in
    *     the window, per second of window
-   * @param inputTokensPerSecond prompt tokens of measured requests per second of window
+   * @param inputTokensPerSecond prompt tokens of completed measured requests per second of window
+   *     (a request refused with 429 had no prompt processed, so failures are left out)
    * @param requestsPerSecond completed measured requests per second of window
    * @param goodputRequestsPerSecond measured requests meeting every SLO per second; NaN until SLOs
    *     are given

@@ -11,6 +11,12 @@ import java.util.Arrays;
 final class PerSecondSeries {
   private static final long SECOND = TimeSeries.INTERVAL_NANOS;
 
+  /**
+   * Longest stage the series holds: 7 days, 604,800 points, 29 MB in six arrays. A time beyond it
+   * is a misused clock, refused rather than allocated.
+   */
+  static final int MAX_SECONDS = 7 * 24 * 3600;
+
   private final long originNanos;
   private long[] outputTokens = new long[64];
   private long[] completed = new long[64];
@@ -61,7 +67,7 @@ final class PerSecondSeries {
 
   /** The immutable series of a stage {@code stageLengthNanos} long. */
   TimeSeries build(long stageLengthNanos, long windowStartOffsetNanos, long windowEndOffsetNanos) {
-    int n = Math.max(used, (int) ((stageLengthNanos + SECOND - 1) / SECOND));
+    int n = Math.max(used, checked((stageLengthNanos + SECOND - 1) / SECOND));
     ensure(n - 1);
     double[] meanInFlight = new double[n];
     for (int s = 0; s < n; s++) {
@@ -82,10 +88,18 @@ final class PerSecondSeries {
 
   private int slot(long nanos) {
     long d = nanos - originNanos;
-    int s = d <= 0 ? 0 : (int) Math.min(d / SECOND, Integer.MAX_VALUE - 8);
+    int s = d <= 0 ? 0 : checked(d / SECOND);
     ensure(s);
     used = Math.max(used, s + 1);
     return s;
+  }
+
+  private static int checked(long seconds) {
+    if (seconds > MAX_SECONDS) {
+      throw new IllegalArgumentException(
+          "time " + seconds + " s after the stage start exceeds " + MAX_SECONDS + " s");
+    }
+    return (int) seconds;
   }
 
   private void ensure(int s) {

@@ -235,6 +235,37 @@ class StageRecorderTest {
   }
 
   @Test
+  void windowIsHalfOpenAtItsEdges() {
+    StageRecorder r = new StageRecorder(PLAN, at(0));
+    RequestTimeline t =
+        Timelines.request(1, Phase.WARMUP, at(0.5), 10).sent(at(0.5))
+            .chunks(at(1.0) - 1, at(1.0), at(1.5), at(2.0) - 1, at(2.0))
+            .completedAtLastChunk(at(2.0));
+    r.requestSent(t, at(0.5));
+    r.windowStarted(at(1.0));
+    r.windowEnded(at(2.0));
+    r.requestEnded(t, RequestMetrics.of(t, null));
+    StageResult res = r.finish(at(2.5), ClientCpu.UNKNOWN);
+    // [1.0, 2.0): the chunk 1 ns before the start and the one at the end are out.
+    assertThat(res.throughput().windowOutputTokens()).isEqualTo(3);
+    assertThat(res.throughput().achievedConcurrency()).isEqualTo(1.0);
+    assertThat(res.requests().completed()).isZero(); // a warm-up request
+  }
+
+  @Test
+  void aTimeDaysAfterTheStartIsRefusedNotAllocated() {
+    StageRecorder r = new StageRecorder(PLAN, at(0));
+    long eightDays = 8L * 24 * 3600 * 1_000_000_000L;
+    RequestTimeline t =
+        Timelines.request(1, Phase.WARMUP, at(0), 10).sent(at(0))
+            .chunks(at(0) + eightDays).completedAtLastChunk(at(0) + eightDays);
+    r.requestSent(t, at(0));
+    org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+        .isThrownBy(() -> r.requestEnded(t, RequestMetrics.of(t, null)))
+        .withMessageContaining("exceeds 604800 s");
+  }
+
+  @Test
   void liveStatsFollowTheWriter() {
     StageRecorder r = new StageRecorder(PLAN, at(0));
     RequestTimeline t =
