@@ -107,8 +107,9 @@ final class Generation implements Runnable {
     Fault fault = plan.fault();
     if (fault == Fault.HTTP_429 || fault == Fault.HTTP_500 || fault == Fault.HTTP_503) {
       headersNanos = state.ticker.nanos();
+      report(EmissionRecord.Ending.HTTP_ERROR);
       owner.sendInjectedError(fault);
-      end(EmissionRecord.Ending.HTTP_ERROR);
+      owner.generationEnded(this, EmissionRecord.Ending.HTTP_ERROR);
       return;
     }
     long shiftNanos = fault == Fault.SLOW_HEADERS ? state.config.faults().slowHeadersNanos() : 0;
@@ -221,15 +222,17 @@ final class Generation implements Runnable {
   private boolean actOnFault(ByteBuf out) {
     switch (plan.fault()) {
       case DISCONNECT -> {
+        report(EmissionRecord.Ending.SERVER_DISCONNECT);
         ctx.writeAndFlush(new DefaultHttpContent(out)).addListener(f -> ctx.close());
-        end(EmissionRecord.Ending.SERVER_DISCONNECT);
+        owner.generationEnded(this, EmissionRecord.Ending.SERVER_DISCONNECT);
         return true;
       }
       case ERROR_EVENT -> {
+        report(EmissionRecord.Ending.ERROR_EVENT);
         out.writeBytes(StreamFrames.ERROR_EVENT);
         out.writeBytes(StreamFrames.DONE);
         ctx.writeAndFlush(new DefaultLastHttpContent(out));
-        end(EmissionRecord.Ending.ERROR_EVENT);
+        owner.generationEnded(this, EmissionRecord.Ending.ERROR_EVENT);
         return true;
       }
       case MALFORMED_CHUNK -> {
@@ -242,11 +245,16 @@ final class Generation implements Runnable {
     }
   }
 
-  /** Sends the last token, then usage and {@code [DONE]} in a second flush (or the JSON body). */
+  /**
+   * Sends the last token, then usage and {@code [DONE]} in a second flush (or the JSON body). The
+   * record goes to the sink before the final bytes are written, so a client that saw the end of
+   * the response finds its record already delivered.
+   */
   private void finish(ByteBuf out, long now) {
     int completionTokens = request.outputTokens();
     if (out != null) {
       ctx.writeAndFlush(new DefaultHttpContent(out));
+      report(plan.finish());
       ByteBuf trailer = ctx.alloc().buffer(512);
       if (plan.includeUsage()) {
         frames.writeUsage(trailer, request.promptTokens(), completionTokens);
@@ -270,9 +278,10 @@ final class Generation implements Runnable {
         Arrays.fill(actual, headersNanos);
       }
       state.jitterNanos.recordValue(Math.max(0, headersNanos - nextDue));
+      report(plan.finish());
       owner.sendJson(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
     }
-    end(plan.finish());
+    owner.generationEnded(this, plan.finish());
   }
 
   /** Resumes after the channel became writable again. */
@@ -286,11 +295,13 @@ final class Generation implements Runnable {
   /** Ends the response because the connection closed under it. */
   void abort(EmissionRecord.Ending ending) {
     if (!ended) {
-      end(ending);
+      report(ending);
+      owner.generationEnded(this, ending);
     }
   }
 
-  private void end(EmissionRecord.Ending ending) {
+  /** Marks the response ended, cancels its timer, counts its tokens and delivers its record. */
+  private void report(EmissionRecord.Ending ending) {
     ended = true;
     if (timer != null) {
       timer.cancel(false);
@@ -310,7 +321,6 @@ final class Generation implements Runnable {
               next == intended.length ? intended : Arrays.copyOf(intended, next),
               next == actual.length ? actual : Arrays.copyOf(actual, next)));
     }
-    owner.generationEnded(this, ending);
   }
 
   private static long nonNegative(long nanos) {
