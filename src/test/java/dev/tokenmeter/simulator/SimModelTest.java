@@ -20,7 +20,7 @@ class SimModelTest {
     assertThat(faults.pick(0.1, true)).isEqualTo(Fault.HTTP_503);
     assertThat(faults.pick(0.1501, true)).isEqualTo(Fault.STALL); // 0.1 + 0.05 rounds above 0.15
     assertThat(faults.pick(0.3499, true)).isEqualTo(Fault.STALL);
-    assertThat(faults.pick(0.35, true)).isEqualTo(Fault.NONE);
+    assertThat(faults.pick(0.3501, true)).isEqualTo(Fault.NONE);
     assertThat(faults.pick(0.2, false)).as("mid-stream fault skipped").isEqualTo(Fault.NONE);
     assertThat(Faults.none().pick(0.0, true)).isEqualTo(Fault.NONE);
     assertThat(Faults.none().with(Fault.ERROR_EVENT, 1.0).pick(0.999_999, true))
