@@ -1,0 +1,332 @@
+package dev.tokenmeter.simulator;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One response being generated: emits its tokens at their due times on the connection's event
+ * loop. Confined to that event loop (no locking).
+ *
+ * <pre>
+ * design notes
+ * - Due times are absolute: due(0) = arrival + shift + ttft, due(i) = due(i−1) + itl(i), where
+ *   shift is a slow-headers delay and a stall adds to one itl. A late wake-up never moves later
+ *   due times, so the schedule is exact and lateness shows up as jitter only.
+ * - One run() = one flush. Tokens due at the same instant (zero delay) are coalesced, up to
+ *   zeroDelayBatchTokens per flush, then the task re-queues itself so other connections get the
+ *   loop; tokens due at different instants get one flush each, even when overdue.
+ * - actual(i) is the ticker read just before the buffer of its flush is built and written.
+ * - A non-writable channel (slow reader) parks the generation until writability returns: the
+ *   server does not buffer without bound, and the record shows the lateness honestly.
+ * - A non-streamed response walks the same schedule (so a stateful timing model sees the same
+ *   call sequence) and writes the whole body when the last token is due.
+ * </pre>
+ */
+final class Generation implements Runnable {
+
+  /**
+   * Everything decided when the request was accepted.
+   *
+   * @param finish STOP or LENGTH, the ending if nothing cuts the response
+   * @param randomSeed seeds the generated text
+   */
+  record Plan(
+      GenerationRequest request,
+      boolean includeUsage,
+      EmissionRecord.Ending finish,
+      Fault fault,
+      String responseId,
+      long createdSeconds,
+      String quotedModel,
+      String clientRequestId,
+      long randomSeed) {}
+
+  private static final byte[] EMPTY = new byte[0];
+
+  private final ServerState state;
+  private final ChannelHandlerContext ctx;
+  private final SimHandler owner;
+  private final Plan plan;
+  private final GenerationRequest request;
+  private final TimingModel timing;
+  private final SplittableRandom random;
+  private final StreamFrames frames;
+  private final StringBuilder text;
+  private final int faultAt;
+  private final long[] intended;
+  private final long[] actual;
+
+  private int next;
+  private long nextDue;
+  private long headersNanos = -1;
+  private boolean ended;
+  private boolean waitingForWritability;
+  private ScheduledFuture<?> timer;
+
+  Generation(ServerState state, ChannelHandlerContext ctx, SimHandler owner, Plan plan) {
+    this.state = state;
+    this.ctx = ctx;
+    this.owner = owner;
+    this.plan = plan;
+    this.request = plan.request();
+    this.timing = state.config.timing();
+    this.random = new SplittableRandom(plan.randomSeed());
+    int n = request.outputTokens();
+    this.frames =
+        request.stream()
+            ? new StreamFrames(
+                request.api(), plan.responseId(), plan.createdSeconds(), plan.quotedModel())
+            : null;
+    this.text = request.stream() ? null : new StringBuilder(n * 6);
+    this.faultAt =
+        plan.fault().midStream() ? Math.min(state.config.faults().afterTokens(), n - 1) : -1;
+    boolean record = state.config.groundTruthSink() != null;
+    this.intended = record ? new long[n] : null;
+    this.actual = record ? new long[n] : null;
+  }
+
+  GenerationRequest request() {
+    return request;
+  }
+
+  /** Starts the response: an HTTP error now, or headers (now or delayed) and the token schedule. */
+  void start() {
+    Fault fault = plan.fault();
+    if (fault == Fault.HTTP_429 || fault == Fault.HTTP_500 || fault == Fault.HTTP_503) {
+      headersNanos = state.ticker.nanos();
+      report(EmissionRecord.Ending.HTTP_ERROR);
+      owner.sendInjectedError(fault);
+      owner.generationEnded(this, EmissionRecord.Ending.HTTP_ERROR);
+      return;
+    }
+    long shiftNanos = fault == Fault.SLOW_HEADERS ? state.config.faults().slowHeadersNanos() : 0;
+    long headersDue = request.arrivalNanos() + shiftNanos;
+    nextDue = headersDue + nonNegative(timing.firstTokenDelayNanos(request));
+    if (request.stream()) {
+      long wait = headersDue - state.ticker.nanos();
+      if (wait > 0) {
+        timer = ctx.executor().schedule(this::sendHeadersThenRun, wait, TimeUnit.NANOSECONDS);
+      } else {
+        sendHeadersThenRun();
+      }
+    } else {
+      run();
+    }
+  }
+
+  private void sendHeadersThenRun() {
+    timer = null;
+    if (ended) {
+      return;
+    }
+    HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    owner.decorate(response);
+    headersNanos = state.ticker.nanos();
+    ctx.write(response);
+    if (state.config.roleChunkWithHeaders() && request.api() == GenerationRequest.Api.CHAT) {
+      ByteBuf role = ctx.alloc().buffer(256);
+      frames.writeRoleChunk(role);
+      ctx.write(new DefaultHttpContent(role));
+    }
+    ctx.flush();
+    run();
+  }
+
+  /** Emits what is due now (one flush), then re-arms itself. */
+  @Override
+  public void run() {
+    timer = null;
+    if (ended) {
+      return;
+    }
+    if (request.stream() && !ctx.channel().isWritable()) {
+      waitingForWritability = true;
+      return;
+    }
+    long now = state.ticker.nanos();
+    if (now < nextDue) {
+      timer = ctx.executor().schedule(this, nextDue - now, TimeUnit.NANOSECONDS);
+      return;
+    }
+    ByteBuf out = request.stream() ? ctx.alloc().buffer(512) : null;
+    int batch = 0;
+    while (true) {
+      if (next == faultAt && actOnFault(out)) {
+        return;
+      }
+      boolean chat = request.api() == GenerationRequest.Api.CHAT;
+      if (next == 0 && out != null && chat && !state.config.roleChunkWithHeaders()) {
+        frames.writeRoleChunk(out);
+      }
+      boolean last = next == request.outputTokens() - 1;
+      emit(out, last, now);
+      if (last) {
+        finish(out, now);
+        return;
+      }
+      long due = nextDue + nonNegative(timing.interTokenDelayNanos(request, next));
+      if (next == faultAt && plan.fault() == Fault.STALL) {
+        due += state.config.faults().stallNanos();
+      }
+      boolean sameInstant = due == nextDue;
+      nextDue = due;
+      if (!sameInstant || ++batch >= state.config.zeroDelayBatchTokens()) {
+        break;
+      }
+    }
+    if (out != null) {
+      ctx.writeAndFlush(new DefaultHttpContent(out));
+    }
+    if (nextDue <= state.ticker.nanos()) {
+      ctx.executor().execute(this); // yield: other connections' tasks run first
+    } else {
+      timer = ctx.executor().schedule(this, nextDue - state.ticker.nanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** Writes token {@code next} (due at {@code nextDue}) and records it; advances {@code next}. */
+  private void emit(ByteBuf out, boolean last, long now) {
+    boolean eos = last && plan.finish() == EmissionRecord.Ending.STOP && state.config.eosChunk();
+    int token = eos ? -1 : Vocabulary.draw(random);
+    if (out != null) {
+      byte[] json = eos ? EMPTY : Vocabulary.jsonBytes(token);
+      out.ensureWritable(frames.tokenChunkBound(json));
+      frames.writeToken(out, json, last ? plan.finish().finishReason() : null);
+      state.jitterNanos.recordValue(Math.max(0, now - nextDue));
+    } else if (!eos) {
+      text.append(Vocabulary.text(token));
+    }
+    if (intended != null) {
+      intended[next] = nextDue;
+      actual[next] = now;
+    }
+    next++;
+  }
+
+  /** Acts on a mid-stream fault due now; true when the response ended. */
+  private boolean actOnFault(ByteBuf out) {
+    switch (plan.fault()) {
+      case DISCONNECT -> {
+        report(EmissionRecord.Ending.SERVER_DISCONNECT);
+        ctx.writeAndFlush(new DefaultHttpContent(out)).addListener(f -> ctx.close());
+        owner.generationEnded(this, EmissionRecord.Ending.SERVER_DISCONNECT);
+        return true;
+      }
+      case ERROR_EVENT -> {
+        report(EmissionRecord.Ending.ERROR_EVENT);
+        out.writeBytes(StreamFrames.ERROR_EVENT);
+        out.writeBytes(StreamFrames.DONE);
+        ctx.writeAndFlush(new DefaultLastHttpContent(out));
+        owner.generationEnded(this, EmissionRecord.Ending.ERROR_EVENT);
+        return true;
+      }
+      case MALFORMED_CHUNK -> {
+        frames.writeMalformed(out);
+        return false;
+      }
+      default -> {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Sends the last token, then usage and {@code [DONE]} in a second flush (or the JSON body). The
+   * record goes to the sink before the final bytes are written, so a client that saw the end of
+   * the response finds its record already delivered.
+   */
+  private void finish(ByteBuf out, long now) {
+    int completionTokens = request.outputTokens();
+    if (out != null) {
+      ctx.writeAndFlush(new DefaultHttpContent(out));
+      report(plan.finish());
+      ByteBuf trailer = ctx.alloc().buffer(512);
+      if (plan.includeUsage()) {
+        frames.writeUsage(trailer, request.promptTokens(), completionTokens);
+      }
+      trailer.writeBytes(StreamFrames.DONE);
+      ctx.writeAndFlush(new DefaultLastHttpContent(trailer));
+    } else {
+      byte[] body =
+          Bodies.completion(
+              request.api(),
+              plan.responseId(),
+              plan.createdSeconds(),
+              state.config.servedModelName(),
+              text.toString(),
+              plan.finish().finishReason(),
+              request.promptTokens(),
+              completionTokens);
+      headersNanos = state.ticker.nanos();
+      // The body leaves now: every token's actual time is this write, jitter that of the last.
+      if (actual != null) {
+        Arrays.fill(actual, headersNanos);
+      }
+      state.jitterNanos.recordValue(Math.max(0, headersNanos - nextDue));
+      report(plan.finish());
+      owner.sendJson(HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
+    }
+    owner.generationEnded(this, plan.finish());
+  }
+
+  /** Resumes after the channel became writable again. */
+  void writabilityChanged() {
+    if (waitingForWritability && ctx.channel().isWritable()) {
+      waitingForWritability = false;
+      run();
+    }
+  }
+
+  /** Ends the response because the connection closed under it. */
+  void abort(EmissionRecord.Ending ending) {
+    if (!ended) {
+      report(ending);
+      owner.generationEnded(this, ending);
+    }
+  }
+
+  /** Marks the response ended, cancels its timer, counts its tokens and delivers its record. */
+  private void report(EmissionRecord.Ending ending) {
+    ended = true;
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+    state.tokens.add(next);
+    timing.onFinish(request);
+    GroundTruthSink sink = state.config.groundTruthSink();
+    if (sink != null) {
+      sink.accept(
+          new EmissionRecord(
+              request,
+              plan.clientRequestId(),
+              plan.fault(),
+              ending,
+              headersNanos,
+              next == intended.length ? intended : Arrays.copyOf(intended, next),
+              next == actual.length ? actual : Arrays.copyOf(actual, next)));
+    }
+  }
+
+  private static long nonNegative(long nanos) {
+    if (nanos < 0) {
+      throw new IllegalStateException("timing model returned a negative delay: " + nanos);
+    }
+    return nanos;
+  }
+}

@@ -1,0 +1,39 @@
+package dev.tokenmeter.simulator;
+
+/**
+ * What the timing model sees of one accepted generation request. Immutable.
+ *
+ * @param serverRequestId the server's sequence number for the request, from 1, in arrival order
+ * @param api which endpoint the request came to
+ * @param stream whether the response is streamed (SSE) or one JSON body
+ * @param promptTokens the server's estimate of prompt tokens (see {@link PromptTokens})
+ * @param maxTokens the effective {@code max_tokens} (the request's, or the configured default)
+ * @param outputTokens how many tokens the server will generate, EOS included when it stops
+ *     naturally ({@code 1 ≤ outputTokens ≤ maxTokens})
+ * @param arrivalNanos {@link dev.tokenmeter.core.time.Ticker} reading when the request's last
+ *     byte was read
+ */
+public record GenerationRequest(
+    long serverRequestId,
+    Api api,
+    boolean stream,
+    int promptTokens,
+    int maxTokens,
+    int outputTokens,
+    long arrivalNanos) {
+
+  /** The OpenAI-compatible generation endpoints the simulator serves. */
+  public enum Api {
+    /** {@code POST /v1/chat/completions}. */
+    CHAT,
+    /** {@code POST /v1/completions}. */
+    COMPLETIONS
+  }
+
+  public GenerationRequest {
+    if (outputTokens < 1 || outputTokens > maxTokens) {
+      throw new IllegalArgumentException(
+          "outputTokens " + outputTokens + " not in [1, " + maxTokens + "]");
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package dev.tokenmeter.simulator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The SSE bytes of one streamed response, in vLLM's wire format, pre-encoded when the request is
+ * accepted so that a token costs three buffer copies and no JSON serialization. Not thread-safe
+ * (used on one event loop).
+ *
+ * <p>Chat chunk of token {@code t} (one line, then a blank line):
+ *
+ * <pre>
+ * data: {"id":"chatcmpl-…","object":"chat.completion.chunk","created":1700000000,"model":"m",
+ *        "choices":[{"index":0,"delta":{"content":" the"},"logprobs":null,"finish_reason":null}]}
+ * </pre>
+ *
+ * The last token's chunk carries the finish reason and vLLM's {@code "stop_reason":null}: vLLM
+ * puts {@code finish_reason} on the chunk of the engine step that finished, which carries the last
+ * token (an empty {@code "content":""} when that token is EOS), and sends no separate empty-delta
+ * chunk as OpenAI does. Completions chunks are {@code text_completion} objects with {@code
+ * choices[0].text}, {@code "stop_reason":null} on every chunk and {@code "usage":null} (vLLM
+ * serializes them with {@code exclude_unset=False}). Field order and the absence of spaces follow
+ * pydantic's {@code model_dump_json}. The in-stream error event follows vLLM's {@code
+ * create_streaming_error_response}, which uses Python's {@code json.dumps} (with spaces).
+ */
+final class StreamFrames {
+
+  static final byte[] DONE = ascii("data: [DONE]\n\n");
+  static final byte[] ERROR_EVENT =
+      ascii(
+          "data: {\"error\": {\"message\": \"Simulated engine failure (tokenmeter fault"
+              + " injection)\", \"type\": \"InternalServerError\", \"param\": null, \"code\":"
+              + " 500}}\n\n");
+
+  private static final byte[] CHAT_MID = ascii("\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
+  private static final byte[] COMPLETION_MID =
+      ascii(
+          "\",\"logprobs\":null,\"finish_reason\":null,\"stop_reason\":null}],\"usage\":null}\n\n");
+  private static final byte[] BLANK_LINE = ascii("\n\n");
+
+  private final GenerationRequest.Api api;
+  private final String head;
+  private final byte[] tokenPrefix;
+  private final byte[] roleChunk;
+
+  /**
+   * @param api chat or completions
+   * @param id the response id ({@code chatcmpl-…} or {@code cmpl-…})
+   * @param createdSeconds epoch seconds
+   * @param quotedModel the model name as a JSON string literal, quotes included
+   */
+  StreamFrames(GenerationRequest.Api api, String id, long createdSeconds, String quotedModel) {
+    this.api = api;
+    String object = api == GenerationRequest.Api.CHAT ? "chat.completion.chunk" : "text_completion";
+    this.head =
+        "data: {\"id\":\"" + id + "\",\"object\":\"" + object + "\",\"created\":" + createdSeconds
+            + ",\"model\":" + quotedModel + ",\"choices\":[";
+    this.tokenPrefix =
+        (head
+                + (api == GenerationRequest.Api.CHAT
+                    ? "{\"index\":0,\"delta\":{\"content\":\""
+                    : "{\"index\":0,\"text\":\""))
+            .getBytes(UTF_8);
+    this.roleChunk =
+        (head
+                + "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+                + "\"logprobs\":null,\"finish_reason\":null}]}\n\n")
+            .getBytes(UTF_8);
+  }
+
+  /** Chat only: the first chunk, {@code delta: {"role":"assistant","content":""}}. */
+  void writeRoleChunk(ByteBuf out) {
+    out.writeBytes(roleChunk);
+  }
+
+  /**
+   * One token's chunk; {@code tokenJson} is the escaped JSON string body (empty for EOS), {@code
+   * finishReason} null except on the last token.
+   */
+  void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
+    out.writeBytes(tokenPrefix);
+    out.writeBytes(tokenJson);
+    if (finishReason == null) {
+      out.writeBytes(api == GenerationRequest.Api.CHAT ? CHAT_MID : COMPLETION_MID);
+    } else {
+      String tail =
+          api == GenerationRequest.Api.CHAT
+              ? "\"},\"logprobs\":null,\"finish_reason\":\"" + finishReason
+                  + "\",\"stop_reason\":null}]}\n\n"
+              : "\",\"logprobs\":null,\"finish_reason\":\"" + finishReason
+                  + "\",\"stop_reason\":null}],\"usage\":null}\n\n";
+      out.writeCharSequence(tail, UTF_8);
+    }
+  }
+
+  /**
+   * The usage chunk sent after the last token when {@code stream_options.include_usage}: {@code
+   * "choices":[]}, and usage fields in vLLM's {@code UsageInfo} order.
+   */
+  void writeUsage(ByteBuf out, int promptTokens, int completionTokens) {
+    String usage =
+        head + "],\"usage\":{\"prompt_tokens\":" + promptTokens + ",\"total_tokens\":"
+            + (promptTokens + completionTokens) + ",\"completion_tokens\":" + completionTokens
+            + "}}\n\n";
+    out.writeCharSequence(usage, UTF_8);
+  }
+
+  /** A malformed event: the start of a token chunk cut inside a string, so not valid JSON. */
+  void writeMalformed(ByteBuf out) {
+    out.writeBytes(tokenPrefix);
+    out.writeBytes(BLANK_LINE);
+  }
+
+  /** Bytes a token chunk needs at most, for buffer sizing. */
+  int tokenChunkBound(byte[] tokenJson) {
+    return tokenPrefix.length + tokenJson.length + 96;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(UTF_8);
+  }
+}
