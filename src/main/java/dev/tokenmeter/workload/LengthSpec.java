@@ -159,7 +159,8 @@ public sealed interface LengthSpec {
     }
     String trimmed = spec.strip();
     int colon = trimmed.indexOf(':');
-    String kind = colon < 0 ? "fixed" : trimmed.substring(0, colon).strip().toLowerCase(Locale.ROOT);
+    String kind =
+        colon < 0 ? "fixed" : trimmed.substring(0, colon).strip().toLowerCase(Locale.ROOT);
     List<String> args =
         List.of((colon < 0 ? trimmed : trimmed.substring(colon + 1)).split(",", -1)).stream()
             .map(String::strip)

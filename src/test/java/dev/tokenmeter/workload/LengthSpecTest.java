@@ -18,11 +18,13 @@ class LengthSpecTest {
   void parsesEveryForm() {
     assertThat(LengthSpec.parse("512")).isEqualTo(new LengthSpec.Fixed(512));
     assertThat(LengthSpec.parse("fixed:512")).isEqualTo(new LengthSpec.Fixed(512));
-    assertThat(LengthSpec.parse(" Uniform: 256 , 1024 ")).isEqualTo(new LengthSpec.Uniform(256, 1024));
+    assertThat(LengthSpec.parse(" Uniform: 256 , 1024 "))
+        .isEqualTo(new LengthSpec.Uniform(256, 1024));
     assertThat(LengthSpec.parse("normal:512,128")).isEqualTo(new LengthSpec.Normal(512, 128));
     assertThat(LengthSpec.parse("normal:100.5,0")).isEqualTo(new LengthSpec.Normal(100.5, 0));
     assertThat(LengthSpec.parse("lognormal:512,256")).isEqualTo(new LengthSpec.LogNormal(512, 256));
-    assertThat(LengthSpec.parse("log-normal:512,256")).isEqualTo(new LengthSpec.LogNormal(512, 256));
+    assertThat(LengthSpec.parse("log-normal:512,256"))
+        .isEqualTo(new LengthSpec.LogNormal(512, 256));
   }
 
   @Test
@@ -51,7 +53,8 @@ class LengthSpecTest {
         "normal:0.5,1       | 'normal:0.5,1': mean must be at least 1, got 0.5",
         "lognormal:x,3      | 'lognormal:x,3': 'x' is not a number",
         "lognormal:NaN,3    | 'lognormal:NaN,3': 'NaN' is not a number",
-        "poisson:3          | 'poisson:3': unknown distribution 'poisson' (use fixed, uniform, normal or lognormal)",
+        "poisson:3          | 'poisson:3': unknown distribution 'poisson' (use fixed, uniform,"
+            + " normal or lognormal)",
         "fixed:1,2          | 'fixed:1,2': expected 1 number, got 2",
       })
   void rejectsBadSpecsNamingTheProblemAndShowingExamples(String spec, String message) {
