@@ -9,7 +9,8 @@ import java.util.SplittableRandom;
  * design notes
  * - Constant: arrival i sits at round(i * 1e9 / rate) ns, computed from i every time, so there is
  *   no accumulated error: at 3/s, arrivals 0, 333_333_333, 666_666_667, 1_000_000_000, ... and
- *   exactly rate * D arrivals fall in [0, D) whenever rate * D is a whole number. Arrival 0 is at 0.
+ *   exactly rate * D arrivals fall in [0, D) whenever rate * D is a whole number. Arrival 0 is
+ *   at 0.
  * - Poisson and gamma: a renewal process that starts at 0, so arrival 0 comes after one gap (the
  *   Poisson count in [0, D) then has mean exactly rate * D). Gaps are summed in double nanoseconds
  *   with Kahan compensation and rounded to the nearest nanosecond at each read; a double holds
