@@ -1,8 +1,8 @@
 package dev.tokenmeter.workload;
 
 /**
- * The rules of {@link TokenEstimator#heuristic()}: one pass over the characters, a table lookup
- * for ASCII, no allocation. Additive over pieces split before a single space or at a change of
+ * The rules of {@link TokenEstimator#heuristic()}: one pass over the characters, a table lookup for
+ * ASCII, no allocation. Additive over pieces split before a single space or at a change of
  * character kind, which lets {@link PromptSynthesizer} sum per-word costs. Thread-safe.
  */
 final class HeuristicTokenEstimator implements TokenEstimator {

@@ -15,8 +15,8 @@ import java.util.SplittableRandom;
  *   lognormal:512,256    log-normal whose token count has mean 512 and standard deviation 256
  * </pre>
  *
- * <p>Every {@link #sample} is at least 1: draws below 1 (after rounding to the nearest integer)
- * are redrawn, so normal and log-normal are truncated at 1 rather than piled up there; after 1,000
+ * <p>Every {@link #sample} is at least 1: draws below 1 (after rounding to the nearest integer) are
+ * redrawn, so normal and log-normal are truncated at 1 rather than piled up there; after 1,000
  * redraws in a row (a spec like {@code normal:1,1000}) the sample is clamped to 1. Samples are
  * deterministic for a given {@link SplittableRandom} state and consume only {@code nextLong} and
  * {@code nextDouble}, whose algorithms the JDK specifies, so one seed gives the same lengths on
@@ -108,8 +108,8 @@ public sealed interface LengthSpec {
    * Log-normal whose token count (not its log) has {@code mean} and standard deviation {@code sd}.
    * The underlying normal has {@code sigma^2 = ln(1 + sd^2 / mean^2)} and {@code mu = ln(mean) -
    * sigma^2 / 2}, which are the moment equations {@code mean = exp(mu + sigma^2/2)}, {@code sd^2 =
-   * (exp(sigma^2) - 1) * mean^2} solved for mu and sigma. Example: 512, 256 gives sigma 0.4724,
-   * mu 6.1266. Skewed right: the median {@code exp(mu)} (458 in the example) is below the mean.
+   * (exp(sigma^2) - 1) * mean^2} solved for mu and sigma. Example: 512, 256 gives sigma 0.4724, mu
+   * 6.1266. Skewed right: the median {@code exp(mu)} (458 in the example) is below the mean.
    */
   record LogNormal(double mean, double sd) implements LengthSpec {
     public LogNormal {

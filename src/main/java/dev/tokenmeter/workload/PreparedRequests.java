@@ -6,12 +6,12 @@ import java.util.Objects;
 import java.util.stream.IntStream;
 
 /**
- * A {@link RequestSource} whose first {@code count} specs are built up front, so {@link #next}
- * is an array read for them (the engine calls it on its event loop, where building a 32k-token
- * prompt would stall every stream for a millisecond). Ids beyond {@code count} fall through to
- * the wrapped source. Building runs on the common fork-join pool; the wrapped source must be
- * thread-safe and depend only on the id (as {@link SyntheticWorkload} and {@link FileWorkload}
- * do), so the result is the same as calling it in order. Thread-safe once constructed.
+ * A {@link RequestSource} whose first {@code count} specs are built up front, so {@link #next} is
+ * an array read for them (the engine calls it on its event loop, where building a 32k-token prompt
+ * would stall every stream for a millisecond). Ids beyond {@code count} fall through to the wrapped
+ * source. Building runs on the common fork-join pool; the wrapped source must be thread-safe and
+ * depend only on the id (as {@link SyntheticWorkload} and {@link FileWorkload} do), so the result
+ * is the same as calling it in order. Thread-safe once constructed.
  */
 public final class PreparedRequests implements RequestSource {
   private final RequestSource source;

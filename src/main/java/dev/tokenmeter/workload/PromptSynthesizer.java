@@ -18,8 +18,8 @@ import java.util.SplittableRandom;
  * random. Text is sentences of 5 to 20 words drawn from a bundled vocabulary ({@code words.txt},
  * about 2,400 common English words) mixed with frequent function words, with commas, numbers and
  * end punctuation: varied enough that a server's tokenizer and prefix cache see ordinary text, not
- * one repeated word. The first words are random, so two prompts share a prefix only by chance
- * (two prompts share their first 5 words with probability about 1e-15).
+ * one repeated word. The first words are random, so two prompts share a prefix only by chance (two
+ * prompts share their first 5 words with probability about 1e-15).
  *
  * <p>Sizes are as counted by the {@link TokenEstimator}: the text is the shortest run of words
  * whose count reaches the target, so it overshoots by at most one word's tokens (1 or 2 with the
@@ -171,9 +171,9 @@ public final class PromptSynthesizer {
   }
 
   /**
-   * The shortest text ending at a word end whose count reaches {@code tokens}, for estimators
-   * that are not additive and so can overshoot by more than the last word. Binary search over
-   * word ends, assuming the count is monotone; the whole text reaches the target.
+   * The shortest text ending at a word end whose count reaches {@code tokens}, for estimators that
+   * are not additive and so can overshoot by more than the last word. Binary search over word ends,
+   * assuming the count is monotone; the whole text reaches the target.
    */
   private String trimToShortest(StringBuilder sb, int[] wordEnds, int words, int tokens) {
     int lo = 0;

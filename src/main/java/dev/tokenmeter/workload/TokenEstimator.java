@@ -4,10 +4,10 @@ import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Prompt;
 
 /**
- * Counts the tokens of a text, exactly (a real tokenizer for the target model) or by estimate.
- * The workload uses it to size synthetic prompts and to fill {@code RequestSpec.promptTokens};
- * {@link #exact()} becomes {@code RequestSpec.promptTokensExact}. Implementations must be
- * thread-safe and should be monotone (appending text never lowers the count).
+ * Counts the tokens of a text, exactly (a real tokenizer for the target model) or by estimate. The
+ * workload uses it to size synthetic prompts and to fill {@code RequestSpec.promptTokens}; {@link
+ * #exact()} becomes {@code RequestSpec.promptTokensExact}. Implementations must be thread-safe and
+ * should be monotone (appending text never lowers the count).
  *
  * <p>Until exact tokenizers are plugged in, {@link #heuristic()} estimates.
  */
@@ -24,8 +24,8 @@ public interface TokenEstimator {
 
   /**
    * Tokens of a prompt's text: a text prompt's {@link #count}; for a chat, the sum over message
-   * contents (the role markers and template a server adds, about 4 tokens a message for OpenAI
-   * chat models, are not counted).
+   * contents (the role markers and template a server adds, about 4 tokens a message for OpenAI chat
+   * models, are not counted).
    */
   default int countPrompt(Prompt prompt) {
     return switch (prompt) {
@@ -54,11 +54,11 @@ public interface TokenEstimator {
    *   <li>any other character (punctuation, symbols): 1 token each.
    * </ul>
    *
-   * On English prose this gives about 1.1 to 1.2 tokens a word (one a word plus punctuation);
-   * the usual rule of thumb for GPT tokenizers is 1.3 (0.75 words a token), so expect it to
-   * undercount English by around 10%, and to misjudge code, rare words and non-Latin scripts more.
-   * It has not been checked against a real tokenizer; the exact tokenizers replace it.
-   * Estimates only: {@link #exact()} is false.
+   * On English prose this gives about 1.1 to 1.2 tokens a word (one a word plus punctuation); the
+   * usual rule of thumb for GPT tokenizers is 1.3 (0.75 words a token), so expect it to undercount
+   * English by around 10%, and to misjudge code, rare words and non-Latin scripts more. It has not
+   * been checked against a real tokenizer; the exact tokenizers replace it. Estimates only: {@link
+   * #exact()} is false.
    */
   static TokenEstimator heuristic() {
     return HeuristicTokenEstimator.INSTANCE;

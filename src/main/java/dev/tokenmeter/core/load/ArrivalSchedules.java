@@ -62,9 +62,9 @@ final class ArrivalSchedules {
   }
 
   /**
-   * Arrival i at the sum of gaps 0..i, rounded to the nanosecond. The sum is compensated (Kahan):
-   * a plain double sum of 3 million gaps of 1e9/3 ns rounds the same way at every step and ends
-   * tens of microseconds off; the compensated sum ends within 1 ns.
+   * Arrival i at the sum of gaps 0..i, rounded to the nanosecond. The sum is compensated (Kahan): a
+   * plain double sum of 3 million gaps of 1e9/3 ns rounds the same way at every step and ends tens
+   * of microseconds off; the compensated sum ends within 1 ns.
    */
   static final class RenewalSchedule implements ArrivalSchedule {
     private final GapSource gaps;
