@@ -123,7 +123,9 @@ public final class PromptSynthesizer {
    * An empty prefix means no prefix and no break.
    */
   public Synthesized text(String sharedPrefix, int tokens, SplittableRandom random) {
-    StringBuilder sb = new StringBuilder(tokens * 7 + sharedPrefix.length() + 16);
+    // About 7 characters a token with the heuristic; capped so an outlier cannot overflow it.
+    int capacity = (int) Math.min(1L << 26, 7L * Math.max(tokens, 1) + sharedPrefix.length() + 16);
+    StringBuilder sb = new StringBuilder(capacity);
     int base = 0;
     if (!sharedPrefix.isEmpty()) {
       sb.append(sharedPrefix).append(PREFIX_SEPARATOR);
