@@ -1,10 +1,161 @@
 package dev.tokenmeter.core.load;
 
-/** Implementations of {@link ArrivalSchedule}. */
+import java.util.SplittableRandom;
+
+/**
+ * Implementations of {@link ArrivalSchedule}: constant, Poisson and gamma spacing.
+ *
+ * <pre>
+ * design notes
+ * - Constant: arrival i sits at round(i * 1e9 / rate) ns, computed from i every time, so there is
+ *   no accumulated error: at 3/s, arrivals 0, 333_333_333, 666_666_667, 1_000_000_000, ... and
+ *   exactly rate * D arrivals fall in [0, D) whenever rate * D is a whole number. Arrival 0 is
+ *   at 0.
+ * - Poisson and gamma: a renewal process that starts at 0, so arrival 0 comes after one gap (the
+ *   Poisson count in [0, D) then has mean exactly rate * D). Gaps are summed in double nanoseconds
+ *   with Kahan compensation and rounded to the nearest nanosecond at each read; a double holds
+ *   nanoseconds to 0.125 ns up to 2^50 ns (13 days), so the sum does not drift; offsets are
+ *   clamped to be non-decreasing.
+ * - Gamma gaps: shape k = burstiness, scale 1 / (rate * k): mean 1 / rate, coefficient of
+ *   variation 1 / sqrt(k) (vLLM's --burstiness). Drawn with Marsaglia and Tsang, "A simple method
+ *   for generating gamma variables" (ACM TOMS 26(3), 2000); for k < 1 the boost
+ *   Gamma(k) = Gamma(k + 1) * U^(1/k) from the same paper.
+ * - Randomness: java.util.SplittableRandom (SplitMix64) seeded with the plan's seed, read only
+ *   through nextDouble(); normal deviates come from Box-Muller written here rather than
+ *   RandomGenerator.nextGaussian(), whose algorithm the JDK does not specify, so one seed gives
+ *   one schedule on every JDK.
+ * </pre>
+ */
 final class ArrivalSchedules {
   private ArrivalSchedules() {}
 
+  private static final double NANOS_PER_SECOND = 1e9;
+
   static ArrivalSchedule create(LoadModel.Open model, long seed) {
-    throw new UnsupportedOperationException("TODO: arrival schedules");
+    double rate = model.ratePerSecond();
+    return switch (model.arrivals()) {
+      case Arrivals.Constant c -> new ConstantSchedule(rate);
+      case Arrivals.Poisson p -> new RenewalSchedule(new ExponentialGaps(rate, seed));
+      case Arrivals.Gamma g -> new RenewalSchedule(new GammaGaps(rate, g.burstiness(), seed));
+    };
+  }
+
+  /** Evenly spaced arrivals at absolute offsets {@code round(i * 1e9 / rate)}. */
+  static final class ConstantSchedule implements ArrivalSchedule {
+    private final double ratePerSecond;
+    private long index;
+
+    ConstantSchedule(double ratePerSecond) {
+      this.ratePerSecond = ratePerSecond;
+    }
+
+    @Override
+    public long nextOffsetNanos() {
+      // Math.round saturates at Long.MAX_VALUE for absurdly slow rates, which keeps it monotone.
+      return Math.round(index++ * NANOS_PER_SECOND / ratePerSecond);
+    }
+  }
+
+  /** A source of inter-arrival gaps in nanoseconds, each {@code >= 0}. */
+  interface GapSource {
+    double nextGapNanos();
+  }
+
+  /**
+   * Arrival i at the sum of gaps 0..i, rounded to the nanosecond. The sum is compensated (Kahan): a
+   * plain double sum of 3 million gaps of 1e9/3 ns rounds the same way at every step and ends tens
+   * of microseconds off; the compensated sum ends within 1 ns.
+   */
+  static final class RenewalSchedule implements ArrivalSchedule {
+    private final GapSource gaps;
+    private double sumNanos;
+    private double compensationNanos;
+    private long lastOffsetNanos;
+
+    RenewalSchedule(GapSource gaps) {
+      this.gaps = gaps;
+    }
+
+    @Override
+    public long nextOffsetNanos() {
+      double y = gaps.nextGapNanos() - compensationNanos;
+      double t = sumNanos + y;
+      compensationNanos = (t - sumNanos) - y;
+      sumNanos = t;
+      // The compensation can pull the rounded sum back by a hair; offsets must never go back.
+      lastOffsetNanos = Math.max(lastOffsetNanos, Math.round(sumNanos));
+      return lastOffsetNanos;
+    }
+  }
+
+  /** Exponential gaps with mean {@code 1e9 / rate} ns (a Poisson process). */
+  static final class ExponentialGaps implements GapSource {
+    private final double meanGapNanos;
+    private final SplittableRandom random;
+
+    ExponentialGaps(double ratePerSecond, long seed) {
+      this.meanGapNanos = NANOS_PER_SECOND / ratePerSecond;
+      this.random = new SplittableRandom(seed);
+    }
+
+    @Override
+    public double nextGapNanos() {
+      // 1 - U lies in (0, 1], so the log is finite.
+      return -Math.log(1.0 - random.nextDouble()) * meanGapNanos;
+    }
+  }
+
+  /** Gamma gaps with shape {@code k} and mean {@code 1e9 / rate} ns. */
+  static final class GammaGaps implements GapSource {
+    private final double scaleNanos;
+    private final double shape;
+    private final SplittableRandom random;
+
+    GammaGaps(double ratePerSecond, double shape, long seed) {
+      this.shape = shape;
+      this.scaleNanos = NANOS_PER_SECOND / (ratePerSecond * shape);
+      this.random = new SplittableRandom(seed);
+    }
+
+    @Override
+    public double nextGapNanos() {
+      return standardGamma(shape, random) * scaleNanos;
+    }
+  }
+
+  /** A Gamma(shape, 1) deviate by Marsaglia and Tsang; for shape < 1 via the U^(1/k) boost. */
+  static double standardGamma(double shape, SplittableRandom random) {
+    if (shape < 1) {
+      // exp(log(U) / k) rather than pow(U, 1/k): same value, and U = 0 gives 0 without NaN.
+      double u = random.nextDouble();
+      return standardGamma(shape + 1, random) * Math.exp(Math.log(u) / shape);
+    }
+    double d = shape - 1.0 / 3.0;
+    double c = 1.0 / Math.sqrt(9.0 * d);
+    while (true) {
+      double x;
+      double v;
+      do {
+        x = standardNormal(random);
+        v = 1.0 + c * x;
+      } while (v <= 0);
+      v = v * v * v;
+      double u = random.nextDouble();
+      double x2 = x * x;
+      // Squeeze test first (accepts about 98% of draws without a log), then the exact test.
+      if (u < 1.0 - 0.0331 * x2 * x2) {
+        return d * v;
+      }
+      if (Math.log(u) < 0.5 * x2 + d * (1.0 - v + Math.log(v))) {
+        return d * v;
+      }
+    }
+  }
+
+  /** A standard normal deviate by Box-Muller (one of the pair; the other is discarded). */
+  static double standardNormal(SplittableRandom random) {
+    double u1 = 1.0 - random.nextDouble(); // (0, 1]: log is finite
+    double u2 = random.nextDouble();
+    return Math.sqrt(-2.0 * Math.log(u1)) * Math.cos(2.0 * Math.PI * u2);
   }
 }
