@@ -115,6 +115,9 @@ final class Generation implements Runnable {
     long shiftNanos = fault == Fault.SLOW_HEADERS ? state.config.faults().slowHeadersNanos() : 0;
     long headersDue = request.arrivalNanos() + shiftNanos;
     nextDue = headersDue + nonNegative(timing.firstTokenDelayNanos(request));
+    if (faultAt == 0 && fault == Fault.STALL) {
+      nextDue += state.config.faults().stallNanos();
+    }
     if (request.stream()) {
       long wait = headersDue - state.ticker.nanos();
       if (wait > 0) {
