@@ -115,6 +115,9 @@ final class Generation implements Runnable {
     long shiftNanos = fault == Fault.SLOW_HEADERS ? state.config.faults().slowHeadersNanos() : 0;
     long headersDue = request.arrivalNanos() + shiftNanos;
     nextDue = headersDue + nonNegative(timing.firstTokenDelayNanos(request));
+    if (faultAt == 0 && fault == Fault.STALL) {
+      nextDue += state.config.faults().stallNanos();
+    }
     if (request.stream()) {
       long wait = headersDue - state.ticker.nanos();
       if (wait > 0) {
@@ -166,12 +169,12 @@ final class Generation implements Runnable {
     ByteBuf out = request.stream() ? ctx.alloc().buffer(512) : null;
     int batch = 0;
     while (true) {
-      if (next == faultAt && actOnFault(out)) {
-        return;
-      }
       boolean chat = request.api() == GenerationRequest.Api.CHAT;
       if (next == 0 && out != null && chat && !state.config.roleChunkWithHeaders()) {
-        frames.writeRoleChunk(out);
+        frames.writeRoleChunk(out); // carries no token: it leaves even if a fault acts now
+      }
+      if (next == faultAt && actOnFault(out)) {
+        return;
       }
       boolean last = next == request.outputTokens() - 1;
       emit(out, last, now);
