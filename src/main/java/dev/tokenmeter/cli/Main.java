@@ -1,10 +1,76 @@
 package dev.tokenmeter.cli;
 
-/** Entry point of the {@code tokenmeter} command. */
+import dev.tokenmeter.core.Version;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of the {@code tokenmeter} command: picocli wiring and the one place that turns
+ * exceptions into messages and exit codes (0 ok, 1 run failed, 2 usage error, 3 SLO violated,
+ * 130 interrupted). Users never see a stack trace unless {@code TOKENMETER_DEBUG=1}.
+ */
+@Command(
+    name = "tokenmeter",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.VersionProvider.class,
+    description = "Measures how fast LLM servers really serve tokens: TTFT, TPOT, ITL, tokens/s, under load.",
+    subcommands = {BenchCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
-  private Main() {}
+  public static final int EXIT_OK = 0;
+  public static final int EXIT_FAILED = 1;
+  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_INTERRUPTED = 130;
 
   public static void main(String[] args) {
-    System.out.println("tokenmeter: under construction");
+    System.exit(run(args));
+  }
+
+  /** Runs the command line and returns the exit code (never exits the JVM). */
+  public static int run(String... args) {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setExecutionExceptionHandler(Main::onError);
+    cl.setParameterExceptionHandler(Main::onBadArguments);
+    return cl.execute(args);
+  }
+
+  private static int onBadArguments(CommandLine.ParameterException e, String[] args) {
+    PrintWriter err = e.getCommandLine().getErr();
+    err.println("tokenmeter: " + e.getMessage());
+    err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+    return EXIT_USAGE;
+  }
+
+  private static int onError(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
+    PrintWriter err = cl.getErr();
+    if (e instanceof UsageException
+        || e instanceof IllegalArgumentException
+        || e instanceof dev.tokenmeter.workload.WorkloadException) {
+      err.println("tokenmeter: " + e.getMessage());
+      debug(e, err);
+      return EXIT_USAGE;
+    }
+    if (e instanceof RunFailedException) {
+      err.println("tokenmeter: " + e.getMessage());
+      debug(e, err);
+      return EXIT_FAILED;
+    }
+    err.println("tokenmeter: unexpected error: " + e);
+    err.println("  This is a bug in tokenmeter; rerun with TOKENMETER_DEBUG=1 for details and report it.");
+    debug(e, err);
+    return EXIT_FAILED;
+  }
+
+  private static void debug(Exception e, PrintWriter err) {
+    if ("1".equals(System.getenv("TOKENMETER_DEBUG"))) {
+      e.printStackTrace(err);
+    }
+  }
+
+  static final class VersionProvider implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"tokenmeter " + Version.VERSION, "Java " + Runtime.version()};
+    }
   }
 }

@@ -4,7 +4,7 @@ package dev.tokenmeter.core.request;
 public enum TimeoutKind {
   /** No generated token within {@code --timeout-first-token} of the send. */
   FIRST_TOKEN,
-  /** No byte for {@code --timeout-idle} once the response started. */
+  /** No stream item (token, usage, finish) for {@code --timeout-idle} once the response started. */
   IDLE,
   /** The whole exchange took longer than {@code --timeout-total}. */
   TOTAL

@@ -1,0 +1,130 @@
+package dev.tokenmeter.cli;
+
+import dev.tokenmeter.core.load.Arrivals;
+import dev.tokenmeter.core.load.LoadModel;
+import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.load.StopCondition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import picocli.CommandLine.Option;
+
+/** Load-model and stage options shared by {@code bench} and {@code demo}. */
+final class LoadOptions {
+  @Option(
+      names = "--concurrency",
+      split = ",",
+      paramLabel = "N[,N...]",
+      description = "Closed loop: N virtual users, each sends its next request when its last ended. A list runs one stage per value.")
+  List<Integer> concurrency = new ArrayList<>();
+
+  @Option(
+      names = "--rate",
+      split = ",",
+      paramLabel = "R[,R...]",
+      description = "Open loop: R requests per second whatever the server's speed. A list runs one stage per value.")
+  List<Double> rate = new ArrayList<>();
+
+  @Option(
+      names = "--arrival",
+      paramLabel = "KIND",
+      description = "Open-loop spacing: constant, poisson or gamma (default: ${DEFAULT-VALUE}).")
+  String arrival = "poisson";
+
+  @Option(
+      names = "--burstiness",
+      paramLabel = "K",
+      description = "Gamma shape for --arrival gamma: 1 is Poisson, <1 burstier, >1 more regular (default: ${DEFAULT-VALUE}).")
+  double burstiness = 1.0;
+
+  @Option(names = "--max-concurrency", paramLabel = "N", description = "Open loop: at most N requests in flight; later arrivals queue.")
+  Integer maxConcurrency;
+
+  @Option(names = "--think-time", paramLabel = "DURATION", description = "Closed loop: pause between a user's requests (default: 0).")
+  String thinkTime = "0";
+
+  @Option(names = "--duration", paramLabel = "DURATION", description = "Measurement window per stage (default: 60s unless --requests).")
+  String duration;
+
+  @Option(names = "--requests", paramLabel = "N", description = "Measure exactly N requests per stage instead of a duration.")
+  Long requests;
+
+  @Option(names = "--warmup", paramLabel = "DURATION", description = "Unmeasured warm-up before each stage's window (default: ${DEFAULT-VALUE}).")
+  String warmup = "10s";
+
+  @Option(names = "--cooldown", paramLabel = "DURATION", description = "Load kept on after the window, unmeasured (default: ${DEFAULT-VALUE}).")
+  String cooldown = "5s";
+
+  @Option(names = "--seed", paramLabel = "N", description = "Seed for arrivals and prompts (default: ${DEFAULT-VALUE}).")
+  long seed = 42;
+
+  /** The stages, in order. */
+  List<StagePlan> stages() {
+    if (!concurrency.isEmpty() && !rate.isEmpty()) {
+      throw new UsageException("give either --concurrency or --rate, not both");
+    }
+    if (concurrency.isEmpty() && rate.isEmpty()) {
+      throw new UsageException("give a load: --concurrency N[,N...] (closed loop) or --rate R[,R...] (open loop)");
+    }
+    if (duration != null && requests != null) {
+      throw new UsageException("give either --duration or --requests, not both");
+    }
+    StopCondition stop;
+    if (requests != null) {
+      if (requests < 1) {
+        throw new UsageException("--requests must be at least 1, got " + requests);
+      }
+      stop = new StopCondition.Requests(requests);
+    } else {
+      long d = Durations.parseNanos("--duration", duration == null ? "60s" : duration);
+      if (d <= 0) {
+        throw new UsageException("--duration must be positive");
+      }
+      stop = new StopCondition.Duration(d);
+    }
+    long warm = Durations.parseNanos("--warmup", warmup);
+    long cool = Durations.parseNanos("--cooldown", cooldown);
+    long think = Durations.parseNanos("--think-time", thinkTime);
+    List<LoadModel> loads = new ArrayList<>();
+    for (Integer c : concurrency) {
+      if (c == null || c < 1) {
+        throw new UsageException("--concurrency values must be at least 1, got " + c);
+      }
+      loads.add(new LoadModel.Closed(c, think));
+    }
+    if (!rate.isEmpty()) {
+      Arrivals a = arrivals();
+      if (maxConcurrency != null && maxConcurrency < 1) {
+        throw new UsageException("--max-concurrency must be at least 1, got " + maxConcurrency);
+      }
+      OptionalInt max = maxConcurrency == null ? OptionalInt.empty() : OptionalInt.of(maxConcurrency);
+      for (Double r : rate) {
+        if (r == null || !(r > 0) || r.isInfinite()) {
+          throw new UsageException("--rate values must be positive numbers of requests per second, got " + r);
+        }
+        loads.add(new LoadModel.Open(r, a, max));
+      }
+    } else if (maxConcurrency != null) {
+      throw new UsageException("--max-concurrency applies to --rate (open loop) only");
+    }
+    List<StagePlan> plans = new ArrayList<>();
+    for (int i = 0; i < loads.size(); i++) {
+      plans.add(new StagePlan(i, loads.get(i), stop, warm, cool, seed + i));
+    }
+    return plans;
+  }
+
+  private Arrivals arrivals() {
+    return switch (arrival.toLowerCase(java.util.Locale.ROOT)) {
+      case "constant" -> new Arrivals.Constant();
+      case "poisson" -> new Arrivals.Poisson();
+      case "gamma" -> {
+        if (!(burstiness > 0)) {
+          throw new UsageException("--burstiness must be positive, got " + burstiness);
+        }
+        yield new Arrivals.Gamma(burstiness);
+      }
+      default -> throw new UsageException("--arrival '" + arrival + "': use constant, poisson or gamma");
+    };
+  }
+}

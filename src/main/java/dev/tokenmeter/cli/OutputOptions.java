@@ -1,0 +1,40 @@
+package dev.tokenmeter.cli;
+
+import dev.tokenmeter.core.engine.Timeouts;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import picocli.CommandLine.Option;
+
+/** Timeouts and where results go. */
+final class OutputOptions {
+  private static final DateTimeFormatter FOLDER =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+  @Option(names = "--timeout-first-token", paramLabel = "DURATION", description = "Fail a request with no token this long after the send (default: ${DEFAULT-VALUE}; 0 = off).")
+  String timeoutFirstToken = "60s";
+
+  @Option(names = "--timeout-idle", paramLabel = "DURATION", description = "Fail a stream silent this long (default: ${DEFAULT-VALUE}; 0 = off).")
+  String timeoutIdle = "30s";
+
+  @Option(names = "--timeout-total", paramLabel = "DURATION", description = "Fail a request longer than this (default: ${DEFAULT-VALUE}; 0 = off).")
+  String timeoutTotal = "10m";
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Results folder (default: results/<UTC timestamp>/).")
+  Path out;
+
+  @Option(names = {"-q", "--quiet"}, description = "No live progress line.")
+  boolean quiet;
+
+  Timeouts timeouts() {
+    return new Timeouts(
+        Durations.parseNanos("--timeout-first-token", timeoutFirstToken),
+        Durations.parseNanos("--timeout-idle", timeoutIdle),
+        Durations.parseNanos("--timeout-total", timeoutTotal));
+  }
+
+  Path outDir(Instant startedAt) {
+    return out != null ? out : Path.of("results", FOLDER.format(startedAt));
+  }
+}

@@ -1,0 +1,49 @@
+package dev.tokenmeter.client;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Where and how to send requests.
+ *
+ * @param baseUrl server root ({@code http://host:8000}) or API root ({@code http://host:8000/v1});
+ *     the API path is appended after {@code /v1}, which is added when the URL does not end with it
+ * @param api chat or completions
+ * @param model the {@code model} field; null or empty to omit it
+ * @param apiKey bearer token; null for none
+ * @param headers extra request headers
+ * @param extraBodyJson a JSON object whose fields are merged into every request body last (they
+ *     win over tokenmeter's own), e.g. {@code {"ignore_eos":true}}; null for none
+ * @param stream request a streamed (SSE) response
+ * @param includeUsage send {@code stream_options.include_usage} when streaming
+ * @param connectTimeoutMillis TCP connect timeout
+ */
+public record EndpointConfig(
+    URI baseUrl,
+    Api api,
+    String model,
+    String apiKey,
+    Map<String, String> headers,
+    String extraBodyJson,
+    boolean stream,
+    boolean includeUsage,
+    int connectTimeoutMillis) {
+  public EndpointConfig {
+    Objects.requireNonNull(baseUrl, "baseUrl");
+    Objects.requireNonNull(api, "api");
+    headers = Map.copyOf(headers);
+  }
+
+  /** The full request path: base path + {@code /v1} (unless present) + the API's path. */
+  public String requestPath() {
+    String p = baseUrl.getRawPath() == null ? "" : baseUrl.getRawPath();
+    while (p.endsWith("/")) {
+      p = p.substring(0, p.length() - 1);
+    }
+    if (!p.endsWith("/v1")) {
+      p = p + "/v1";
+    }
+    return p + api.path();
+  }
+}

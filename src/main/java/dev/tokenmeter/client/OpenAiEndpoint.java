@@ -1,0 +1,240 @@
+package dev.tokenmeter.client;
+
+import dev.tokenmeter.core.Version;
+import dev.tokenmeter.core.engine.Endpoint;
+import dev.tokenmeter.core.engine.Exchange;
+import dev.tokenmeter.core.engine.ExchangeListener;
+import dev.tokenmeter.core.engine.Loop;
+import dev.tokenmeter.core.request.Outcome;
+import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.core.time.Ticker;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.ArrayDeque;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+
+/**
+ * OpenAI-compatible chat/completions endpoint over Netty: one event loop thread reads every
+ * stream; HTTP/1.1 keep-alive connections are pooled (most recently used first) and reused; a
+ * request is never re-sent once any of it reached the server.
+ *
+ * <p>Timing: a handler at the head of each pipeline stamps every socket read with the ticker
+ * before any decoding, and every item parsed from that read carries that stamp. {@code sent} is
+ * taken when the write of the request's last byte completes; connection set-up is reported apart
+ * through {@code connected}.
+ */
+public final class OpenAiEndpoint implements Endpoint {
+  private final EndpointConfig config;
+  private final Ticker ticker;
+  private final EventLoopGroup group;
+  private final EventLoop eventLoop;
+  private final NettyLoop loop;
+  private final Bootstrap bootstrap;
+  private final InetSocketAddress address;
+  private final String hostHeader;
+  private final String path;
+  private final RequestBodyEncoder encoder;
+  private final ChunkParser parser = new ChunkParser();
+  private final ArrayDeque<Channel> idle = new ArrayDeque<>();
+  private final String runToken = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+  private long connectionsOpened;
+
+  private OpenAiEndpoint(EndpointConfig config, Ticker ticker) {
+    this.config = config;
+    this.ticker = ticker;
+    this.encoder = new RequestBodyEncoder(config);
+    URI url = config.baseUrl();
+    String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(java.util.Locale.ROOT);
+    boolean tls = scheme.equals("https");
+    if (!tls && !scheme.equals("http")) {
+      throw new IllegalArgumentException(
+          "--url must start with http:// or https://, got '" + url + "'");
+    }
+    if (url.getHost() == null) {
+      throw new IllegalArgumentException("--url has no host: '" + url + "'");
+    }
+    int port = url.getPort() > 0 ? url.getPort() : (tls ? 443 : 80);
+    this.address = new InetSocketAddress(url.getHost(), port);
+    if (address.isUnresolved()) {
+      throw new IllegalArgumentException("cannot resolve host '" + url.getHost() + "' of --url");
+    }
+    this.hostHeader = url.getPort() > 0 ? url.getHost() + ":" + port : url.getHost();
+    this.path = config.requestPath();
+    SslContext ssl = tls ? clientSsl() : null;
+
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    this.group = new MultiThreadIoEventLoopGroup(
+            1, (java.util.concurrent.ThreadFactory) r -> newThread(r, "tokenmeter-client"), io);
+    this.eventLoop = group.next();
+    this.loop = new NettyLoop(eventLoop);
+    this.bootstrap =
+        new Bootstrap()
+            .group(eventLoop)
+            .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis())
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ConnectionHandler handler = new ConnectionHandler(OpenAiEndpoint.this, ticker);
+                    ch.pipeline().addLast("stamp", handler.stamp());
+                    if (ssl != null) {
+                      ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc(), url.getHost(), port));
+                    }
+                    ch.pipeline().addLast("http", new HttpClientCodec());
+                    ch.pipeline().addLast("exchange", handler);
+                  }
+                });
+  }
+
+  /** Creates an endpoint with its own single-thread event loop. */
+  public static OpenAiEndpoint create(EndpointConfig config, Ticker ticker) {
+    return new OpenAiEndpoint(config, ticker);
+  }
+
+  private static Thread newThread(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  private static SslContext clientSsl() {
+    try {
+      return SslContextBuilder.forClient().build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot initialise TLS: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Loop loop() {
+    return loop;
+  }
+
+  /** Connections opened so far (a measure of keep-alive reuse). Read on the loop. */
+  public long connectionsOpened() {
+    return connectionsOpened;
+  }
+
+  @Override
+  public Exchange start(RequestSpec spec, ExchangeListener listener) {
+    ClientExchange x = new ClientExchange(this, spec, listener);
+    Channel ch = pollIdle();
+    if (ch != null) {
+      x.begin(ch, /* reused= */ true);
+    } else {
+      connect(x);
+    }
+    return x;
+  }
+
+  void connect(ClientExchange x) {
+    long startNanos = ticker.nanos();
+    connectionsOpened++;
+    bootstrap
+        .connect(address)
+        .addListener(
+            f -> {
+              if (x.isEnded()) {
+                if (f.isSuccess()) {
+                  ((io.netty.channel.ChannelFuture) f).channel().close();
+                }
+                return;
+              }
+              if (f.isSuccess()) {
+                x.listener().connected(startNanos, ticker.nanos());
+                x.begin(((io.netty.channel.ChannelFuture) f).channel(), /* reused= */ false);
+              } else {
+                Throwable c = f.cause();
+                x.end(
+                    new Outcome.ConnectFailed(
+                        "cannot connect to " + address.getHostString() + ":" + address.getPort()
+                            + ": " + (c == null ? "unknown error" : c.getMessage())),
+                    ticker.nanos());
+              }
+            });
+  }
+
+  private Channel pollIdle() {
+    Channel ch;
+    while ((ch = idle.pollFirst()) != null) {
+      if (ch.isActive()) {
+        return ch;
+      }
+    }
+    return null;
+  }
+
+  /** Returns a clean keep-alive connection to the pool. Loop only. */
+  void release(Channel ch) {
+    if (ch.isActive()) {
+      idle.addFirst(ch);
+    }
+  }
+
+  FullHttpRequest newRequest(RequestSpec spec) {
+    byte[] body = encoder.encode(spec);
+    FullHttpRequest req =
+        new DefaultFullHttpRequest(
+            HttpVersion.HTTP_1_1, HttpMethod.POST, path, Unpooled.wrappedBuffer(body));
+    var h = req.headers();
+    h.set(HttpHeaderNames.HOST, hostHeader);
+    h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+    h.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    h.set(HttpHeaderNames.ACCEPT, config.stream() ? "text/event-stream" : "application/json");
+    h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+    h.set(HttpHeaderNames.USER_AGENT, "tokenmeter/" + Version.VERSION);
+    h.set("X-Request-Id", "tm-" + runToken + "-" + spec.id());
+    if (config.apiKey() != null && !config.apiKey().isEmpty()) {
+      h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + config.apiKey());
+    }
+    for (Map.Entry<String, String> e : config.headers().entrySet()) {
+      h.set(e.getKey(), e.getValue());
+    }
+    return req;
+  }
+
+  long tickerNanos() {
+    return ticker.nanos();
+  }
+
+  ChunkParser parser() {
+    return parser;
+  }
+
+  @Override
+  public void close() {
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,400 @@
+package dev.tokenmeter.core.engine;
+
+import dev.tokenmeter.core.load.ArrivalSchedule;
+import dev.tokenmeter.core.load.LoadModel;
+import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.metrics.OutputTokenCounter;
+import dev.tokenmeter.core.metrics.RequestMetrics;
+import dev.tokenmeter.core.metrics.StageRecorder;
+import dev.tokenmeter.core.request.Outcome;
+import dev.tokenmeter.core.request.Phase;
+import dev.tokenmeter.core.request.RequestTimeline;
+import dev.tokenmeter.core.request.TimeoutKind;
+import dev.tokenmeter.core.time.Ticker;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs one stage of a run on the endpoint's loop: releases requests as the load model says,
+ * classifies their phase by their scheduled time, enforces timeouts, and watches the loop's own
+ * lag.
+ *
+ * <pre>
+ * stage start     window start               window end          stop
+ *     |-- warm-up --|======= measured =========|-- cool-down --|...|
+ *                    requests scheduled here count; load stays on after the window until the
+ *                    cool-down passed AND every measured request ended, then the rest is cancelled
+ * </pre>
+ *
+ * <p>With {@code --requests N} the window holds the first N requests scheduled after warm-up and
+ * ends when the last of them is done. Open-loop arrivals are absolute offsets from the stage start;
+ * with a concurrency cap, arrivals wait in a FIFO queue and keep their scheduled time, so their
+ * latency from the schedule shows the wait. All state is confined to the loop thread except {@link
+ * #interrupt}. Timers are never cancelled: each checks {@code stopping} first, so one firing after
+ * the stage ended does nothing.
+ */
+public final class StageRunner {
+  /** How often deadlines are checked: timeouts resolve to within this. */
+  private static final long SWEEP_NANOS = 20_000_000L; // 20 ms
+  /** Period of the loop-lag probe. */
+  private static final long PROBE_NANOS = 10_000_000L; // 10 ms
+
+  private final Endpoint endpoint;
+  private final Loop loop;
+  private final StagePlan plan;
+  private final RequestSource source;
+  private final Timeouts timeouts;
+  private final Ticker ticker;
+  private final RequestSink sink;
+  private final OutputTokenCounter counter;
+  private final CompletableFuture<Long> done = new CompletableFuture<>();
+
+  private final ArrayList<Flight> inFlight = new ArrayList<>();
+  private final ArrayDeque<Long> waiting = new ArrayDeque<>();
+  private volatile StageRecorder recorder;
+  private long stageStartNanos;
+  private long windowStartNanos;
+  private long windowEndNanos = -1;
+  private boolean windowStartRecorded;
+  private boolean windowEndRecorded;
+  private long acceptUntilNanos = Long.MAX_VALUE;
+  private long measuredIssued;
+  private long measuredOutstanding;
+  private boolean allMeasuredIssued;
+  private boolean stopping;
+  private long nextId;
+  private ArrivalSchedule arrivals;
+  private long nextArrivalNanos;
+
+  public StageRunner(
+      Endpoint endpoint,
+      StagePlan plan,
+      RequestSource source,
+      Timeouts timeouts,
+      Ticker ticker,
+      RequestSink sink,
+      OutputTokenCounter counter) {
+    this.endpoint = endpoint;
+    this.loop = endpoint.loop();
+    this.plan = plan;
+    this.source = source;
+    this.timeouts = timeouts;
+    this.ticker = ticker;
+    this.sink = sink;
+    this.counter = counter;
+  }
+
+  /**
+   * Starts the stage. The future completes with the stage's end time once every request ended;
+   * then {@link #recorder()} is final and safe to read from the completing thread.
+   */
+  public CompletableFuture<Long> start() {
+    loop.execute(this::begin);
+    return done;
+  }
+
+  /** The stage's recorder (null until the stage started). Its live() is safe from any thread. */
+  public StageRecorder recorder() {
+    return recorder;
+  }
+
+  /** Stops the stage now (Ctrl-C, fatal error): in-flight requests end as cancelled. Any thread. */
+  public void interrupt(String reason) {
+    loop.execute(() -> stop(reason, /* interrupted= */ true));
+  }
+
+  private void begin() {
+    stageStartNanos = ticker.nanos();
+    recorder = new StageRecorder(plan, stageStartNanos);
+    windowStartNanos = stageStartNanos + plan.warmupNanos();
+    if (plan.stop() instanceof StopCondition.Duration d) {
+      windowEndNanos = windowStartNanos + d.nanos();
+      acceptUntilNanos = windowEndNanos + plan.cooldownNanos();
+      loop.schedule(this::advanceWindow, windowEndNanos - ticker.nanos());
+      allMeasuredIssued = true; // nothing to wait for but the clock; outstanding counts the rest
+      loop.schedule(this::advanceWindow, acceptUntilNanos - ticker.nanos());
+    }
+    loop.schedule(this::advanceWindow, plan.warmupNanos());
+    advanceWindow();
+    loop.schedule(this::sweep, SWEEP_NANOS);
+    long probeDue = ticker.nanos() + PROBE_NANOS;
+    loop.schedule(() -> probe(probeDue), PROBE_NANOS);
+    switch (plan.load()) {
+      case LoadModel.Closed c -> {
+        for (int u = 0; u < c.concurrency(); u++) {
+          issue(stageStartNanos, stageStartNanos);
+        }
+      }
+      case LoadModel.Open o -> {
+        arrivals = ArrivalSchedule.of(o, plan.seed());
+        nextArrivalNanos = stageStartNanos + arrivals.nextOffsetNanos();
+        scheduleArrivals();
+      }
+    }
+  }
+
+  /**
+   * Tells the recorder about window boundaries that have passed, at their planned times. Called
+   * before every event the recorder sees (and by timers), so the recorder learns of a boundary
+   * before any event later than it: the window's token count is then exact.
+   */
+  private void advanceWindow() {
+    long now = ticker.nanos();
+    if (!windowStartRecorded && now >= windowStartNanos) {
+      windowStartRecorded = true;
+      recorder.windowStarted(windowStartNanos);
+    }
+    if (windowStartRecorded && !windowEndRecorded && windowEndNanos >= 0 && now >= windowEndNanos) {
+      windowEndRecorded = true;
+      recorder.windowEnded(windowEndNanos);
+    }
+    if (!stopping && now >= acceptUntilNanos) {
+      checkEnd();
+    }
+  }
+
+  // ---- open loop ----
+
+  private void scheduleArrivals() {
+    if (stopping) {
+      return;
+    }
+    long now = ticker.nanos();
+    while (!stopping && nextArrivalNanos <= now && nextArrivalNanos < acceptUntilNanos) {
+      arrive(nextArrivalNanos);
+      nextArrivalNanos = stageStartNanos + arrivals.nextOffsetNanos();
+    }
+    if (!stopping && nextArrivalNanos < acceptUntilNanos) {
+      loop.schedule(this::scheduleArrivals, nextArrivalNanos - now);
+    }
+  }
+
+  private void arrive(long scheduledNanos) {
+    var max = ((LoadModel.Open) plan.load()).maxConcurrency();
+    if (max.isPresent() && inFlight.size() >= max.getAsInt()) {
+      waiting.addLast(scheduledNanos);
+    } else {
+      issue(scheduledNanos, scheduledNanos);
+    }
+  }
+
+  // ---- issuing and ending ----
+
+  /**
+   * Starts a request planned for {@code scheduledNanos} that was free to start at {@code dueNanos}
+   * (later than planned when it waited for a concurrency slot).
+   */
+  private void issue(long scheduledNanos, long dueNanos) {
+    if (stopping || scheduledNanos >= acceptUntilNanos) {
+      return;
+    }
+    advanceWindow();
+    if (stopping) {
+      return;
+    }
+    recorder.sendLag(Math.max(0, ticker.nanos() - dueNanos));
+    Phase phase = phaseOf(scheduledNanos);
+    long id = nextId++;
+    RequestTimeline t = new RequestTimeline(source.next(id), plan.index(), phase, scheduledNanos);
+    Flight f = new Flight(t);
+    f.index = inFlight.size();
+    inFlight.add(f);
+    if (phase == Phase.MEASURED) {
+      measuredOutstanding++;
+    }
+    f.exchange = endpoint.start(t.spec(), f);
+  }
+
+  private Phase phaseOf(long scheduledNanos) {
+    if (scheduledNanos < windowStartNanos) {
+      return Phase.WARMUP;
+    }
+    if (plan.stop() instanceof StopCondition.Requests r) {
+      if (measuredIssued < r.count()) {
+        measuredIssued++;
+        if (measuredIssued == r.count()) {
+          allMeasuredIssued = true;
+          acceptUntilNanos = Math.max(scheduledNanos, ticker.nanos()) + plan.cooldownNanos();
+          loop.schedule(this::advanceWindow, plan.cooldownNanos());
+        }
+        return Phase.MEASURED;
+      }
+      return Phase.COOLDOWN;
+    }
+    long windowEnd = windowStartNanos + ((StopCondition.Duration) plan.stop()).nanos();
+    return scheduledNanos < windowEnd ? Phase.MEASURED : Phase.COOLDOWN;
+  }
+
+  private void ended(Flight f, long nanos) {
+    advanceWindow();
+    remove(f);
+    RequestTimeline t = f.timeline;
+    RequestMetrics m = RequestMetrics.of(t, counter);
+    if (t.phase() == Phase.MEASURED) {
+      measuredOutstanding--;
+    }
+    recorder.requestEnded(t, m);
+    if (t.phase() == Phase.MEASURED
+        && measuredOutstanding == 0
+        && allMeasuredIssued
+        && plan.stop() instanceof StopCondition.Requests
+        && !windowEndRecorded) {
+      // The window ends with the last measured request: at this event, so no later event precedes it.
+      windowEndRecorded = true;
+      windowEndNanos = Math.max(windowStartNanos, nanos);
+      recorder.windowEnded(windowEndNanos);
+    }
+    sink.accept(t, m);
+    if (stopping) {
+      return;
+    }
+    switch (plan.load()) {
+      case LoadModel.Closed c -> {
+        long next = nanos + c.thinkTimeNanos();
+        if (c.thinkTimeNanos() == 0) {
+          long now = ticker.nanos();
+          issue(now, now);
+        } else if (next < acceptUntilNanos) {
+          loop.schedule(() -> issue(next, next), c.thinkTimeNanos());
+        }
+      }
+      case LoadModel.Open o -> {
+        while (!waiting.isEmpty()
+            && (o.maxConcurrency().isEmpty() || inFlight.size() < o.maxConcurrency().getAsInt())) {
+          issue(waiting.pollFirst(), ticker.nanos());
+        }
+      }
+    }
+    checkEnd();
+  }
+
+  private void remove(Flight f) {
+    int i = f.index;
+    Flight last = inFlight.remove(inFlight.size() - 1);
+    if (last != f) {
+      inFlight.set(i, last);
+      last.index = i;
+    }
+  }
+
+  private void checkEnd() {
+    if (!stopping && allMeasuredIssued && measuredOutstanding == 0 && ticker.nanos() >= acceptUntilNanos) {
+      stop("stage ended", /* interrupted= */ false);
+    }
+  }
+
+  private void stop(String reason, boolean interrupted) {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    // An interrupted window stays open: finish() ends it at the stage end and marks it incomplete.
+    waiting.clear();
+    for (Flight f : new ArrayList<>(inFlight)) {
+      f.exchange.abort(new Outcome.Cancelled(reason));
+    }
+    done.complete(ticker.nanos());
+  }
+
+  // ---- self-watch and deadlines ----
+
+  private void probe(long dueNanos) {
+    if (stopping) {
+      return;
+    }
+    advanceWindow();
+    long now = ticker.nanos();
+    recorder.loopLag(Math.max(0, now - dueNanos));
+    long nextDue = now + PROBE_NANOS;
+    loop.schedule(() -> probe(nextDue), PROBE_NANOS);
+  }
+
+  private void sweep() {
+    if (stopping) {
+      return;
+    }
+    long now = ticker.nanos();
+    List<Flight> late = null;
+    for (Flight f : inFlight) {
+      TimeoutKind k = f.deadlinePassed(now);
+      if (k != null) {
+        if (late == null) {
+          late = new ArrayList<>();
+        }
+        f.timedOut = k;
+        late.add(f);
+      }
+    }
+    if (late != null) {
+      for (Flight f : late) {
+        f.exchange.abort(new Outcome.TimedOut(f.timedOut));
+      }
+    }
+    loop.schedule(this::sweep, SWEEP_NANOS);
+  }
+
+  /** One request in flight: the endpoint's listener and the engine's bookkeeping. */
+  private final class Flight implements ExchangeListener {
+    final RequestTimeline timeline;
+    Exchange exchange;
+    int index;
+    long lastActivityNanos = -1;
+    TimeoutKind timedOut;
+
+    Flight(RequestTimeline timeline) {
+      this.timeline = timeline;
+    }
+
+    TimeoutKind deadlinePassed(long now) {
+      long sent = timeline.sentNanos();
+      if (sent < 0) {
+        return null; // still connecting: the connect timeout applies
+      }
+      if (timeouts.totalNanos() > 0 && now - sent > timeouts.totalNanos()) {
+        return TimeoutKind.TOTAL;
+      }
+      if (timeline.firstTokenNanos() < 0) {
+        if (timeouts.firstTokenNanos() > 0 && now - sent > timeouts.firstTokenNanos()) {
+          return TimeoutKind.FIRST_TOKEN;
+        }
+      } else if (timeouts.idleNanos() > 0 && now - lastActivityNanos > timeouts.idleNanos()) {
+        return TimeoutKind.IDLE;
+      }
+      return null;
+    }
+
+    @Override
+    public void connected(long connectStartNanos, long connectedNanos) {
+      timeline.connected(connectStartNanos, connectedNanos);
+    }
+
+    @Override
+    public void sent(long nanos) {
+      advanceWindow();
+      timeline.sent(nanos);
+      lastActivityNanos = nanos;
+      recorder.requestSent(timeline, nanos);
+    }
+
+    @Override
+    public void headers(int status, long nanos) {
+      timeline.headers(status, nanos);
+      lastActivityNanos = nanos;
+    }
+
+    @Override
+    public void item(dev.tokenmeter.core.request.StreamItem item, long nanos) {
+      timeline.item(item, nanos);
+      lastActivityNanos = nanos;
+    }
+
+    @Override
+    public void end(Outcome outcome, long nanos) {
+      timeline.end(outcome, nanos);
+      ended(this, nanos);
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package dev.tokenmeter.report;
+
+import dev.tokenmeter.core.analysis.ClientHealth;
+import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.request.ErrorClass;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Terminal tables: one block per stage, and a one-row-per-stage sweep table. Pure functions of
+ * {@link StageResult}s: nothing here computes a metric.
+ */
+public final class ConsoleReport {
+  /** Per-user TPS below this fraction of the first stage's counts as "dropped". */
+  public static final double DROP_FRACTION = 0.9;
+
+  private ConsoleReport() {}
+
+  /** The block for one stage. */
+  public static String stage(StageResult r, int stageCount) {
+    StringBuilder sb = new StringBuilder();
+    double windowS = r.window().lengthNanos() / 1e9;
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "Stage %d/%d  %s  window %.1f s%s  steady state: %s%n",
+            r.plan().index() + 1,
+            stageCount,
+            r.label(),
+            windowS,
+            r.window().complete() ? "" : " (cut short)",
+            r.steadyState().reached() ? "reached" : "NOT reached (" + r.steadyState().reason() + ")"));
+    var t = r.throughput();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  requests: %d completed, %d failed   achieved concurrency %.2f%n",
+            r.requests().completed(),
+            r.requests().failed(),
+            t.achievedConcurrency()));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  throughput: output %.1f tok/s   input %.1f tok/s   %.2f req/s%n",
+            t.outputTokensPerSecond(),
+            t.inputTokensPerSecond(),
+            t.requestsPerSecond()));
+    sb.append(
+        String.format(
+            Locale.ROOT, "  %-22s %9s %9s %9s %9s %9s %9s %9s%n", "", "mean", "p50", "p90", "p95", "p99", "p99.9", "max"));
+    row(sb, "TTFT ms", r.metric(Metric.TTFT));
+    row(sb, "TTFT from schedule ms", r.metric(Metric.TTFT_FROM_SCHEDULED));
+    if (r.metrics().containsKey(Metric.TTFC)
+        && r.metric(Metric.TTFC).count() > 0
+        && r.metric(Metric.TTFC).mean() != r.metric(Metric.TTFT).mean()) {
+      row(sb, "time to 1st answer ms", r.metric(Metric.TTFC));
+    }
+    row(sb, "TPOT ms", r.metric(Metric.TPOT));
+    row(sb, "ITL ms (per token)", r.metric(Metric.ITL));
+    row(sb, "ITL ms (per chunk)", r.metric(Metric.ITL_CHUNK));
+    row(sb, "E2E ms", r.metric(Metric.E2E));
+    row(sb, "output tokens", r.metric(Metric.OUTPUT_TOKENS));
+    Distribution tps = r.metric(Metric.DECODE_TPS);
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  per-user decode TPS:   mean %s  p50 %s  slow tail p10 %s  p5 %s  p1 %s%n",
+            num(tps.mean()),
+            num(tps.p50()),
+            num(tps.p10()),
+            num(tps.p5()),
+            num(tps.p1())));
+    if (!r.errors().isEmpty()) {
+      sb.append("  errors: ").append(errors(r.errors())).append(System.lineSeparator());
+    }
+    var tok = r.tokens();
+    if (tok.usageChunkDisagreements() > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  note: %d requests' usage.completion_tokens differ from their chunk count (several tokens per chunk?)%n",
+              tok.usageChunkDisagreements()));
+    }
+    sb.append("  client: ").append(health(r.clientHealth())).append(System.lineSeparator());
+    return sb.toString();
+  }
+
+  /** One row per stage, and where per-user TPS starts to drop. */
+  public static String sweep(List<StageResult> stages) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%-22s %7s %6s %9s %9s %9s %10s %10s %11s %8s%n",
+            "load", "ok", "failed", "TTFT p50", "TTFT p99", "TPOT p50", "user TPS", "user TPS", "output", "req/s"));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%-22s %7s %6s %9s %9s %9s %10s %10s %11s %8s%n",
+            "", "", "", "ms", "ms", "ms", "p50", "p10", "tok/s", ""));
+    for (StageResult r : stages) {
+      Distribution tps = r.metric(Metric.DECODE_TPS);
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "%-22s %7d %6d %9s %9s %9s %10s %10s %11s %8s%n",
+              r.label(),
+              r.requests().completed(),
+              r.requests().failed(),
+              num(r.metric(Metric.TTFT).p50()),
+              num(r.metric(Metric.TTFT).p99()),
+              num(r.metric(Metric.TPOT).p50()),
+              num(tps.p50()),
+              num(tps.p10()),
+              num(r.throughput().outputTokensPerSecond()),
+              num(r.throughput().requestsPerSecond())));
+    }
+    String drop = dropStatement(stages);
+    if (drop != null) {
+      sb.append(drop).append(System.lineSeparator());
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Where median per-user decode TPS first falls below {@link #DROP_FRACTION} of the first stage's,
+   * or null with fewer than two stages.
+   */
+  static String dropStatement(List<StageResult> stages) {
+    if (stages.size() < 2) {
+      return null;
+    }
+    double base = stages.get(0).metric(Metric.DECODE_TPS).p50();
+    if (!(base > 0)) {
+      return null;
+    }
+    for (int i = 1; i < stages.size(); i++) {
+      double v = stages.get(i).metric(Metric.DECODE_TPS).p50();
+      if (v < DROP_FRACTION * base) {
+        return String.format(
+            Locale.ROOT,
+            "Per-user TPS starts to drop at %s: median %.1f tok/s, %.0f%% below %s's %.1f tok/s.",
+            stages.get(i).label(),
+            v,
+            100 * (1 - v / base),
+            stages.get(0).label(),
+            base);
+      }
+    }
+    return String.format(
+        Locale.ROOT,
+        "Per-user TPS held within %.0f%% of %s's %.1f tok/s at every load tested.",
+        100 * (1 - DROP_FRACTION),
+        stages.get(0).label(),
+        base);
+  }
+
+  private static void row(StringBuilder sb, String name, Distribution d) {
+    if (d.count() == 0) {
+      return;
+    }
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  %-22s %9s %9s %9s %9s %9s %9s %9s%n",
+            name,
+            num(d.mean()),
+            num(d.p50()),
+            num(d.p90()),
+            num(d.p95()),
+            num(d.p99()),
+            num(d.p999()),
+            num(d.max())));
+  }
+
+  /** "http_429 3, truncated 1". */
+  public static String errors(Map<ErrorClass, Long> errors) {
+    return errors.entrySet().stream()
+        .map(e -> e.getKey().wireName() + " " + e.getValue())
+        .collect(Collectors.joining(", "));
+  }
+
+  private static String health(ClientHealth h) {
+    String base =
+        String.format(
+            Locale.ROOT,
+            "loop lag p99 %s ms, send lag p99 %s ms, CPU %.0f%% of one core",
+            num(h.loopLagMillis().p99()),
+            num(h.sendLagMillis().p99()),
+            100 * h.cpuFractionOfOneCore());
+    if (h.bottleneck()) {
+      return base + System.lineSeparator() + "  WARNING: the client may have been the bottleneck: "
+          + String.join("; ", h.reasons());
+    }
+    return base + " (not the bottleneck)";
+  }
+
+  /** A number for a table: 3 significant figures-ish, "-" when undefined. */
+  static String num(double v) {
+    if (Double.isNaN(v) || Double.isInfinite(v)) {
+      return "-";
+    }
+    double a = Math.abs(v);
+    if (a >= 1000) {
+      return String.format(Locale.ROOT, "%.0f", v);
+    }
+    if (a >= 100) {
+      return String.format(Locale.ROOT, "%.1f", v);
+    }
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+}

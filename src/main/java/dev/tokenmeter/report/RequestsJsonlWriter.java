@@ -1,0 +1,186 @@
+package dev.tokenmeter.report;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tokenmeter.core.engine.RequestSink;
+import dev.tokenmeter.core.metrics.RequestMetrics;
+import dev.tokenmeter.core.request.Outcome;
+import dev.tokenmeter.core.request.RequestTimeline;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Streams {@code requests.jsonl}: one JSON object per finished request, any phase, written by its
+ * own thread so the event loop never blocks on the disk. Flushed at least every second, so a crash
+ * loses at most the last second; {@link #close()} drains everything. Fields are documented in
+ * docs/RESULTS.md.
+ */
+public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final long FLUSH_NANOS = 1_000_000_000L;
+
+  private record Entry(RequestTimeline timeline, RequestMetrics metrics) {}
+
+  private final LinkedBlockingQueue<Entry> queue = new LinkedBlockingQueue<>();
+  private final OutputStream out;
+  private final long runStartNanos;
+  private final Thread thread;
+  private volatile boolean closing;
+  private volatile IOException failure;
+  private long written;
+
+  /** Opens {@code file} (truncating it); times in the file are ms from {@code runStartNanos}. */
+  public RequestsJsonlWriter(Path file, long runStartNanos) throws IOException {
+    this.out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
+    this.runStartNanos = runStartNanos;
+    this.thread = new Thread(this::drainLoop, "tokenmeter-requests-writer");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  @Override
+  public void accept(RequestTimeline timeline, RequestMetrics metrics) {
+    queue.add(new Entry(timeline, metrics));
+  }
+
+  private void drainLoop() {
+    List<Entry> batch = new ArrayList<>(256);
+    try {
+      while (!closing || !queue.isEmpty()) {
+        Entry first = queue.poll(FLUSH_NANOS, TimeUnit.NANOSECONDS);
+        if (first != null) {
+          batch.add(first);
+          queue.drainTo(batch);
+          for (Entry e : batch) {
+            write(e);
+          }
+          batch.clear();
+        }
+        out.flush();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      failure = e;
+    }
+  }
+
+  private void write(Entry e) throws IOException {
+    RequestTimeline t = e.timeline();
+    RequestMetrics m = e.metrics();
+    JsonGenerator g = JSON.createGenerator(out);
+    g.writeStartObject();
+    g.writeNumberField("id", t.id());
+    g.writeNumberField("stage", t.stage());
+    g.writeStringField("phase", t.phase().wireName());
+    ms(g, "scheduled_at_ms", t.scheduledNanos() - runStartNanos);
+    if (t.sentNanos() >= 0) {
+      ms(g, "sent_at_ms", t.sentNanos() - runStartNanos);
+    }
+    Outcome o = t.outcome();
+    g.writeBooleanField("ok", o.succeeded());
+    if (o.errorClass() != null) {
+      g.writeStringField("error_class", o.errorClass().wireName());
+      g.writeStringField("error", describe(o));
+    }
+    if (t.httpStatus() >= 0) {
+      g.writeNumberField("http_status", t.httpStatus());
+    }
+    if (t.finishReason() != null) {
+      g.writeStringField("finish_reason", t.finishReason());
+    }
+    optMs(g, "ttft_ms", m.ttftNanos());
+    optMs(g, "ttft_from_scheduled_ms", m.ttftFromScheduledNanos());
+    optMs(g, "ttfc_ms", m.timeToFirstContentNanos());
+    optMs(g, "e2e_ms", m.e2eNanos());
+    optMs(g, "e2e_from_scheduled_ms", m.e2eFromScheduledNanos());
+    if (!Double.isNaN(m.tpotNanos())) {
+      g.writeNumberField("tpot_ms", round3(m.tpotNanos() / 1e6));
+      g.writeNumberField("decode_tps", round3(m.decodeTokensPerSecond()));
+    }
+    g.writeNumberField("output_tokens", m.outputTokens());
+    g.writeStringField("output_tokens_source", m.outputTokenSource().wireName());
+    if (m.usageOutputTokens() >= 0) {
+      g.writeNumberField("usage_completion_tokens", m.usageOutputTokens());
+    }
+    g.writeNumberField("chunks", m.chunkCount());
+    if (m.inputTokens() >= 0) {
+      g.writeNumberField("input_tokens", m.inputTokens());
+    }
+    if (m.usagePromptTokens() >= 0) {
+      g.writeNumberField("usage_prompt_tokens", m.usagePromptTokens());
+    }
+    if (m.clientPromptTokens() >= 0) {
+      g.writeNumberField("client_prompt_tokens", m.clientPromptTokens());
+      g.writeBooleanField("client_prompt_tokens_exact", t.spec().promptTokensExact());
+    }
+    if (t.spec().maxTokens().isPresent()) {
+      g.writeNumberField("max_tokens", t.spec().maxTokens().getAsInt());
+    }
+    g.writeBooleanField("new_connection", t.connectedNanos() >= 0);
+    optMs(g, "connect_ms", m.connectNanos());
+    g.writeNumberField("reasoning_chars", t.reasoningChars());
+    g.writeNumberField("content_chars", t.content().length());
+    g.writeEndObject();
+    g.flush();
+    out.write('\n');
+    written++;
+  }
+
+  private static String describe(Outcome o) {
+    return switch (o) {
+      case Outcome.Completed c -> "";
+      case Outcome.ConnectFailed c -> c.message();
+      case Outcome.HttpError h -> "HTTP " + h.status() + (h.body().isEmpty() ? "" : ": " + h.body());
+      case Outcome.StreamError s -> s.message();
+      case Outcome.ProtocolError p -> p.message();
+      case Outcome.Truncated tr -> tr.message();
+      case Outcome.TimedOut to -> "timed out: " + to.kind().name().toLowerCase(java.util.Locale.ROOT);
+      case Outcome.Cancelled c -> c.reason();
+    };
+  }
+
+  private static void ms(JsonGenerator g, String name, long nanos) throws IOException {
+    g.writeNumberField(name, round3(nanos / 1e6));
+  }
+
+  private static void optMs(JsonGenerator g, String name, long nanos) throws IOException {
+    if (nanos >= 0) {
+      ms(g, name, nanos);
+    }
+  }
+
+  private static double round3(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+
+  /** Writes everything queued and closes the file. Waits at most 10 s for the writer thread. */
+  @Override
+  public void close() {
+    closing = true;
+    try {
+      thread.join(10_000);
+      out.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    if (failure != null) {
+      throw new UncheckedIOException("writing requests.jsonl failed", failure);
+    }
+  }
+
+  /** Records written so far (after close: all of them). */
+  public long written() {
+    return written;
+  }
+}
