@@ -29,8 +29,8 @@ import java.util.function.Consumer;
  *
  * <p>Chunks are parsed straight from the event's UTF-8 bytes with Jackson's streaming parser;
  * fields other than those above ({@code id}, {@code model}, {@code logprobs}, ...) are skipped
- * without decoding. Not thread-safe (it reuses a list); it holds no per-stream state, so one
- * parser per event loop serves every stream on it.
+ * without decoding. Not thread-safe (it reuses a list); it holds no per-stream state, so one parser
+ * per event loop serves every stream on it.
  */
 public final class ChunkParser {
 
@@ -60,6 +60,15 @@ public final class ChunkParser {
    */
   public void parse(SseEvent event, Consumer<StreamItem> out) {
     parseChunk(event.dataBytes(), 0, event.dataLength(), out);
+  }
+
+  /**
+   * Like {@link #parse(SseEvent, Consumer)} for a payload held elsewhere (the proxy's buffers); the
+   * bytes are read during the call only.
+   */
+  public void parse(byte[] data, int offset, int length, Consumer<StreamItem> out) {
+    Objects.checkFromIndexSize(offset, length, data.length);
+    parseChunk(data, offset, length, out);
   }
 
   /** Like {@link #parse(SseEvent, Consumer)} for data already decoded (not the hot path). */
@@ -98,8 +107,13 @@ public final class ChunkParser {
     while (end > start && b[end - 1] <= ' ') {
       end--;
     }
-    return end - start == 6 && b[start] == '[' && b[start + 1] == 'D' && b[start + 2] == 'O'
-        && b[start + 3] == 'N' && b[start + 4] == 'E' && b[start + 5] == ']';
+    return end - start == 6
+        && b[start] == '['
+        && b[start + 1] == 'D'
+        && b[start + 2] == 'O'
+        && b[start + 3] == 'N'
+        && b[start + 4] == 'E'
+        && b[start + 5] == ']';
   }
 
   private void parseObject(byte[] b, int offset, int length, Consumer<StreamItem> out) {

@@ -70,8 +70,8 @@ public final class SseEvent {
   }
 
   /**
-   * The last event ID of the stream when this event was dispatched: per the spec it persists
-   * across events until an {@code id:} line changes it. {@code ""} when none was ever set.
+   * The last event ID of the stream when this event was dispatched: per the spec it persists across
+   * events until an {@code id:} line changes it. {@code ""} when none was ever set.
    */
   public String id() {
     return id;

@@ -9,8 +9,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Incremental server-sent events parser: feed it the bytes of one response body as they arrive,
- * in chunks of any size, and it calls the listener once per dispatched event, in order.
+ * Incremental server-sent events parser: feed it the bytes of one response body as they arrive, in
+ * chunks of any size, and it calls the listener once per dispatched event, in order.
  *
  * <p>Follows the WHATWG "event stream interpretation" algorithm exactly: lines end with CRLF, LF or
  * a lone CR (a CR ending one feed and an LF starting the next are one line ending); a UTF-8 BOM at
@@ -24,8 +24,8 @@ import java.util.Objects;
  *
  * <p>Not thread-safe: one framer per stream, fed from one thread. The listener runs on the feeding
  * thread, inside {@code feed}; if it throws, the exception propagates and the rest of that feed's
- * bytes are dropped. {@link SseException} (a line or an event over the size limit) drops the partial
- * event; {@link #reset()} makes the framer ready for a new stream.
+ * bytes are dropped. {@link SseException} (a line or an event over the size limit) drops the
+ * partial event; {@link #reset()} makes the framer ready for a new stream.
  *
  * <pre>{@code
  * SseFramer framer = new SseFramer(event -> chunkParser.parse(event, sink));
@@ -40,8 +40,8 @@ public final class SseFramer {
    *   character split across two reads is only decoded once its whole value is known.
    * - Hot path: an LLM stream is mostly "data: {json}\n\n" with both lines whole in one read. The
    *   end of line is found 8 bytes at a time (SWAR, below), and a data line that lies whole in the
-   *   caller's array is referenced, not copied, until the blank line dispatches it: the data is then
-   *   copied exactly once, into the event's own array. Only a line split across reads is copied
+   *   caller's array is referenced, not copied, until the blank line dispatches it: the data is
+   *   then copied exactly once, into the event's own array. Only a line split across reads is copied
    *   into the internal line buffer, and only a second data line into the data buffer.
    * - SWAR: for a word w, (x - 0x01..01) & ~x & 0x80..80 with x = w ^ (b * 0x01..01) has its lowest
    *   set bit in the first byte equal to b (later bits can be false positives from the borrow,
@@ -85,7 +85,8 @@ public final class SseFramer {
   private boolean hasData; // a data field was seen (its value may be empty)
   private byte[] data = new byte[INITIAL_BUFFER_BYTES];
   private int dataLength;
-  private byte[] dataRef; // when non-null, the data is dataRef[dataRefOffset, +dataLength), not copied
+  // When non-null, the data is dataRef[dataRefOffset, +dataLength): the caller's, not yet copied.
+  private byte[] dataRef;
   private int dataRefOffset;
   private String eventType; // null: the default type
   private long blockRetryMillis = -1;
@@ -179,9 +180,9 @@ public final class SseFramer {
   }
 
   /**
-   * True when bytes or fields are buffered since the last dispatch: an incomplete line, or a
-   * {@code data}, {@code event}, {@code id} or {@code retry} field not yet followed by a blank line.
-   * At the end of a stream this means the last event was truncated. Comments alone do not count.
+   * True when bytes or fields are buffered since the last dispatch: an incomplete line, or a {@code
+   * data}, {@code event}, {@code id} or {@code retry} field not yet followed by a blank line. At
+   * the end of a stream this means the last event was truncated. Comments alone do not count.
    */
   public boolean hasPartialEvent() {
     return lineLength > 0 || hasData || blockHasFields || bomMatched > 0;
@@ -275,8 +276,12 @@ public final class SseFramer {
       return; // comment
     }
     // Fast path for the line that is nearly every line of an LLM stream.
-    if (n >= 5 && first == 'd' && b[start + 1] == 'a' && b[start + 2] == 't'
-        && b[start + 3] == 'a' && b[start + 4] == ':') {
+    if (n >= 5
+        && first == 'd'
+        && b[start + 1] == 'a'
+        && b[start + 2] == 't'
+        && b[start + 3] == 'a'
+        && b[start + 4] == ':') {
       int v = start + 5;
       if (v < end && b[v] == ' ') {
         v++;

@@ -7,6 +7,7 @@
  * dev.tokenmeter.sse.SseWriter} formats events for servers. One framer is shared by the client and
  * the proxy so every part timestamps events at the same point.
  *
- * <p>Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+ * <p>Spec:
+ * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 package dev.tokenmeter.sse;

@@ -28,6 +28,10 @@ class ChunkParserTest {
     List<StreamItem> viaString = new ArrayList<>();
     parser.parse(data, viaString::add);
     assertThat(viaString).isEqualTo(items);
+    byte[] padded = ("<" + data + ">").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    List<StreamItem> viaBytes = new ArrayList<>();
+    parser.parse(padded, 1, padded.length - 2, viaBytes::add);
+    assertThat(viaBytes).isEqualTo(items);
     return items;
   }
 
@@ -77,16 +81,20 @@ class ChunkParserTest {
 
   @Test
   void theNewerReasoningFieldWinsWhenBothArePresent() {
-    assertThat(parse("{\"choices\":[{\"delta\":{\"reasoning_content\":\"old\",\"reasoning\":\"new\"}}]}"))
+    assertThat(
+            parse(
+                "{\"choices\":[{\"delta\":{\"reasoning_content\":\"old\",\"reasoning\":\"new\"}}]}"))
         .containsExactly(reasoning("new"));
-    assertThat(parse("{\"choices\":[{\"delta\":{\"reasoning\":\"\",\"reasoning_content\":\"old\"}}]}"))
+    assertThat(
+            parse("{\"choices\":[{\"delta\":{\"reasoning\":\"\",\"reasoning_content\":\"old\"}}]}"))
         .containsExactly(reasoning("old"));
   }
 
   @Test
   void emptyOrNullTextYieldsNothing() {
     assertThat(parse("{\"choices\":[{\"index\":0,\"delta\":{}}]}")).isEmpty();
-    assertThat(parse("{\"choices\":[{\"delta\":{\"content\":\"\",\"reasoning\":null}}]}")).isEmpty();
+    assertThat(parse("{\"choices\":[{\"delta\":{\"content\":\"\",\"reasoning\":null}}]}"))
+        .isEmpty();
     assertThat(parse("{\"choices\":[{\"text\":\"\"}]}")).isEmpty();
     assertThat(parse("{\"choices\":[],\"usage\":null}")).isEmpty();
     assertThat(parse("{\"choices\":null}")).isEmpty();
@@ -130,9 +138,12 @@ class ChunkParserTest {
         .containsExactly(new ErrorEvent("m", "t", "429"));
     assertThat(parse("{\"error\":{\"message\":\"m\",\"code\":\"rate_limit_exceeded\"}}"))
         .containsExactly(new ErrorEvent("m", null, "rate_limit_exceeded"));
-    assertThat(parse("{\"error\":{\"code\":null}}")).containsExactly(new ErrorEvent("", null, null));
+    assertThat(parse("{\"error\":{\"code\":null}}"))
+        .containsExactly(new ErrorEvent("", null, null));
     assertThat(parse("{\"error\":\"boom\"}")).containsExactly(new ErrorEvent("boom", null, null));
-    assertThat(parse("{\"object\":\"error\",\"message\":\"bad\",\"type\":\"BadRequestError\",\"code\":400.0}"))
+    assertThat(
+            parse(
+                "{\"object\":\"error\",\"message\":\"bad\",\"type\":\"BadRequestError\",\"code\":400.0}"))
         .containsExactly(new ErrorEvent("bad", "BadRequestError", "400.0"));
     // A top-level "message" alone is not an error.
     assertThatThrownBy(() -> parse("{\"message\":\"hi\"}"))
@@ -147,11 +158,13 @@ class ChunkParserTest {
         .hasMessageStartingWith("malformed JSON")
         .hasMessageEndingWith("payload: \"hello\"");
     assertThatThrownBy(() -> parse("")).hasMessageContaining("empty payload");
-    assertThatThrownBy(() -> parse("[1]")).hasMessageContaining("expected a JSON object, got an array");
+    assertThatThrownBy(() -> parse("[1]"))
+        .hasMessageContaining("expected a JSON object, got an array");
     assertThatThrownBy(() -> parse("\"s\"")).hasMessageContaining("got a string");
     assertThatThrownBy(() -> parse("{}")).hasMessageContaining("not an OpenAI chunk");
     assertThatThrownBy(() -> parse("{\"choices\":[")).hasMessageStartingWith("malformed JSON");
-    assertThatThrownBy(() -> parse("{\"choices\":[]} {}")).hasMessageContaining("data after the end");
+    assertThatThrownBy(() -> parse("{\"choices\":[]} {}"))
+        .hasMessageContaining("data after the end");
     assertThatThrownBy(() -> parse("{\"choices\":\"x\"}"))
         .hasMessageContaining("choices should be an array, got a string");
     assertThatThrownBy(() -> parse("{\"choices\":[{\"delta\":{\"content\":1}}]}"))
@@ -167,7 +180,9 @@ class ChunkParserTest {
   void aFailedPayloadEmitsNoItemsAndTheParserRecovers() {
     List<StreamItem> items = new ArrayList<>();
     assertThatThrownBy(
-            () -> parser.parse("{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":5}", items::add))
+            () ->
+                parser.parse(
+                    "{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":5}", items::add))
         .hasMessageContaining("usage should be an object, got an integer");
     assertThat(items).isEmpty();
     parser.parse("{\"choices\":[{\"delta\":{\"content\":\"y\"}}]}", items::add);
@@ -188,7 +203,8 @@ class ChunkParserTest {
             });
     assertThat(ProtocolException.excerpt("a\r\nb".getBytes(), 0, 4)).isEqualTo("\"a\\r\\nb\"");
     String emoji = "👩".repeat(150); // surrogate pairs: the cut must not split one
-    String cut = ProtocolException.excerpt(emoji.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, 600);
+    String cut =
+        ProtocolException.excerpt(emoji.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, 600);
     assertThat(cut).hasSizeLessThanOrEqualTo(200);
     assertThat(Character.isHighSurrogate(cut.charAt(cut.length() - 5))).isFalse();
   }

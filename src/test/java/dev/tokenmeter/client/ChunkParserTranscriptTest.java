@@ -21,9 +21,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Golden transcripts of the wire formats of real servers (src/test/resources/transcripts, each
- * file says where its format comes from), read through the SSE framer and the chunk parser: the
- * item sequence is pinned exactly.
+ * Golden transcripts of the wire formats of real servers (src/test/resources/transcripts, each file
+ * says where its format comes from), read through the SSE framer and the chunk parser: the item
+ * sequence is pinned exactly.
  */
 class ChunkParserTranscriptTest {
 
@@ -44,7 +44,8 @@ class ChunkParserTranscriptTest {
   static final Role ASSISTANT = new Role("assistant");
 
   private static byte[] resource(String name) {
-    try (InputStream in = ChunkParserTranscriptTest.class.getResourceAsStream("/transcripts/" + name)) {
+    try (InputStream in =
+        ChunkParserTranscriptTest.class.getResourceAsStream("/transcripts/" + name)) {
       assertThat(in).as(name).isNotNull();
       return in.readAllBytes();
     } catch (IOException e) {
@@ -275,8 +276,7 @@ class ChunkParserTranscriptTest {
             new Finish("tool_calls"),
             new Usage(82, 17, 0));
     assertThat(response("vllm-completions-response.body"))
-        .containsExactly(
-            content(" Paris. It is also"), new Finish("length"), new Usage(6, 5, -1));
+        .containsExactly(content(" Paris. It is also"), new Finish("length"), new Usage(6, 5, -1));
   }
 
   @Test

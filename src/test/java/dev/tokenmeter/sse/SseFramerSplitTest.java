@@ -149,8 +149,27 @@ class SseFramerSplitTest {
   /** Random bytes biased towards SSE syntax so that fields and events really occur. */
   static byte[] garbage(Random random, int tokens) {
     String[] alphabet = {
-      "data", "data:", "data: ", "event:", "id:", "id: ", "retry:", "retry: 12", ":", " ", "\r",
-      "\n", "\r\n", "\n\n", "x", "7", "\u0000", "é", EMOJI_ZWJ, CJK, "\uFEFF"
+      "data",
+      "data:",
+      "data: ",
+      "event:",
+      "id:",
+      "id: ",
+      "retry:",
+      "retry: 12",
+      ":",
+      " ",
+      "\r",
+      "\n",
+      "\r\n",
+      "\n\n",
+      "x",
+      "7",
+      "\u0000",
+      "é",
+      EMOJI_ZWJ,
+      CJK,
+      "\uFEFF"
     };
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (int i = 0; i < tokens; i++) {

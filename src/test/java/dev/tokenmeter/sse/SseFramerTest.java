@@ -31,7 +31,12 @@ class SseFramerTest {
   @Test
   void specExampleWithCommentsIdsAndSpaces() {
     String stream =
-        ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n";
+        ": test stream\n\n"
+            + "data: first event\n"
+            + "id: 1\n\n"
+            + "data:second event\n"
+            + "id\n\n"
+            + "data:  third event\n\n";
     assertThat(parse(stream))
         .containsExactly(
             new View("message", "1", "first event", -1),
@@ -59,13 +64,17 @@ class SseFramerTest {
   @Test
   void eventTypeAppliesToOneEventAndResetsEvenWithoutData() {
     String stream =
-        "event: add\ndata: 1\n\nevent: remove\n\ndata: 2\n\nevent:\ndata: 3\n\nevent: a:b\ndata: 4\n\n";
+        "event: add\n"
+            + "data: 1\n\n"
+            + "event: remove\n\n"
+            + "data: 2\n\n"
+            + "event:\n"
+            + "data: 3\n\n"
+            + "event: a:b\n"
+            + "data: 4\n\n";
     assertThat(parse(stream))
         .containsExactly(
-            new View("add", "", "1", -1),
-            msg("2"),
-            msg("3"),
-            new View("a:b", "", "4", -1));
+            new View("add", "", "1", -1), msg("2"), msg("3"), new View("a:b", "", "4", -1));
   }
 
   @Test

@@ -54,7 +54,8 @@ final class SseTestSupport {
 
   /**
    * The WHATWG algorithm written as literally as possible over a decoded string, for comparison:
-   * decode the whole stream (dropping one leading BOM), split complete lines, apply the field rules.
+   * decode the whole stream (dropping one leading BOM), split complete lines, apply the field
+   * rules.
    */
   static List<View> reference(byte[] stream) {
     String s = new String(stream, StandardCharsets.UTF_8);
@@ -76,7 +77,10 @@ final class SseTestSupport {
         return events; // an unterminated last line is never processed
       }
       String line = s.substring(i, eol);
-      i = s.charAt(eol) == '\r' && eol + 1 < s.length() && s.charAt(eol + 1) == '\n' ? eol + 2 : eol + 1;
+      i =
+          s.charAt(eol) == '\r' && eol + 1 < s.length() && s.charAt(eol + 1) == '\n'
+              ? eol + 2
+              : eol + 1;
       if (line.isEmpty()) {
         if (data.isEmpty()) {
           type = "";

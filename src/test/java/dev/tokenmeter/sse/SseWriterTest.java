@@ -89,7 +89,8 @@ class SseWriterTest {
     assertThatThrownBy(() -> SseWriter.encode(SseEvent.of(null, "x", "1\u00002")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("NUL");
-    assertThatThrownBy(() -> SseWriter.comment("a\nb")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> SseWriter.comment("a\nb"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
