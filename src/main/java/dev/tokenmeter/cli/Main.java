@@ -15,7 +15,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.VersionProvider.class,
     description = "Measures how fast LLM servers really serve tokens: TTFT, TPOT, ITL, tokens/s, under load.",
-    subcommands = {BenchCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      BenchCommand.class,
+      DemoCommand.class,
+      SimCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILED = 1;
