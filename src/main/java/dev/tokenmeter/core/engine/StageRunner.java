@@ -113,11 +113,11 @@ public final class StageRunner {
     if (plan.stop() instanceof StopCondition.Duration d) {
       windowEndNanos = windowStartNanos + d.nanos();
       acceptUntilNanos = windowEndNanos + plan.cooldownNanos();
-      loop.schedule(this::advanceWindow, windowEndNanos - ticker.nanos());
+      loop.schedule(this::tick, windowEndNanos - ticker.nanos());
       allMeasuredIssued = true; // nothing to wait for but the clock; outstanding counts the rest
-      loop.schedule(this::advanceWindow, acceptUntilNanos - ticker.nanos());
+      loop.schedule(this::tick, acceptUntilNanos - ticker.nanos());
     }
-    loop.schedule(this::advanceWindow, plan.warmupNanos());
+    loop.schedule(this::tick, plan.warmupNanos());
     advanceWindow();
     loop.schedule(this::sweep, SWEEP_NANOS);
     long probeDue = ticker.nanos() + PROBE_NANOS;
@@ -151,9 +151,12 @@ public final class StageRunner {
       windowEndRecorded = true;
       recorder.windowEnded(windowEndNanos);
     }
-    if (!stopping && now >= acceptUntilNanos) {
-      checkEnd();
-    }
+  }
+
+  /** Timer task: passes window boundaries, then ends the stage if it is over. */
+  private void tick() {
+    advanceWindow();
+    checkEnd();
   }
 
   // ---- open loop ----
@@ -192,9 +195,6 @@ public final class StageRunner {
       return;
     }
     advanceWindow();
-    if (stopping) {
-      return;
-    }
     recorder.sendLag(Math.max(0, ticker.nanos() - dueNanos));
     Phase phase = phaseOf(scheduledNanos);
     long id = nextId++;
@@ -218,7 +218,7 @@ public final class StageRunner {
         if (measuredIssued == r.count()) {
           allMeasuredIssued = true;
           acceptUntilNanos = Math.max(scheduledNanos, ticker.nanos()) + plan.cooldownNanos();
-          loop.schedule(this::advanceWindow, plan.cooldownNanos());
+          loop.schedule(this::tick, plan.cooldownNanos());
         }
         return Phase.MEASURED;
       }
@@ -281,9 +281,18 @@ public final class StageRunner {
   }
 
   private void checkEnd() {
-    if (!stopping && allMeasuredIssued && measuredOutstanding == 0 && ticker.nanos() >= acceptUntilNanos) {
+    if (!stopping
+        && allMeasuredIssued
+        && measuredOutstanding == 0
+        && !measuredArrivalsWaiting()
+        && ticker.nanos() >= acceptUntilNanos) {
       stop("stage ended", /* interrupted= */ false);
     }
+  }
+
+  /** Arrivals scheduled inside the window still queued behind a concurrency cap (FIFO: oldest first). */
+  private boolean measuredArrivalsWaiting() {
+    return !waiting.isEmpty() && (windowEndNanos < 0 || waiting.peekFirst() < windowEndNanos);
   }
 
   private void stop(String reason, boolean interrupted) {
