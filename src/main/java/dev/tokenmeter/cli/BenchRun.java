@@ -73,6 +73,14 @@ final class BenchRun {
 
   /** Runs every stage; returns the results (partial when interrupted). */
   List<StageResult> run() {
+    try {
+      return runAndReport();
+    } finally {
+      written.countDown(); // lets a Ctrl-C shutdown hook return, which ends the JVM
+    }
+  }
+
+  private List<StageResult> runAndReport() {
     Instant startedAt = Instant.now();
     long runStartNanos = ticker.nanos();
     Path dir = s.outDir();
@@ -119,7 +127,6 @@ final class BenchRun {
       }
     } finally {
       writeSummary(dir, startedAt, completion, results);
-      written.countDown();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
