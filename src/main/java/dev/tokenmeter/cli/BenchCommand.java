@@ -3,9 +3,6 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.client.EndpointConfig;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -39,11 +36,10 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintStream out = System.out;
     PrintStream err = System.err;
     var stages = load.stages();
     var requests = workload.factory();
-    var timeouts = output.timeouts();
+    output.timeouts(); // validate before contacting the server
     EndpointConfig probe = target.config(target.model);
     Preflight.Result pre = Preflight.check(probe, Duration.ofSeconds(10));
     pre.warnings().forEach(w -> err.println("tokenmeter: warning: " + w));
@@ -53,29 +49,6 @@ final class BenchCommand implements Callable<Integer> {
       err.println("tokenmeter: --model not given; using the server's first model '" + model + "'");
     }
     EndpointConfig cfg = target.config(model);
-    BenchRun run =
-        new BenchRun(
-            new BenchRun.Settings(
-                cfg,
-                stages,
-                requests,
-                timeouts,
-                output.outDir(Instant.now()),
-                !output.quiet && ProgressLine.isTerminal(),
-                commandLine(),
-                load.seed,
-                workload.describe()),
-            out,
-            err);
-    run.run();
-    return run.interrupted() ? Main.EXIT_INTERRUPTED : Main.EXIT_OK;
-  }
-
-  private List<String> commandLine() {
-    List<String> cl = new ArrayList<>();
-    cl.add("tokenmeter");
-    cl.add("bench");
-    cl.addAll(spec.commandLine().getParseResult().originalArgs());
-    return cl;
+    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
   }
 }

@@ -149,6 +149,40 @@ final class BenchRun {
     return interrupted;
   }
 
+  /**
+   * Runs a command's plan with its output options and returns the exit code: the one entry point
+   * of {@code bench} and {@code demo}.
+   */
+  static int execute(
+      EndpointConfig endpoint,
+      List<StagePlan> stages,
+      Function<StagePlan, RequestSource> requests,
+      WorkloadOptions workload,
+      OutputOptions output,
+      long seed,
+      picocli.CommandLine.Model.CommandSpec spec) {
+    List<String> commandLine = new ArrayList<>();
+    commandLine.add("tokenmeter");
+    commandLine.add(spec.name());
+    commandLine.addAll(spec.commandLine().getParseResult().originalArgs());
+    BenchRun run =
+        new BenchRun(
+            new Settings(
+                endpoint,
+                stages,
+                requests,
+                output.timeouts(),
+                output.outDir(Instant.now()),
+                !output.quiet && ProgressLine.isTerminal(),
+                commandLine,
+                seed,
+                workload.describe()),
+            System.out,
+            System.err);
+    run.run();
+    return run.interrupted() ? Main.EXIT_INTERRUPTED : Main.EXIT_OK;
+  }
+
   private StageResult runStage(
       OpenAiEndpoint endpoint, StagePlan plan, RequestsJsonlWriter jsonl, ProgressLine progress, long loopThreadId) {
     StageRunner runner =

@@ -7,7 +7,6 @@ import dev.tokenmeter.simulator.SimServer;
 import dev.tokenmeter.simulator.TimingModel;
 import java.io.PrintStream;
 import java.net.URI;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +66,6 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintStream out = System.out;
     PrintStream err = System.err;
     LoadOptions load = new LoadOptions();
     load.concurrency = concurrency;
@@ -88,30 +86,7 @@ final class DemoCommand implements Callable<Integer> {
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, "tokenmeter-demo", null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
-      BenchRun run =
-          new BenchRun(
-              new BenchRun.Settings(
-                  cfg,
-                  stages,
-                  requests,
-                  output.timeouts(),
-                  output.outDir(Instant.now()),
-                  !output.quiet && ProgressLine.isTerminal(),
-                  commandLine(),
-                  load.seed,
-                  workload.describe()),
-              out,
-              err);
-      run.run();
-      return run.interrupted() ? Main.EXIT_INTERRUPTED : Main.EXIT_OK;
+      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
     }
-  }
-
-  private List<String> commandLine() {
-    List<String> cl = new ArrayList<>();
-    cl.add("tokenmeter");
-    cl.add("demo");
-    cl.addAll(spec.commandLine().getParseResult().originalArgs());
-    return cl;
   }
 }
