@@ -47,6 +47,36 @@ public record StageRun(StageResult result, List<Finished> requests, long connect
     public RequestMetrics metrics() {
       return request.metrics();
     }
+
+    /** One line for assertion messages: outcome, client times and the server's, in ms from sent. */
+    public String describe() {
+      RequestTimeline t = request.timeline();
+      long base = t.sentNanos() >= 0 ? t.sentNanos() : t.scheduledNanos();
+      StringBuilder sb = new StringBuilder();
+      sb.append("request ").append(t.id()).append(' ').append(t.outcome())
+          .append(" status=").append(t.httpStatus())
+          .append(" new_connection=").append(t.connectedNanos() >= 0)
+          .append(" headers=").append(ms(t.headersNanos(), base))
+          .append(" first=").append(ms(t.firstTokenNanos(), base))
+          .append(" chunks=").append(t.chunkCount())
+          .append(" end=").append(ms(t.endNanos(), base));
+      if (truth != null) {
+        long[] a = truth.actualNanos();
+        sb.append(" | server ").append(truth.fault()).append(' ').append(truth.ending())
+            .append(" arrival=").append(ms(truth.arrivalNanos(), base))
+            .append(" headers=").append(ms(truth.headersNanos(), base))
+            .append(" tokens=").append(a.length)
+            .append(" first=").append(a.length > 0 ? ms(a[0], base) : "-")
+            .append(" last=").append(a.length > 0 ? ms(a[a.length - 1], base) : "-");
+      } else {
+        sb.append(" | no server record");
+      }
+      return sb.toString();
+    }
+
+    private static String ms(long nanos, long base) {
+      return nanos < 0 ? "-" : String.format(java.util.Locale.ROOT, "%.3f", (nanos - base) / 1e6);
+    }
   }
 
   /** Requests of the measurement window, by id. */
