@@ -28,7 +28,8 @@ class ApiModesIT {
     List<StageRun.Joined> joined;
     try (SimFixture sim = SimFixture.start(SimFixture.config(10, 5))) {
       StageRun run =
-          StageKit.run(StageKit.stage(sim).api(api).stream(stream).closed(1).requests(2).maxTokens(TOKENS));
+          StageKit.run(
+              StageKit.stage(sim).api(api).stream(stream).closed(1).requests(2).maxTokens(TOKENS));
       joined = run.join(sim);
     }
     assertThat(joined).hasSize(2);
@@ -37,7 +38,8 @@ class ApiModesIT {
       RequestMetrics m = j.metrics();
       EmissionRecord truth = j.truth();
       assertThat(truth.request().api())
-          .isEqualTo(api == Api.CHAT ? GenerationRequest.Api.CHAT : GenerationRequest.Api.COMPLETIONS);
+          .isEqualTo(
+              api == Api.CHAT ? GenerationRequest.Api.CHAT : GenerationRequest.Api.COMPLETIONS);
       assertThat(truth.request().stream()).isEqualTo(stream);
       assertThat(t.outcome()).as(j.describe()).isEqualTo(new Outcome.Completed("length"));
       // Usage counted: the server's completion tokens, and its prompt tokens.

@@ -73,8 +73,17 @@ class CliIT {
     // A closed port: if the JSON were checked only after the pre-flight, this would exit 1.
     Cli.Result r =
         Cli.run(
-            "bench", "--url", closedUrl(), "--concurrency", "1", "--requests", "1",
-            "--extra-body", "{\"ignore_eos\":", "--out", out.toString());
+            "bench",
+            "--url",
+            closedUrl(),
+            "--concurrency",
+            "1",
+            "--requests",
+            "1",
+            "--extra-body",
+            "{\"ignore_eos\":",
+            "--out",
+            out.toString());
     assertUsageError(r, "--extra-body");
     assertThat(out).doesNotExist();
   }
@@ -83,7 +92,15 @@ class CliIT {
   void unreachableServerFailsWithCannotConnect() {
     Path out = tmp.resolve("unreachable");
     Cli.Result r =
-        Cli.run("bench", "--url", closedUrl(), "--concurrency", "1", "--requests", "1", "--out",
+        Cli.run(
+            "bench",
+            "--url",
+            closedUrl(),
+            "--concurrency",
+            "1",
+            "--requests",
+            "1",
+            "--out",
             out.toString());
     assertThat(r.exitCode()).as(r.both()).isEqualTo(1);
     assertThat(r.err()).as(r.both()).startsWith("tokenmeter: cannot connect");
@@ -95,7 +112,8 @@ class CliIT {
   void emptyPromptFileIsAUsageErrorNamingTheFile() throws IOException {
     Path prompts = Files.createFile(tmp.resolve("empty-prompts.jsonl"));
     Cli.Result r =
-        Cli.run("bench", "--url", closedUrl(), "--concurrency", "1", "--prompts", prompts.toString());
+        Cli.run(
+            "bench", "--url", closedUrl(), "--concurrency", "1", "--prompts", prompts.toString());
     assertUsageError(r, "empty-prompts.jsonl");
   }
 
@@ -106,9 +124,26 @@ class CliIT {
     try (SimFixture sim = SimFixture.start(SimFixture.config(5, 2))) {
       r =
           Cli.run(
-              "bench", "--url", sim.baseUrl(), "--concurrency", "2", "--requests", "5",
-              "--warmup", "0s", "--cooldown", "0s", "--input-tokens", "16", "--output-tokens", "4",
-              "--extra-body", "{\"ignore_eos\":true}", "--out", out.toString(), "-q");
+              "bench",
+              "--url",
+              sim.baseUrl(),
+              "--concurrency",
+              "2",
+              "--requests",
+              "5",
+              "--warmup",
+              "0s",
+              "--cooldown",
+              "0s",
+              "--input-tokens",
+              "16",
+              "--output-tokens",
+              "4",
+              "--extra-body",
+              "{\"ignore_eos\":true}",
+              "--out",
+              out.toString(),
+              "-q");
     }
     assertThat(r.exitCode()).as(r.both()).isZero();
     assertNoStackTrace(r);
@@ -122,7 +157,8 @@ class CliIT {
               assertThat(l.get("phase").asText()).isEqualTo("measured");
               assertThat(l.get("output_tokens").asInt()).isEqualTo(4);
             });
-    assertThat(lines.stream().map(l -> l.get("id").asLong())).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L);
+    assertThat(lines.stream().map(l -> l.get("id").asLong()))
+        .containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L);
     SavedSummary s = SummaryJsonReader.read(out.resolve("summary.json"));
     assertThat(s.partial()).isFalse();
     assertThat(s.model()).isEqualTo("tokenmeter-sim"); // found by the pre-flight's /v1/models
@@ -159,9 +195,26 @@ class CliIT {
                   killer.start();
                 }
               },
-              "bench", "--url", sim.baseUrl(), "--concurrency", "1,1,1", "--requests", "6",
-              "--warmup", "0s", "--cooldown", "0s", "--input-tokens", "16", "--output-tokens", "10",
-              "--extra-body", "{\"ignore_eos\":true}", "--out", out.toString(), "-q");
+              "bench",
+              "--url",
+              sim.baseUrl(),
+              "--concurrency",
+              "1,1,1",
+              "--requests",
+              "6",
+              "--warmup",
+              "0s",
+              "--cooldown",
+              "0s",
+              "--input-tokens",
+              "16",
+              "--output-tokens",
+              "10",
+              "--extra-body",
+              "{\"ignore_eos\":true}",
+              "--out",
+              out.toString(),
+              "-q");
     } finally {
       assertThat(closed.await(10, TimeUnit.SECONDS)).isTrue();
     }
@@ -178,7 +231,9 @@ class CliIT {
     assertThat(second.completed()).isBetween(1L, 5L);
     assertThat(second.completed() + second.failed()).isEqualTo(6);
     // Cut mid-stream (truncated) and then refused (connect): nothing else.
-    assertThat(Set.copyOf(second.errors().keySet())).isSubsetOf("truncated", "connect").contains("connect");
+    assertThat(Set.copyOf(second.errors().keySet()))
+        .isSubsetOf("truncated", "connect")
+        .contains("connect");
     assertThat(s.stages().get(2).errors()).isEqualTo(Map.of("connect", 6L));
     assertThat(jsonl(out.resolve("requests.jsonl"))).hasSize(18);
   }

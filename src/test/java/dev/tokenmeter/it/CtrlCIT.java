@@ -41,15 +41,28 @@ class CtrlCIT {
     List<String> command = new ArrayList<>(launcher());
     command.addAll(
         List.of(
-            "-jar", JAR.toString(), "demo", "--concurrency", "4", "--duration", "20s",
-            "--warmup", "0s", "--output-tokens", "16", "--out", out.toString()));
+            "-jar",
+            JAR.toString(),
+            "demo",
+            "--concurrency",
+            "4",
+            "--duration",
+            "20s",
+            "--warmup",
+            "0s",
+            "--output-tokens",
+            "16",
+            "--out",
+            out.toString()));
     Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     try {
       StringBuilder err = new StringBuilder();
       CountDownLatch stageStarted = new CountDownLatch(1);
       Thread reader = new Thread(() -> readLines(p, err, stageStarted));
       reader.start();
-      assertThat(stageStarted.await(30, TimeUnit.SECONDS)).as("stage start; stderr: %s", err).isTrue();
+      assertThat(stageStarted.await(30, TimeUnit.SECONDS))
+          .as("stage start; stderr: %s", err)
+          .isTrue();
       // A request is 50 + 15 x 20 = 350 ms: after 2 s each of the 4 users has finished several.
       Thread.sleep(2_000);
       int killed = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
@@ -80,8 +93,8 @@ class CtrlCIT {
   }
 
   /**
-   * This JVM's java, behind {@code env --default-signal=INT} where available: a process started
-   * in the background by a non-interactive shell inherits SIGINT as ignored, and a JVM that starts
+   * This JVM's java, behind {@code env --default-signal=INT} where available: a process started in
+   * the background by a non-interactive shell inherits SIGINT as ignored, and a JVM that starts
    * with SIGINT ignored never installs its handler (the signal would then do nothing).
    */
   private static List<String> launcher() throws IOException, InterruptedException {

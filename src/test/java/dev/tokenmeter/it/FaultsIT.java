@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(60)
 class FaultsIT {
   private static final long MS = 1_000_000L;
+
   /** Mid-stream faults act when token 2 is due, after 2 tokens (of 5). */
   private static final int AFTER_TOKENS = 2;
 
@@ -60,7 +61,11 @@ class FaultsIT {
       // Idle 200 ms < the 1 s stall; first token 200 ms < the 1 s header delay.
       run =
           StageKit.run(
-              StageKit.stage(sim).closed(2).requests(4).maxTokens(5).timeoutsMillis(200, 200, 5_000));
+              StageKit.stage(sim)
+                  .closed(2)
+                  .requests(4)
+                  .maxTokens(5)
+                  .timeoutsMillis(200, 200, 5_000));
       sim.awaitAllRecords(3_000);
       joined = run.join(sim);
     }
@@ -109,8 +114,7 @@ class FaultsIT {
         StageKit.run(StageKit.stage("http://127.0.0.1:" + port).closed(2).requests(4).maxTokens(5));
     assertThat(run.result().errors()).isEqualTo(Map.of(ErrorClass.CONNECT, 4L));
     assertThat(run.measured()).hasSize(4);
-    assertThat(run.measured())
-        .allSatisfy(f -> assertThat(f.timeline().sentNanos()).isEqualTo(-1));
+    assertThat(run.measured()).allSatisfy(f -> assertThat(f.timeline().sentNanos()).isEqualTo(-1));
   }
 
   @Test

@@ -70,7 +70,8 @@ class LoadModelsIT {
     assertThat(run.requests()).hasSize(7);
     assertThat(r.requests().byPhase().get(Phase.COOLDOWN).completed()).isZero();
     assertThat(r.metric(Metric.TTFT).count()).isEqualTo(7);
-    long lastEnd = run.measured().stream().mapToLong(f -> f.metrics().endNanos()).max().orElseThrow();
+    long lastEnd =
+        run.measured().stream().mapToLong(f -> f.metrics().endNanos()).max().orElseThrow();
     assertThat(r.window().complete()).isTrue();
     assertThat(run.windowEndNanos()).isEqualTo(lastEnd);
   }

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A role-only first chunk sent with the headers (OpenAI's behaviour) is not a token: TTFT waits
- * for the first chunk carrying text.
+ * A role-only first chunk sent with the headers (OpenAI's behaviour) is not a token: TTFT waits for
+ * the first chunk carrying text.
  */
 @Timeout(30)
 class RoleChunkIT {
@@ -22,8 +22,7 @@ class RoleChunkIT {
   void roleChunkWithTheHeadersDoesNotStartTtft() {
     StageRun run;
     List<StageRun.Joined> joined;
-    try (SimFixture sim =
-        SimFixture.start(SimFixture.config(100, 10).roleChunkWithHeaders(true))) {
+    try (SimFixture sim = SimFixture.start(SimFixture.config(100, 10).roleChunkWithHeaders(true))) {
       run = StageKit.run(StageKit.stage(sim).closed(1).requests(2).maxTokens(3));
       joined = run.join(sim);
     }
@@ -35,10 +34,20 @@ class RoleChunkIT {
       assertThat(truth.headersNanos()).isGreaterThanOrEqualTo(truth.arrivalNanos());
       assertThat(truth.actualNanos()[0] - truth.arrivalNanos()).isGreaterThanOrEqualTo(100 * MS);
       assertThat(j.timeline().headersNanos()).isLessThan(j.timeline().firstTokenNanos() - 90 * MS);
-      // TTFT >= the server's 100 ms: the role-only chunk, which arrived ~100 ms earlier, did not
-      // count; and the first token is the server's token 0.
-      assertThat(j.metrics().ttftNanos()).isGreaterThanOrEqualTo(100 * MS);
-      assertThat(j.timeline().firstTokenNanos()).isGreaterThanOrEqualTo(truth.actualNanos()[0]);
+      // The role-only chunk did not count: the first token is stamped at or after the server's
+      // write of token 0, 100 ms after the headers (counting the role chunk would stamp it at the
+      // headers' read, ~100 ms before that write).
+      assertThat(j.timeline().firstTokenNanos())
+          .as(j.describe())
+          .isGreaterThanOrEqualTo(truth.actualNanos()[0]);
+      // So TTFT >= 100 ms, with one allowance: `sent` is stamped by the write's completion
+      // callback, which may run after the server has already read the request and started its
+      // 100 ms (seen 0.4 and 6.4 ms late on this busy 2-core box, the loop thread preempted).
+      long sentLateNanos = Math.max(0, j.timeline().sentNanos() - truth.arrivalNanos());
+      assertThat(j.metrics().ttftNanos() + sentLateNanos)
+          .as(j.describe())
+          .isGreaterThanOrEqualTo(100 * MS);
+      assertThat(j.metrics().ttftNanos()).as(j.describe()).isGreaterThan(50 * MS);
       assertThat(j.timeline().chunkCount()).isEqualTo(3);
       assertThat(j.metrics().outputTokens()).isEqualTo(3);
     }

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Aggregate output TPS counts tokens by arrival inside the window, and the server, counting by
- * its own write times, agrees.
+ * Aggregate output TPS counts tokens by arrival inside the window, and the server, counting by its
+ * own write times, agrees.
  */
 @Timeout(60)
 class ThroughputTruthIT {

@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 
 /**
  * Runs the {@code tokenmeter} command line in this JVM through {@link Main#run(String...)}, with
- * {@code System.out} and {@code System.err} captured. Runs are serialized (the streams are
- * global); the previous streams are restored afterwards.
+ * {@code System.out} and {@code System.err} captured. Runs are serialized (the streams are global);
+ * the previous streams are restored afterwards.
  */
 public final class Cli {
   private static final Object LOCK = new Object();

@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongToIntFunction;
 
 /**
  * Runs one {@link StageRunner} stage over a real {@link OpenAiEndpoint}, wired as {@code BenchRun}
@@ -82,7 +83,7 @@ public final class StageKit {
     private long warmupNanos;
     private long cooldownNanos;
     private long seed = 1;
-    private int maxTokens = 30;
+    private LongToIntFunction maxTokens = id -> 30;
     private Timeouts timeouts = new Timeouts(10_000 * MS, 10_000 * MS, 30_000 * MS);
     private long stageLimitMillis = 30_000;
 
@@ -151,6 +152,12 @@ public final class StageKit {
 
     /** {@code max_tokens} of every request. */
     public Spec maxTokens(int tokens) {
+      this.maxTokens = id -> tokens;
+      return this;
+    }
+
+    /** {@code max_tokens} of request {@code id} (ids count from 0 in the stage). */
+    public Spec maxTokensById(LongToIntFunction tokens) {
       this.maxTokens = tokens;
       return this;
     }
@@ -176,12 +183,16 @@ public final class StageKit {
       return new StagePlan(0, load, stop, warmupNanos, cooldownNanos, seed);
     }
 
-    /** Every request the same short prompt and {@code max_tokens}. */
+    /** Every request the same short prompt, with its {@code max_tokens}. */
     public RequestSource source() {
-      int max = maxTokens;
+      LongToIntFunction max = maxTokens;
       return id ->
           new RequestSpec(
-              id, new Prompt.Text("Count the tokens of this prompt."), -1, false, OptionalInt.of(max));
+              id,
+              new Prompt.Text("Count the tokens of this prompt."),
+              -1,
+              false,
+              OptionalInt.of(max.applyAsInt(id)));
     }
   }
 

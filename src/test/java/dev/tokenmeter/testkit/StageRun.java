@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What {@link StageKit#run} measured: the stage's result, every finished request (any phase, in
- * the order they ended) and the connections the client opened. Immutable once returned.
+ * What {@link StageKit#run} measured: the stage's result, every finished request (any phase, in the
+ * order they ended) and the connections the client opened. Immutable once returned.
  *
  * @param result the recorder's analysis of the stage
  * @param requests every request the sink received
@@ -31,7 +31,8 @@ public record StageRun(StageResult result, List<Finished> requests, long connect
    * @param metrics its metrics
    * @param requestIdHeader the {@code X-Request-Id} the client sent for it
    */
-  public record Finished(RequestTimeline timeline, RequestMetrics metrics, String requestIdHeader) {}
+  public record Finished(
+      RequestTimeline timeline, RequestMetrics metrics, String requestIdHeader) {}
 
   /**
    * A client request joined to the server's record of it.
@@ -53,21 +54,38 @@ public record StageRun(StageResult result, List<Finished> requests, long connect
       RequestTimeline t = request.timeline();
       long base = t.sentNanos() >= 0 ? t.sentNanos() : t.scheduledNanos();
       StringBuilder sb = new StringBuilder();
-      sb.append("request ").append(t.id()).append(' ').append(t.outcome())
-          .append(" status=").append(t.httpStatus())
-          .append(" new_connection=").append(t.connectedNanos() >= 0)
-          .append(" headers=").append(ms(t.headersNanos(), base))
-          .append(" first=").append(ms(t.firstTokenNanos(), base))
-          .append(" chunks=").append(t.chunkCount())
-          .append(" end=").append(ms(t.endNanos(), base));
+      sb.append("request ")
+          .append(t.id())
+          .append(' ')
+          .append(t.outcome())
+          .append(" status=")
+          .append(t.httpStatus())
+          .append(" new_connection=")
+          .append(t.connectedNanos() >= 0)
+          .append(" headers=")
+          .append(ms(t.headersNanos(), base))
+          .append(" first=")
+          .append(ms(t.firstTokenNanos(), base))
+          .append(" chunks=")
+          .append(t.chunkCount())
+          .append(" end=")
+          .append(ms(t.endNanos(), base));
       if (truth != null) {
         long[] a = truth.actualNanos();
-        sb.append(" | server ").append(truth.fault()).append(' ').append(truth.ending())
-            .append(" arrival=").append(ms(truth.arrivalNanos(), base))
-            .append(" headers=").append(ms(truth.headersNanos(), base))
-            .append(" tokens=").append(a.length)
-            .append(" first=").append(a.length > 0 ? ms(a[0], base) : "-")
-            .append(" last=").append(a.length > 0 ? ms(a[a.length - 1], base) : "-");
+        sb.append(" | server ")
+            .append(truth.fault())
+            .append(' ')
+            .append(truth.ending())
+            .append(" arrival=")
+            .append(ms(truth.arrivalNanos(), base))
+            .append(" headers=")
+            .append(ms(truth.headersNanos(), base))
+            .append(" tokens=")
+            .append(a.length)
+            .append(" first=")
+            .append(a.length > 0 ? ms(a[0], base) : "-")
+            .append(" last=")
+            .append(a.length > 0 ? ms(a[a.length - 1], base) : "-");
       } else {
         sb.append(" | no server record");
       }
@@ -93,8 +111,8 @@ public record StageRun(StageResult result, List<Finished> requests, long connect
   }
 
   /**
-   * Every request (by id) joined to its {@link EmissionRecord} in {@code sim} by X-Request-Id.
-   * Call after {@link SimFixture#awaitAllRecords} when requests were cut.
+   * Every request (by id) joined to its {@link EmissionRecord} in {@code sim} by X-Request-Id. Call
+   * after {@link SimFixture#awaitAllRecords} when requests were cut.
    *
    * @throws AssertionError when a request that got response headers has no record
    */
