@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param apiKey bearer token; null for none
  * @param headers extra request headers
  * @param extraBodyJson a JSON object whose fields are merged into every request body last (they
- *     win over tokenmeter's own), e.g. {@code {"ignore_eos":true}}; null for none
+ *     win over tokenmeter's own), e.g. {@code {"ignore_eos":true}}; null for none; anything
+ *     but a JSON object is an {@link IllegalArgumentException} naming {@code --extra-body}
  * @param stream request a streamed (SSE) response
  * @param includeUsage send {@code stream_options.include_usage} when streaming
  * @param connectTimeoutMillis TCP connect timeout
@@ -33,6 +34,11 @@ public record EndpointConfig(
     Objects.requireNonNull(baseUrl, "baseUrl");
     Objects.requireNonNull(api, "api");
     headers = Map.copyOf(headers);
+    // Checked here, where the command line builds its config, so a typo in --extra-body is a
+    // usage error found before the pre-flight contacts the server (it was found only when the
+    // endpoint was created, after the pre-flight: exit 1 "cannot connect" for an unreachable
+    // server, otherwise a results folder holding a summary.json of no stages).
+    RequestBodyEncoder.parseExtra(extraBodyJson);
   }
 
   /** The full request path: base path + {@code /v1} (unless present) + the API's path. */
