@@ -15,8 +15,8 @@ import java.util.function.Function;
 /**
  * An {@link Endpoint} in virtual time that answers every request with a scripted stream: sent
  * after {@code sendNanos}, first token after {@code ttftNanos}, then one token per {@code
- * itlNanos}, finish and usage with the last token. A script with {@code tokens < 0} never answers
- * (for timeout tests). Records the peak number of exchanges in flight.
+ * itlNanos}, finish and usage with the last token. A script with {@code tokens == -1} never
+ * answers (for timeout tests); {@code tokens == -2} fails to connect after {@code sendNanos}. Records the peak number of exchanges in flight.
  */
 public final class ScriptedEndpoint implements Endpoint {
   /** How one request is answered. */
@@ -57,6 +57,10 @@ public final class ScriptedEndpoint implements Endpoint {
     peakInFlight = Math.max(peakInFlight, inFlight);
     Script s = scripts.apply(spec);
     ScriptedExchange x = new ScriptedExchange(listener);
+    if (s.tokens() == -2) {
+      loop.schedule(() -> x.end(new Outcome.ConnectFailed("refused"), loop.nanos()), s.sendNanos());
+      return x;
+    }
     loop.schedule(() -> x.run(() -> listener.sent(loop.nanos())), s.sendNanos());
     if (s.tokens() < 0) {
       return x;

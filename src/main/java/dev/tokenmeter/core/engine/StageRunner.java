@@ -7,6 +7,7 @@ import dev.tokenmeter.core.load.StopCondition;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.metrics.RequestMetrics;
 import dev.tokenmeter.core.metrics.StageRecorder;
+import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.RequestTimeline;
@@ -39,6 +40,13 @@ import java.util.concurrent.CompletableFuture;
 public final class StageRunner {
   /** How often deadlines are checked: timeouts resolve to within this. */
   private static final long SWEEP_NANOS = 20_000_000L; // 20 ms
+  /**
+   * A closed-loop user whose request could not even connect waits this long before its next one,
+   * so a dead server is not hammered with thousands of connects per second (and requests.jsonl not
+   * flooded with them).
+   */
+  static final long CONNECT_FAILURE_PAUSE_NANOS = 100_000_000L; // 100 ms
+
   /** Period of the loop-lag probe. */
   private static final long PROBE_NANOS = 10_000_000L; // 10 ms
 
@@ -253,12 +261,16 @@ public final class StageRunner {
     }
     switch (plan.load()) {
       case LoadModel.Closed c -> {
-        long next = nanos + c.thinkTimeNanos();
-        if (c.thinkTimeNanos() == 0) {
+        long pause = c.thinkTimeNanos();
+        if (t.outcome().errorClass() == ErrorClass.CONNECT) {
+          pause = Math.max(pause, CONNECT_FAILURE_PAUSE_NANOS);
+        }
+        long next = nanos + pause;
+        if (pause == 0) {
           long now = ticker.nanos();
           issue(now, now);
         } else if (next < acceptUntilNanos) {
-          loop.schedule(() -> issue(next, next), c.thinkTimeNanos());
+          loop.schedule(() -> issue(next, next), pause);
         }
       }
       case LoadModel.Open o -> {

@@ -184,4 +184,16 @@ class StageRunnerTest {
     assertThat(r.errors()).containsEntry(ErrorClass.CANCELLED, 2L);
     assertThat(finished.stream().filter(t -> t.outcome() instanceof Outcome.Cancelled)).hasSize(2);
   }
+
+  @Test
+  void aUserWhoseRequestCannotConnectPausesBeforeTheNext() {
+    var endpoint = new ScriptedEndpoint(loop, new Script(MS, 0, 0, -2));
+    var plan = new StagePlan(0, new LoadModel.Closed(1, 0), new StopCondition.Duration(S), 0, 0, 1);
+
+    StageResult r = run(endpoint, plan, NO_TIMEOUTS);
+
+    // One attempt per 101 ms (1 ms to fail, then the pause) over one second: 10, not thousands.
+    assertThat(r.errors()).containsOnlyKeys(ErrorClass.CONNECT);
+    assertThat(r.requests().failed()).isEqualTo(10);
+  }
 }
