@@ -64,7 +64,8 @@ final class BenchCommand implements Callable<Integer> {
                 !output.quiet && ProgressLine.isTerminal(),
                 commandLine(),
                 load.seed,
-                workload.describe()),
+                workload.describe(),
+                output.rawTimes),
             out,
             err);
     run.run();

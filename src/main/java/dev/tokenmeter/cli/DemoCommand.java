@@ -99,7 +99,8 @@ final class DemoCommand implements Callable<Integer> {
                   !output.quiet && ProgressLine.isTerminal(),
                   commandLine(),
                   load.seed,
-                  workload.describe()),
+                  workload.describe(),
+                  output.rawTimes),
               out,
               err);
       run.run();
