@@ -35,7 +35,7 @@ run_one() {
   mkdir -p "$dir"
   start_server "$PORT" "$dir/server.log" --zero-delay --zero-delay-batch "$batch"
   local load0; load0=$(loadavg)
-  taskset -c 0 ./tokenmeter bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
+  taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
     --warmup "${warm}s" --duration "${win}s" --cooldown 0s --input-tokens 16 \
     --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$dir" >"$dir/client.log" 2>&1 &
   local cpid=$!
@@ -74,7 +74,7 @@ run_one() {
   }' | tee -a "$OUT/results.txt"
 }
 
-run_one 1 base 5 15 32
+[ "${SKIP_BASE:-0}" = 1 ] || run_one 1 base 5 15 32
 for rep in $(seq 1 "$REPEATS"); do
   for batch in $BATCHES; do
     for c in $CONCURRENCY; do

@@ -25,9 +25,10 @@ machine() {
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # start_server PORT LOGFILE ARGS...: `tokenmeter sim serve` alone on CPU 1; waits until it answers.
+# TOKENMETER_JAVA_OPTS is for the client only; the server gets SERVER_JAVA_OPTS.
 start_server() {
   local port=$1 log=$2; shift 2
-  taskset -c 1 ./tokenmeter sim serve --port "$port" "$@" 2>"$log" &
+  TOKENMETER_JAVA_OPTS="${SERVER_JAVA_OPTS:-}" taskset -c 1 ./tokenmeter sim serve --port "$port" "$@" 2>"$log" &
   SERVER_PID=$!
   for _ in $(seq 1 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
@@ -63,3 +64,4 @@ cpu_ticks() {
 kib() { awk -v k="$1:" '$1==k {print $2}' /proc/"$2"/status; }
 
 now_ns() { date +%s%N; }
+
