@@ -82,6 +82,7 @@ public final class BenchTools {
     }
     Samples cTtft = new Samples(), sTtft = new Samples(), dTtft = new Samples();
     Samples cItl = new Samples(), sItl = new Samples(), dItl = new Samples(), delivery = new Samples();
+    Samples transit = new Samples(), firstDelivery = new Samples();
     int joined = 0, mismatched = 0, missing = 0;
     try (BufferedReader r = Files.newBufferedReader(requests)) {
       for (String line; (line = r.readLine()) != null; ) {
@@ -110,6 +111,10 @@ public final class BenchTools {
         cTtft.add(clientTtft);
         sTtft.add(serverTtft);
         dTtft.add(clientTtft - serverTtft);
+        // clientTtft - serverTtft = transit + firstDelivery: the client's TTFT also holds the time
+        // the request took to be read by the server, which the server's own TTFT does not see.
+        transit.add(t.arrivalNanos() - sent);
+        firstDelivery.add(c.get(0).asLong() - a[0]);
         for (int i = 0; i < a.length; i++) {
           delivery.add(c.get(i).asLong() - a[i]);
           if (i > 0) {
@@ -124,10 +129,12 @@ public final class BenchTools {
     }
     System.out.printf(Locale.ROOT, "joined %d measured requests (%d without ground truth, %d with chunk/token count mismatch)%n",
         joined, missing, mismatched);
-    System.out.println("ms                            mean        p50        p99        max");
+    System.out.println("ms                                  mean        p50        p99        max");
     row("server TTFT (actual[0]-arrival)", sTtft);
     row("client TTFT (chunk[0]-sent)", cTtft);
     row("  paired diff client-server", dTtft);
+    row("  = request transit (arrival-sent)", transit);
+    row("  + first-token delivery", firstDelivery);
     row("server ITL (actual gaps)", sItl);
     row("client ITL (chunk gaps)", cItl);
     row("  paired diff client-server", dItl);
@@ -156,12 +163,12 @@ public final class BenchTools {
   }
 
   private static void row(String name, Samples s) {
-    System.out.printf(Locale.ROOT, "%-30s %10.3f %10.3f %10.3f %10.3f   (n=%d)%n",
+    System.out.printf(Locale.ROOT, "%-34s %10.3f %10.3f %10.3f %10.3f   (n=%d)%n",
         name, s.mean(), s.pct(50), s.pct(99), s.max(), s.size());
   }
 
   private static void reported(String name, JsonNode d) {
-    System.out.printf(Locale.ROOT, "%-30s %10.3f %10.3f %10.3f %10.3f   (n=%d)%n",
+    System.out.printf(Locale.ROOT, "%-34s %10.3f %10.3f %10.3f %10.3f   (n=%d)%n",
         name, d.path("mean").asDouble(), d.path("p50").asDouble(), d.path("p99").asDouble(),
         d.path("max").asDouble(), d.path("count").asLong());
   }
