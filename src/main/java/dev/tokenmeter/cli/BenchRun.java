@@ -55,7 +55,8 @@ final class BenchRun {
       boolean progress,
       List<String> commandLine,
       long seed,
-      Map<String, Object> workload) {}
+      Map<String, Object> workload,
+      boolean rawTimes) {}
 
   private final Settings s;
   private final PrintStream out;
@@ -96,7 +97,7 @@ final class BenchRun {
     Runtime.getRuntime().addShutdownHook(hook);
     RunFailedException failure = null;
     try (OpenAiEndpoint endpoint = OpenAiEndpoint.create(s.endpoint(), ticker);
-        RequestsJsonlWriter jsonl = openJsonl(dir.resolve("requests.jsonl"), runStartNanos);
+        RequestsJsonlWriter jsonl = openJsonl(dir.resolve("requests.jsonl"), runStartNanos, s.rawTimes());
         ProgressLine progress = new ProgressLine(err, s.progress())) {
       long loopThreadId = loopThreadId(endpoint);
       for (StagePlan plan : s.stages()) {
@@ -176,7 +177,8 @@ final class BenchRun {
                 !output.quiet && ProgressLine.isTerminal(),
                 commandLine,
                 seed,
-                workload.describe()),
+                workload.describe(),
+                output.rawTimes),
             System.out,
             System.err);
     run.run();
@@ -274,9 +276,9 @@ final class BenchRun {
         t.totalNanos() > 0 ? Duration.ofNanos(t.totalNanos()) : null);
   }
 
-  private static RequestsJsonlWriter openJsonl(Path file, long runStartNanos) {
+  private static RequestsJsonlWriter openJsonl(Path file, long runStartNanos, boolean rawTimes) {
     try {
-      return new RequestsJsonlWriter(file, runStartNanos);
+      return new RequestsJsonlWriter(file, runStartNanos, rawTimes);
     } catch (IOException e) {
       throw new RunFailedException("cannot write " + file + ": " + e.getMessage() + ". Choose another folder with --out DIR.");
     }

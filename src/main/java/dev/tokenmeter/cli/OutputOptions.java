@@ -24,6 +24,9 @@ final class OutputOptions {
   @Option(names = "--out", paramLabel = "DIR", description = "Results folder (default: results/<UTC timestamp>/).")
   Path out;
 
+  @Option(names = "--raw-times", description = "Add raw clock readings (sent_ns, chunk_ns[], System.nanoTime) to requests.jsonl, to compare with a server's ground truth.")
+  boolean rawTimes;
+
   @Option(names = {"-q", "--quiet"}, description = "No live progress line.")
   boolean quiet;
 

@@ -48,6 +48,9 @@ final class SimCommand {
     @Option(names = "--zero-delay", description = "Emit every token as fast as possible (client capacity tests).")
     boolean zeroDelay;
 
+    @Option(names = "--zero-delay-batch", paramLabel = "N", description = "With --zero-delay: at most N tokens per flush (default: ${DEFAULT-VALUE}; 1 = one write per token, the costliest stream for a client).")
+    int zeroDelayBatch = 32;
+
     @Option(names = "--io-threads", paramLabel = "N", description = "Event loop threads (default: ${DEFAULT-VALUE}).")
     int ioThreads = 1;
 
@@ -69,9 +72,12 @@ final class SimCommand {
       if (ioThreads < 1) {
         throw new UsageException("--io-threads must be at least 1");
       }
+      if (zeroDelayBatch < 1) {
+        throw new UsageException("--zero-delay-batch must be at least 1, got " + zeroDelayBatch);
+      }
       SimConfig.Builder b =
           SimConfig.builder().port(port).servedModelName(model).timing(timing).ioThreads(ioThreads).seed(seed)
-              .faults(parseFaults(faults));
+              .faults(parseFaults(faults)).zeroDelayBatchTokens(zeroDelayBatch);
       GroundTruthFile truth = groundTruth == null ? null : new GroundTruthFile(groundTruth);
       if (truth != null) {
         b.groundTruthSink(truth);

@@ -32,6 +32,7 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
   private final LinkedBlockingQueue<Entry> queue = new LinkedBlockingQueue<>();
   private final OutputStream out;
   private final long runStartNanos;
+  private final boolean rawTimes;
   private final Thread thread;
   private volatile boolean closing;
   private volatile IOException failure;
@@ -39,8 +40,19 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
 
   /** Opens {@code file} (truncating it); times in the file are ms from {@code runStartNanos}. */
   public RequestsJsonlWriter(Path file, long runStartNanos) throws IOException {
+    this(file, runStartNanos, false);
+  }
+
+  /**
+   * As {@link #RequestsJsonlWriter(Path, long)}; with {@code rawTimes} each line also carries the
+   * raw ticker values {@code sent_ns} and {@code chunk_ns[]} (one per text chunk, in arrival order),
+   * to be joined with a server's ground truth in the same clock (System.nanoTime on Linux). Off by
+   * default: at 2,048 tokens per request it makes the file about 20 times larger.
+   */
+  public RequestsJsonlWriter(Path file, long runStartNanos, boolean rawTimes) throws IOException {
     this.out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
     this.runStartNanos = runStartNanos;
+    this.rawTimes = rawTimes;
     this.thread = new Thread(this::drainLoop, "tokenmeter-requests-writer");
     thread.setDaemon(true);
     thread.start();
@@ -129,10 +141,24 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
     optMs(g, "connect_ms", m.connectNanos());
     g.writeNumberField("reasoning_chars", t.reasoningChars());
     g.writeNumberField("content_chars", t.content().length());
+    if (rawTimes) {
+      writeRawTimes(g, t);
+    }
     g.writeEndObject();
     g.flush();
     out.write('\n');
     written++;
+  }
+
+  private static void writeRawTimes(JsonGenerator g, RequestTimeline t) throws IOException {
+    if (t.sentNanos() >= 0) {
+      g.writeNumberField("sent_ns", t.sentNanos());
+    }
+    g.writeArrayFieldStart("chunk_ns");
+    for (int i = 0; i < t.chunkCount(); i++) {
+      g.writeNumber(t.chunkNanos(i));
+    }
+    g.writeEndArray();
   }
 
   private static String describe(Outcome o) {

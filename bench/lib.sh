@@ -1,0 +1,67 @@
+# Shared by bench/*.sh (sourced). Needs bash, a JDK 21+, taskset, and /proc (Linux).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=../scripts/find-jdk.sh
+. "$ROOT/scripts/find-jdk.sh"
+tm_find_jdk
+export JAVA_HOME="$TOKENMETER_JAVA_HOME"
+JAVA="$JAVA_HOME/bin/java"
+JMH_JAR="$ROOT/target/tokenmeter-jmh.jar"
+SERVER_PID=""
+
+bt() { "$JAVA" -cp "$JMH_JAR" dev.tokenmeter.bench.BenchTools "$@"; }
+
+build() {
+  echo "building (mvnw -Pjmh package)..." >&2
+  ./mvnw -q -o -Pjmh package -DskipTests >/dev/null 2>&1 || ./mvnw -q -Pjmh package -DskipTests
+}
+
+machine() {
+  echo "machine: nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)," \
+    "JDK $("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.runtime\.version = //p')"
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# start_server PORT LOGFILE ARGS...: `tokenmeter sim serve` alone on CPU 1; waits until it answers.
+# TOKENMETER_JAVA_OPTS is for the client only; the server gets SERVER_JAVA_OPTS.
+start_server() {
+  local port=$1 log=$2; shift 2
+  TOKENMETER_JAVA_OPTS="${SERVER_JAVA_OPTS:-}" taskset -c 1 ./tokenmeter sim serve --port "$port" "$@" 2>"$log" &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "server did not start; see $log" >&2; cat "$log" >&2; return 1
+}
+
+# stop_server: SIGTERM makes it print its counters (requests, tokens, connections) to its log.
+stop_server() {
+  if [ -n "$SERVER_PID" ]; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+  fi
+}
+trap stop_server EXIT
+
+# cpu_ticks PID [COMM]: "utime stime" in clock ticks of the process, or of its thread named COMM.
+cpu_ticks() {
+  local pid=$1 comm=${2:-} f
+  if [ -z "$comm" ]; then
+    f=/proc/$pid/stat
+  else
+    f=$(grep -lx "$comm" /proc/"$pid"/task/*/comm 2>/dev/null | head -n1 | sed 's/comm$/stat/')
+    [ -n "$f" ] || { echo "0 0"; return; }
+  fi
+  # Fields after the ')' that closes comm: utime and stime are fields 14 and 15 of stat.
+  sed 's/^.*) //' "$f" | awk '{print $12, $13}'
+}
+
+# kib FIELD PID: a field of /proc/PID/status in KiB (VmRSS, VmHWM).
+kib() { awk -v k="$1:" '$1==k {print $2}' /proc/"$2"/status; }
+
+now_ns() { date +%s%N; }
+

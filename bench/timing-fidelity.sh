@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Timing fidelity: the server (`tokenmeter sim serve --ttft 50ms --itl 20ms`, its own process on
+# CPU 1) writes when it actually emitted every token (--ground-truth, System.nanoTime); the client
+# (CPU 0) runs `bench --raw-times` at 1, 100 and 1000 streams; BenchTools joins the two by request
+# id (X-Request-Id tm-<run>-<id>) and compares TTFT and ITL: server (actual[0] - arrival, actual
+# gaps), client (chunk[0] - sent, chunk gaps) and what summary.json reports.
+#
+#   bench/timing-fidelity.sh
+#   CONCURRENCY="100" REPEATS=1 bench/timing-fidelity.sh
+. "$(dirname "$0")/lib.sh"
+
+CONCURRENCY=${CONCURRENCY:-"1 100 1000"}
+REPEATS=${REPEATS:-2}
+WARMUP=${WARMUP:-5}
+WINDOW=${WINDOW:-20}
+OUTPUT_TOKENS=${OUTPUT_TOKENS:-128}
+PORT=${PORT:-18532}
+OUT=${OUT:-results/fidelity-$(date -u +%Y%m%dT%H%M%SZ)}
+[ "${SKIP_BUILD:-0}" = 1 ] || build
+mkdir -p "$OUT"
+machine | tee "$OUT/machine.txt"
+
+for rep in $(seq 1 "$REPEATS"); do
+  for c in $CONCURRENCY; do
+    dir="$OUT/c$c-r$rep"
+    mkdir -p "$dir"
+    start_server "$PORT" "$dir/server.log" --ttft 50ms --itl 20ms --ground-truth "$dir/ground-truth.jsonl"
+    load0=$(loadavg)
+    taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
+      --warmup "${WARMUP}s" --duration "${WINDOW}s" --cooldown 0s --input-tokens 16 \
+      --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' --raw-times -q \
+      --out "$dir" >"$dir/client.log" 2>&1 || { echo "bench failed: see $dir/client.log" >&2; }
+    load1=$(loadavg)
+    stop_server # flushes the ground-truth file
+    {
+      echo "== c=$c run $rep: load $load0 -> $load1; $(grep -o 'emission lateness.*' "$dir/server.log")"
+      bt fidelity "$dir/requests.jsonl" "$dir/ground-truth.jsonl" "$dir/summary.json"
+    } | tee -a "$OUT/results.txt"
+  done
+done
+echo "results: $OUT/results.txt"
