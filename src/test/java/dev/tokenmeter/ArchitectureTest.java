@@ -1,5 +1,6 @@
 package dev.tokenmeter;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -32,6 +33,11 @@ class ArchitectureTest {
   @Test
   void onlyCliUsesPicocli() {
     ONLY_CLI_USES_PICOCLI.check(CLASSES);
+  }
+
+  @Test
+  void engineModelIsPure() {
+    ENGINE_MODEL_IS_PURE.check(CLASSES);
   }
 
   @Test
@@ -84,4 +90,13 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("io.netty..", "dev.tokenmeter.client..", "dev.tokenmeter.simulator..");
+
+  /** The engine model runs in virtual time, in the simulator and in capacity planning alike. */
+  static final ArchRule ENGINE_MODEL_IS_PURE =
+      classes()
+          .that()
+          .resideInAPackage("dev.tokenmeter.simulator.engine..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage("java..", "dev.tokenmeter.simulator.engine..");
 }

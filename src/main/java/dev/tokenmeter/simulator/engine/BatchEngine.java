@@ -1,0 +1,319 @@
+package dev.tokenmeter.simulator.engine;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An iteration-level continuous-batching engine in virtual time (nanoseconds, no clock): the
+ * scheduler of vLLM V1 with chunked prefill, over the {@link Roofline} cost model.
+ *
+ * <pre>{@code
+ * BatchEngine engine = new BatchEngine(EngineConfig.of(Presets.model("llama-3.1-8b"),
+ *     Presets.gpu("h100-sxm")), (id, index, atNanos) -> ...);
+ * engine.submit(1, 256, 128, 0);
+ * engine.advanceTo(Long.MAX_VALUE);   // runs every iteration until idle
+ * }</pre>
+ *
+ * <pre>
+ * design notes
+ * - Iterations run back to back while there is work; an idle engine starts the next one at the
+ *   first waiting arrival. An iteration is composed when it starts, from the sequences submitted
+ *   by then, and its end time is fixed then: later arrivals join the next one.
+ * - Composition (vLLM V1): running sequences first, in admission order, each taking what it
+ *   still has to compute (1 token when decoding, a prompt chunk when prefilling) within the token
+ *   budget; then waiting sequences first come first served while the budget, max_num_seqs and
+ *   free KV blocks allow (the admission queue). Nothing new is admitted in an iteration that had
+ *   to preempt.
+ * - KV blocks are allocated for the tokens scheduled. When a running sequence needs a block and
+ *   none is free, the most recently admitted running sequence is preempted (recompute: its blocks
+ *   freed, its prompt and the tokens it generated so far prefilled again later) and goes to the
+ *   front of the waiting queue.
+ * - A sequence must compute prompt + generated tokens before it can emit the next token: the
+ *   iteration that completes its prompt emits token 0, each later one token more. Tokens are
+ *   emitted at the iteration's end. A sequence leaves after its last token, freeing its blocks.
+ * </pre>
+ *
+ * <p>Not thread-safe: confine it to one thread or guard it.
+ */
+public final class BatchEngine {
+
+  /** Receives every emitted token and every preemption, in time order. */
+  @FunctionalInterface
+  public interface Listener {
+    /** Token {@code index} (from 0) of sequence {@code id} is emitted at {@code atNanos}. */
+    void token(long id, int index, long atNanos);
+
+    /** Sequence {@code id} lost its KV cache at {@code atNanos} and will recompute it. */
+    default void preempted(long id, long atNanos) {}
+  }
+
+  /**
+   * What one iteration did.
+   *
+   * @param startNanos when it started
+   * @param endNanos when it ended (its tokens' emission time)
+   * @param tokens tokens processed (decode and prefill together)
+   * @param decodeSequences sequences that processed exactly one token
+   * @param prefillSequences sequences that processed a prompt chunk (or a recompute)
+   * @param waiting sequences left waiting
+   * @param usedBlocks KV blocks in use after scheduling
+   */
+  public record Iteration(
+      long startNanos,
+      long endNanos,
+      int tokens,
+      int decodeSequences,
+      int prefillSequences,
+      int waiting,
+      long usedBlocks) {
+
+    public long durationNanos() {
+      return endNanos - startNanos;
+    }
+  }
+
+  private static final class Sequence {
+    final long id;
+    final int promptTokens;
+    final int outputTokens;
+    final long arrivalNanos;
+    int computed;
+    int generated;
+    long blocks;
+    int scheduled;
+
+    Sequence(long id, int promptTokens, int outputTokens, long arrivalNanos) {
+      this.id = id;
+      this.promptTokens = promptTokens;
+      this.outputTokens = outputTokens;
+      this.arrivalNanos = arrivalNanos;
+    }
+
+    int pending() {
+      return promptTokens + generated - computed;
+    }
+  }
+
+  private final Roofline roofline;
+  private final Listener listener;
+  private final int blockTokens;
+  private final Map<Long, Sequence> byId = new HashMap<>();
+  private final List<Sequence> running = new ArrayList<>();
+  private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+  private final List<Sequence> batch = new ArrayList<>();
+  private long freeBlocks;
+  private long freeAtNanos = Long.MIN_VALUE;
+  private long preemptions;
+  private long iterations;
+
+  public BatchEngine(EngineConfig config, Listener listener) {
+    this.roofline = new Roofline(config);
+    this.listener = listener;
+    this.blockTokens = config.blockTokens();
+    this.freeBlocks = roofline.kvCapacityBlocks();
+  }
+
+  public Roofline roofline() {
+    return roofline;
+  }
+
+  /**
+   * Queues a request that arrived at {@code arrivalNanos}. Submit in arrival order, and before
+   * {@link #advanceTo} passes the arrival; a later submission joins the next iteration composed.
+   *
+   * @throws IllegalArgumentException when the ids repeats, lengths are not ≥ 1, or prompt +
+   *     output exceed the whole KV cache (it could never run; vLLM refuses such a context length)
+   */
+  public void submit(long id, int promptTokens, int outputTokens, long arrivalNanos) {
+    if (promptTokens < 1 || outputTokens < 1) {
+      throw new IllegalArgumentException("prompt and output tokens must be >= 1");
+    }
+    if ((long) promptTokens + outputTokens > roofline.kvCapacityTokens()) {
+      throw new IllegalArgumentException(
+          "prompt + output = " + ((long) promptTokens + outputTokens)
+              + " tokens exceed the KV cache of " + roofline.kvCapacityTokens() + " tokens");
+    }
+    Sequence s = new Sequence(id, promptTokens, outputTokens, arrivalNanos);
+    if (byId.putIfAbsent(id, s) != null) {
+      throw new IllegalArgumentException("sequence " + id + " already submitted");
+    }
+    waiting.addLast(s);
+  }
+
+  /** Removes a sequence (client gone), freeing its blocks; false when it is not here (done). */
+  public boolean cancel(long id) {
+    Sequence s = byId.remove(id);
+    if (s == null) {
+      return false;
+    }
+    if (!running.remove(s)) {
+      waiting.remove(s);
+    }
+    freeBlocks += s.blocks;
+    s.blocks = 0;
+    return true;
+  }
+
+  /** Whether any sequence is running or waiting. */
+  public boolean hasWork() {
+    return !running.isEmpty() || !waiting.isEmpty();
+  }
+
+  /**
+   * When the next iteration starts: the end of the last one, or, when idle, the first waiting
+   * arrival if later. Only meaningful when {@link #hasWork()}.
+   */
+  public long nextStartNanos() {
+    if (running.isEmpty() && !waiting.isEmpty()) {
+      return Math.max(freeAtNanos, waiting.peekFirst().arrivalNanos);
+    }
+    return freeAtNanos;
+  }
+
+  /** The end of the last iteration composed ({@code Long.MIN_VALUE} before the first). */
+  public long lastEndNanos() {
+    return freeAtNanos;
+  }
+
+  /** Runs every iteration that starts at or before {@code nanos}. */
+  public void advanceTo(long nanos) {
+    while (hasWork() && nextStartNanos() <= nanos) {
+      step();
+    }
+  }
+
+  /**
+   * Composes and runs the next iteration at {@link #nextStartNanos()}.
+   *
+   * @throws IllegalStateException when there is no work
+   */
+  public Iteration step() {
+    if (!hasWork()) {
+      throw new IllegalStateException("no work");
+    }
+    long start = nextStartNanos();
+    int budget = roofline.config().maxBatchedTokens();
+    batch.clear();
+    boolean preempted = false;
+    for (int i = 0; i < running.size() && budget > 0; i++) {
+      Sequence s = running.get(i);
+      int n = Math.min(s.pending(), budget);
+      long need = blocksFor(s.computed + n) - s.blocks;
+      while (need > freeBlocks && running.get(running.size() - 1) != s) {
+        preempt(running.get(running.size() - 1), start);
+        preempted = true;
+      }
+      if (need > freeBlocks) {
+        preempt(s, start); // s itself is the newest: it waits for room
+        preempted = true;
+        break;
+      }
+      allocate(s, n, need);
+      budget -= n;
+    }
+    while (!preempted
+        && budget > 0
+        && !waiting.isEmpty()
+        && running.size() < roofline.config().maxNumSeqs()) {
+      Sequence s = waiting.peekFirst();
+      int n = Math.min(s.pending(), budget);
+      long need = blocksFor(s.computed + n) - s.blocks;
+      if (need > freeBlocks) {
+        break; // admission queue: the KV cache is full
+      }
+      waiting.pollFirst();
+      running.add(s);
+      allocate(s, n, need);
+      budget -= n;
+    }
+    if (batch.isEmpty()) {
+      throw new IllegalStateException("nothing schedulable: " + waiting.size() + " waiting");
+    }
+    return run(start);
+  }
+
+  private void allocate(Sequence s, int n, long blocks) {
+    s.blocks += blocks;
+    freeBlocks -= blocks;
+    s.scheduled = n;
+    batch.add(s);
+  }
+
+  private void preempt(Sequence s, long atNanos) {
+    running.remove(s);
+    batch.remove(s);
+    freeBlocks += s.blocks;
+    s.blocks = 0;
+    s.computed = 0;
+    s.scheduled = 0;
+    waiting.addFirst(s);
+    preemptions++;
+    listener.preempted(s.id, atNanos);
+  }
+
+  private Iteration run(long start) {
+    int tokens = 0;
+    int decode = 0;
+    double pairs = 0;
+    long context = 0;
+    for (Sequence s : batch) {
+      int n = s.scheduled;
+      tokens += n;
+      decode += n == 1 && s.computed >= s.promptTokens ? 1 : 0;
+      // token j of the chunk sits at position computed + j and attends to computed + j + 1 tokens
+      pairs += (double) n * s.computed + (double) n * (n + 1) / 2;
+      context += s.computed;
+    }
+    long end = start + roofline.iterationNanos(tokens, pairs, context);
+    long used = roofline.kvCapacityBlocks() - freeBlocks;
+    for (Sequence s : batch) {
+      s.computed += s.scheduled;
+      s.scheduled = 0;
+      if (s.pending() == 0) {
+        listener.token(s.id, s.generated, end);
+        s.generated++;
+        if (s.generated == s.outputTokens) {
+          running.remove(s);
+          byId.remove(s.id);
+          freeBlocks += s.blocks;
+          s.blocks = 0;
+        }
+      }
+    }
+    freeAtNanos = end;
+    iterations++;
+    return new Iteration(start, end, tokens, decode, batch.size() - decode, waiting.size(), used);
+  }
+
+  private long blocksFor(long tokens) {
+    return (tokens + blockTokens - 1) / blockTokens;
+  }
+
+  /** Sequences running now. */
+  public int running() {
+    return running.size();
+  }
+
+  /** Sequences waiting (never admitted, or preempted). */
+  public int waiting() {
+    return waiting.size();
+  }
+
+  /** Free KV-cache blocks. */
+  public long freeBlocks() {
+    return freeBlocks;
+  }
+
+  /** Preemptions so far. */
+  public long preemptions() {
+    return preemptions;
+  }
+
+  /** Iterations run so far. */
+  public long iterations() {
+    return iterations;
+  }
+}

@@ -1,0 +1,113 @@
+package dev.tokenmeter.simulator.engine;
+
+import java.util.Objects;
+
+/**
+ * One deployment of a model on GPUs, and the serving engine's knobs. Immutable; start from
+ * {@link #of(ModelSpec, GpuSpec)} and change what differs with the {@code with…} methods.
+ *
+ * @param model the model
+ * @param gpu the accelerator
+ * @param tensorParallel GPUs the model is sharded over (vLLM {@code --tensor-parallel-size})
+ * @param weights weight precision
+ * @param kvCache KV-cache precision ({@code --kv-cache-dtype})
+ * @param gpuMemoryUtilization share of each GPU's memory the engine may use (vLLM default 0.9)
+ * @param reserveBytesPerGpu of that share, what is not weights nor KV cache: activations at the
+ *     largest batch, CUDA graphs, the CUDA context (assumed 3 GiB)
+ * @param maxNumSeqs most sequences running at once ({@code --max-num-seqs})
+ * @param maxBatchedTokens token budget of one iteration, decode and prefill together ({@code
+ *     --max-num-batched-tokens}, chunked prefill)
+ * @param blockTokens tokens per KV-cache block (vLLM's paged attention: 16)
+ * @param mfu model FLOPs utilisation: share of the matrix peak reached by compute-bound work
+ * @param mbu memory bandwidth utilisation: share of the peak bandwidth reached when streaming
+ *     weights and KV cache
+ * @param iterationOverheadNanos fixed time per iteration (scheduling, sampling, kernel launches)
+ * @param allReduceLatencyNanos fixed latency of one tensor-parallel all-reduce
+ */
+public record EngineConfig(
+    ModelSpec model,
+    GpuSpec gpu,
+    int tensorParallel,
+    Precision weights,
+    Precision kvCache,
+    double gpuMemoryUtilization,
+    long reserveBytesPerGpu,
+    int maxNumSeqs,
+    int maxBatchedTokens,
+    int blockTokens,
+    double mfu,
+    double mbu,
+    long iterationOverheadNanos,
+    long allReduceLatencyNanos) {
+
+  /** 3 GiB: see {@link #reserveBytesPerGpu()}. */
+  public static final long DEFAULT_RESERVE_BYTES = 3L << 30;
+
+  public EngineConfig {
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(gpu, "gpu");
+    Objects.requireNonNull(weights, "weights");
+    Objects.requireNonNull(kvCache, "kvCache");
+    if (tensorParallel < 1 || maxNumSeqs < 1 || maxBatchedTokens < 1 || blockTokens < 1) {
+      throw new IllegalArgumentException(
+          "tensorParallel, maxNumSeqs, maxBatchedTokens, blockTokens must be >= 1");
+    }
+    if (!(gpuMemoryUtilization > 0 && gpuMemoryUtilization <= 1)) {
+      throw new IllegalArgumentException("gpuMemoryUtilization must be in (0, 1]");
+    }
+    if (!(mfu > 0 && mfu <= 1) || !(mbu > 0 && mbu <= 1)) {
+      throw new IllegalArgumentException("mfu and mbu must be in (0, 1]");
+    }
+    if (reserveBytesPerGpu < 0 || iterationOverheadNanos < 0 || allReduceLatencyNanos < 0) {
+      throw new IllegalArgumentException("reserve, overhead and latency must be >= 0");
+    }
+  }
+
+  /**
+   * {@code model} on one {@code gpu}, BF16 weights and KV cache, and vLLM-like defaults: memory
+   * utilisation 0.9, 3 GiB reserve, 256 sequences, 8,192 batched tokens, 16-token blocks; MFU 0.5,
+   * MBU 0.8, 0.5 ms per iteration, 10 µs per all-reduce (uncalibrated starting points: see
+   * docs/SIMULATOR.md).
+   */
+  public static EngineConfig of(ModelSpec model, GpuSpec gpu) {
+    return new EngineConfig(
+        model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES, 256, 8192, 16,
+        0.5, 0.8, 500_000L, 10_000L);
+  }
+
+  /** This deployment over {@code gpus} GPUs. */
+  public EngineConfig withTensorParallel(int gpus) {
+    return new EngineConfig(model, gpu, gpus, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
+        iterationOverheadNanos, allReduceLatencyNanos);
+  }
+
+  /** This deployment with other weight and KV-cache precisions. */
+  public EngineConfig withPrecision(Precision weightPrecision, Precision kvPrecision) {
+    return new EngineConfig(model, gpu, tensorParallel, weightPrecision, kvPrecision,
+        gpuMemoryUtilization, reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu,
+        mbu, iterationOverheadNanos, allReduceLatencyNanos);
+  }
+
+  /** This deployment with other scheduler limits. */
+  public EngineConfig withLimits(int maxSeqs, int maxTokensPerIteration) {
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu,
+        iterationOverheadNanos, allReduceLatencyNanos);
+  }
+
+  /** This deployment with other efficiency factors. */
+  public EngineConfig withEfficiency(
+      double modelFlopsUtilization, double bandwidthUtilization, long overheadNanos) {
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, modelFlopsUtilization,
+        bandwidthUtilization, overheadNanos, allReduceLatencyNanos);
+  }
+
+  /** This deployment with another memory budget. */
+  public EngineConfig withMemory(double utilization, long reserveBytes) {
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, utilization,
+        reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, iterationOverheadNanos,
+        allReduceLatencyNanos);
+  }
+}

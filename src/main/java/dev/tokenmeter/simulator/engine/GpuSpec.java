@@ -1,0 +1,58 @@
+package dev.tokenmeter.simulator.engine;
+
+import java.util.Objects;
+
+/**
+ * One accelerator, by its vendor datasheet. Peak figures are dense (without 2:4 sparsity).
+ *
+ * @param id short name used on the command line ({@code h100-sxm})
+ * @param name the product's name
+ * @param memoryBytes device memory (HBM and GDDR capacities are binary: "80 GB" is 80 GiB)
+ * @param memoryBandwidthBytesPerSecond peak device-memory bandwidth
+ * @param bf16FlopsPerSecond dense BF16 tensor peak
+ * @param fp8FlopsPerSecond dense FP8 tensor peak; 0 where the GPU has no FP8 tensor cores (FP8
+ *     weights then run as W8A16 at the BF16 peak)
+ * @param int8OpsPerSecond dense INT8 tensor peak
+ * @param interconnectBytesPerSecond GPU-to-GPU bandwidth per direction (half the bidirectional
+ *     datasheet figure), used for tensor-parallel all-reduces
+ * @param interconnect what the link is ({@code "NVLink 4"}, {@code "PCIe Gen4 x16"})
+ * @param source where the figures come from
+ */
+public record GpuSpec(
+    String id,
+    String name,
+    long memoryBytes,
+    double memoryBandwidthBytesPerSecond,
+    double bf16FlopsPerSecond,
+    double fp8FlopsPerSecond,
+    double int8OpsPerSecond,
+    double interconnectBytesPerSecond,
+    String interconnect,
+    String source) {
+
+  public GpuSpec {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(name, "name");
+    if (memoryBytes <= 0
+        || !(memoryBandwidthBytesPerSecond > 0)
+        || !(bf16FlopsPerSecond > 0)
+        || !(interconnectBytesPerSecond > 0)
+        || fp8FlopsPerSecond < 0
+        || int8OpsPerSecond < 0) {
+      throw new IllegalArgumentException("GPU " + id + ": memory, bandwidth and peaks must be > 0");
+    }
+  }
+
+  /**
+   * The matrix peak a model whose weights are stored at {@code weights} runs at: FP8 and INT8 use
+   * the 8-bit tensor cores where the GPU has them; BF16, FP16 and INT4 (weight-only, dequantized
+   * to BF16) use the BF16 peak.
+   */
+  public double peakFlopsPerSecond(Precision weights) {
+    return switch (weights) {
+      case BF16, FP16, INT4 -> bf16FlopsPerSecond;
+      case FP8 -> fp8FlopsPerSecond > 0 ? fp8FlopsPerSecond : bf16FlopsPerSecond;
+      case INT8 -> int8OpsPerSecond > 0 ? int8OpsPerSecond : bf16FlopsPerSecond;
+    };
+  }
+}
