@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
  * - Due times are absolute: due(0) = arrival + shift + ttft, due(i) = due(i−1) + itl(i), where
  *   shift is a slow-headers delay and a stall adds to one itl. A late wake-up never moves later
  *   due times, so the schedule is exact and lateness shows up as jitter only.
+ * - A model may answer NOT_YET (a batching engine before the iteration that makes the token has
+ *   started): the generation flushes what it has and asks again at the model's retry time.
  * - One run() = one flush. Tokens due at the same instant (zero delay) are coalesced, up to
  *   zeroDelayBatchTokens per flush, then the task re-queues itself so other connections get the
  *   loop; tokens due at different instants get one flush each, even when overdue.
@@ -74,6 +76,9 @@ final class Generation implements Runnable {
   private long headersNanos = -1;
   private boolean ended;
   private boolean waitingForWritability;
+  /** False while the model answered NOT_YET for token {@code next}; nextDue is then the base. */
+  private boolean dueKnown = true;
+  private long pendingStallNanos;
   private ScheduledFuture<?> timer;
 
   Generation(ServerState state, ChannelHandlerContext ctx, SimHandler owner, Plan plan) {
@@ -114,10 +119,9 @@ final class Generation implements Runnable {
     }
     long shiftNanos = fault == Fault.SLOW_HEADERS ? state.config.faults().slowHeadersNanos() : 0;
     long headersDue = request.arrivalNanos() + shiftNanos;
-    nextDue = headersDue + nonNegative(timing.firstTokenDelayNanos(request));
-    if (faultAt == 0 && fault == Fault.STALL) {
-      nextDue += state.config.faults().stallNanos();
-    }
+    nextDue = headersDue;
+    long stall = faultAt == 0 && fault == Fault.STALL ? state.config.faults().stallNanos() : 0;
+    resolveDue(timing.firstTokenDelayNanos(request), stall);
     if (request.stream()) {
       long wait = headersDue - state.ticker.nanos();
       if (wait > 0) {
@@ -161,6 +165,17 @@ final class Generation implements Runnable {
       waitingForWritability = true;
       return;
     }
+    if (!dueKnown) {
+      long delay =
+          next == 0
+              ? timing.firstTokenDelayNanos(request)
+              : timing.interTokenDelayNanos(request, next);
+      resolveDue(delay, pendingStallNanos);
+      if (!dueKnown) {
+        retryLater();
+        return;
+      }
+    }
     long now = state.ticker.nanos();
     if (now < nextDue) {
       timer = ctx.executor().schedule(this, nextDue - now, TimeUnit.NANOSECONDS);
@@ -182,20 +197,20 @@ final class Generation implements Runnable {
         finish(out, now);
         return;
       }
-      long due = nextDue + nonNegative(timing.interTokenDelayNanos(request, next));
-      if (next == faultAt && plan.fault() == Fault.STALL) {
-        due += state.config.faults().stallNanos();
-      }
-      boolean sameInstant = due == nextDue;
-      nextDue = due;
-      if (!sameInstant || ++batch >= state.config.zeroDelayBatchTokens()) {
+      long stall =
+          next == faultAt && plan.fault() == Fault.STALL ? state.config.faults().stallNanos() : 0;
+      long previousDue = nextDue;
+      resolveDue(timing.interTokenDelayNanos(request, next), stall);
+      if (!dueKnown || nextDue != previousDue || ++batch >= state.config.zeroDelayBatchTokens()) {
         break;
       }
     }
     if (out != null) {
       ctx.writeAndFlush(new DefaultHttpContent(out));
     }
-    if (nextDue <= state.ticker.nanos()) {
+    if (!dueKnown) {
+      retryLater();
+    } else if (nextDue <= state.ticker.nanos()) {
       ctx.executor().execute(this); // yield: other connections' tasks run first
     } else {
       timer = ctx.executor().schedule(this, nextDue - state.ticker.nanos(), TimeUnit.NANOSECONDS);
@@ -324,6 +339,28 @@ final class Generation implements Runnable {
               next == intended.length ? intended : Arrays.copyOf(intended, next),
               next == actual.length ? actual : Arrays.copyOf(actual, next)));
     }
+  }
+
+  /**
+   * Sets the due time of token {@code next} to the previous due time (arrival for token 0) plus
+   * {@code delayNanos} plus {@code stallNanos}; when the model answered {@link
+   * TimingModel#NOT_YET}, keeps the previous due time and the stall for the next ask instead.
+   */
+  private void resolveDue(long delayNanos, long stallNanos) {
+    if (delayNanos == TimingModel.NOT_YET) {
+      dueKnown = false;
+      pendingStallNanos = stallNanos;
+      return;
+    }
+    nextDue += nonNegative(delayNanos) + stallNanos;
+    dueKnown = true;
+    pendingStallNanos = 0;
+  }
+
+  /** Asks the model again when it said it would know. */
+  private void retryLater() {
+    long wait = Math.max(0, timing.retryAtNanos(request) - state.ticker.nanos());
+    timer = ctx.executor().schedule(this, wait, TimeUnit.NANOSECONDS);
   }
 
   private static long nonNegative(long nanos) {

@@ -15,14 +15,32 @@ package dev.tokenmeter.simulator;
  * request come from that connection's event-loop thread; with several event loops, calls for
  * different requests come from different threads, so implementations must be thread-safe. They
  * run on the server's event loop and must not block. Delays are nanoseconds, {@code ≥ 0}.
+ *
+ * <p>A model that cannot tell yet (an engine whose next iteration has not started, so the
+ * request's next token has no time yet) answers {@link #NOT_YET}; the generation then asks the
+ * same question again at {@link #retryAtNanos}, and goes on asking until it gets a delay. The
+ * delay is still counted from the previous due time (or from arrival for token 0), so a model
+ * that knows absolute emission times stays exact.
  */
 public interface TimingModel {
+
+  /** A delay method's answer when the delay is not known yet: ask again at {@link #retryAtNanos}. */
+  long NOT_YET = -1;
 
   /** Nanoseconds from arrival to the first token (time to first token, prefill and queueing). */
   long firstTokenDelayNanos(GenerationRequest r);
 
   /** Nanoseconds between token {@code tokenIndex − 1} and token {@code tokenIndex} (≥ 1). */
   long interTokenDelayNanos(GenerationRequest r, int tokenIndex);
+
+  /**
+   * When to ask again, as a {@link dev.tokenmeter.core.time.Ticker} reading, after a delay method
+   * answered {@link #NOT_YET} for {@code r}. A model answering NOT_YET must make progress by then
+   * (answer a delay, or a later retry time). Only called after NOT_YET.
+   */
+  default long retryAtNanos(GenerationRequest r) {
+    throw new UnsupportedOperationException("this timing model never answers NOT_YET");
+  }
 
   /** Called once when the response to {@code r} ends (completed, failed or cut). No-op default. */
   default void onFinish(GenerationRequest r) {}

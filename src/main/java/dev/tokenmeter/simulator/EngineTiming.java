@@ -1,0 +1,146 @@
+package dev.tokenmeter.simulator;
+
+import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.simulator.engine.BatchEngine;
+import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.Roofline;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A {@link TimingModel} that runs the {@link BatchEngine} in real time: requests join the running
+ * batch as they arrive, and every token is due at the end of the engine iteration that makes it.
+ *
+ * <pre>{@code
+ * EngineTiming timing = new EngineTiming(
+ *     EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu("h100-sxm")), Ticker.system());
+ * SimServer server = SimServer.start(SimConfig.builder()
+ *     .timing(timing).maxModelLen(timing.maxModelLen()).build());
+ * }</pre>
+ *
+ * <pre>
+ * design notes
+ * - The engine's virtual time is the ticker's time. Each call first advances the engine to now:
+ *   every iteration that starts by now is composed (from the requests that had arrived when it
+ *   started) and its end time fixed, so the answers never change afterwards.
+ * - A request is submitted when its first delay is asked, after the engine was advanced to its
+ *   arrival: it joins the first iteration that starts after it arrived, as in a real engine.
+ * - Token i's time is known once the iteration that makes it has started. Asked earlier (token 0
+ *   while the prompt waits or prefills in chunks, a token of a preempted sequence), the answer is
+ *   NOT_YET with a retry at the end of the iteration in flight, when the next one is composed.
+ *   A decoding sequence asks for token i when token i − 1 is written, at or after the end of the
+ *   iteration that made it, that is at or after the start of the next: one ask per token.
+ * - Requests whose prompt + output exceed the KV cache have their prompt cut to fit (the server's
+ *   maxModelLen should refuse them first: see {@link #maxModelLen()}).
+ * </pre>
+ *
+ * <p>Thread-safe: one lock around the engine (calls come from every event loop).
+ */
+public final class EngineTiming implements TimingModel {
+
+  /** Token times of one request, filled in as the engine composes iterations. */
+  private static final class Track {
+    final long[] tokenNanos;
+    int known;
+
+    Track(int outputTokens) {
+      this.tokenNanos = new long[outputTokens];
+    }
+  }
+
+  private final BatchEngine engine;
+  private final Ticker ticker;
+  private final Map<Long, Track> tracks = new HashMap<>();
+
+  /**
+   * @throws IllegalArgumentException when the model does not fit on the GPUs
+   */
+  public EngineTiming(EngineConfig config, Ticker ticker) {
+    this.ticker = ticker;
+    this.engine = new BatchEngine(config, this::onToken);
+  }
+
+  private void onToken(long id, int index, long atNanos) {
+    Track t = tracks.get(id);
+    if (t != null) {
+      t.tokenNanos[index] = atNanos;
+      t.known = index + 1;
+    }
+  }
+
+  /** The cost model (KV capacity, iteration times) of this engine. */
+  public Roofline roofline() {
+    return engine.roofline();
+  }
+
+  /**
+   * The longest prompt + {@code max_tokens} to accept: the model's context length, capped by the
+   * KV cache (vLLM refuses to start when one full-length sequence does not fit).
+   */
+  public int maxModelLen() {
+    long kv = engine.roofline().kvCapacityTokens();
+    return (int) Math.min(engine.roofline().config().model().maxContextTokens(), kv);
+  }
+
+  @Override
+  public synchronized long firstTokenDelayNanos(GenerationRequest r) {
+    Track t = tracks.get(r.serverRequestId());
+    if (t == null) {
+      engine.advanceTo(r.arrivalNanos());
+      long room = engine.roofline().kvCapacityTokens() - r.outputTokens();
+      int prompt = (int) Math.max(1, Math.min(r.promptTokens(), room));
+      t = new Track(r.outputTokens());
+      tracks.put(r.serverRequestId(), t);
+      engine.submit(r.serverRequestId(), prompt, r.outputTokens(), r.arrivalNanos());
+    }
+    return answer(t, 0, r.arrivalNanos());
+  }
+
+  @Override
+  public synchronized long interTokenDelayNanos(GenerationRequest r, int tokenIndex) {
+    Track t = tracks.get(r.serverRequestId());
+    if (t == null) {
+      throw new IllegalStateException("token " + tokenIndex + " asked before token 0: " + r);
+    }
+    return answer(t, tokenIndex, t.tokenNanos[tokenIndex - 1]);
+  }
+
+  private long answer(Track t, int index, long baseNanos) {
+    engine.advanceTo(ticker.nanos());
+    if (t.known > index) {
+      return Math.max(0, t.tokenNanos[index] - baseNanos);
+    }
+    return NOT_YET;
+  }
+
+  @Override
+  public synchronized long retryAtNanos(GenerationRequest r) {
+    // The request is waiting or mid-prefill, so the engine has work; its next composition point
+    // is the end of the iteration in flight (or the arrival of an idle engine's first request).
+    return engine.hasWork() ? engine.nextStartNanos() : ticker.nanos();
+  }
+
+  @Override
+  public synchronized void onFinish(GenerationRequest r) {
+    if (tracks.remove(r.serverRequestId()) != null) {
+      engine.cancel(r.serverRequestId());
+    }
+  }
+
+  /** Sequences running in the engine now (after advancing it to now). */
+  public synchronized int running() {
+    engine.advanceTo(ticker.nanos());
+    return engine.running();
+  }
+
+  /** Sequences waiting for admission now. */
+  public synchronized int waiting() {
+    engine.advanceTo(ticker.nanos());
+    return engine.waiting();
+  }
+
+  /** Preemptions so far. */
+  public synchronized long preemptions() {
+    return engine.preemptions();
+  }
+}

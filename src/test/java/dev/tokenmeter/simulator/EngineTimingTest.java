@@ -1,0 +1,85 @@
+package dev.tokenmeter.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.Presets;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The real-time adapter driven by a fake ticker: the call sequence a {@link Generation} makes. */
+class EngineTimingTest {
+  private static final EngineConfig IDEAL =
+      EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu("h100-sxm"))
+          .withEfficiency(1, 1, 0);
+
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+
+  private static GenerationRequest request(long id, int prompt, int output, long arrivalNanos) {
+    return new GenerationRequest(
+        id, GenerationRequest.Api.CHAT, true, prompt, output, output, arrivalNanos);
+  }
+
+  @Test
+  void aLoneRequestGetsThePrefillThenOneDecodeIterationPerToken() {
+    EngineTiming timing = new EngineTiming(IDEAL, now::get);
+    long arrival = now.get();
+    GenerationRequest r = request(1, 100, 3, arrival);
+    long ttft = timing.firstTokenDelayNanos(r);
+    // 100-token prefill, memory-bound: (16,060,522,496 + 100 × 131,072) / 3.35e12
+    assertThat(ttft).isEqualTo(4_798_098L);
+    now.set(arrival + ttft + 50_000); // token 0 written 50 µs late: the schedule does not move
+    assertThat(timing.interTokenDelayNanos(r, 1)).isEqualTo(4_798_138L);
+    assertThat(timing.running()).isEqualTo(1);
+    now.addAndGet(4_798_138L);
+    assertThat(timing.interTokenDelayNanos(r, 2)).isEqualTo(4_798_177L);
+    // the engine retires a sequence when the iteration making its last token is composed
+    assertThat(timing.running()).isZero();
+    timing.onFinish(r);
+  }
+
+  @Test
+  void aChunkedPromptIsNotYetKnownUntilItsLastChunkStarts() {
+    EngineTiming timing = new EngineTiming(IDEAL.withLimits(256, 2048), now::get);
+    GenerationRequest r = request(1, 5_000, 2, now.get());
+    assertThat(timing.firstTokenDelayNanos(r)).isEqualTo(TimingModel.NOT_YET);
+    long firstChunkEnd = timing.retryAtNanos(r);
+    assertThat(firstChunkEnd).isGreaterThan(now.get());
+    now.set(firstChunkEnd);
+    assertThat(timing.firstTokenDelayNanos(r)).isEqualTo(TimingModel.NOT_YET);
+    now.set(timing.retryAtNanos(r));
+    long ttft = timing.firstTokenDelayNanos(r);
+    assertThat(ttft).isGreaterThan(now.get() - r.arrivalNanos());
+  }
+
+  @Test
+  void aLaterArrivalJoinsTheNextIterationAndSlowsTheOneDecoding() {
+    EngineTiming timing = new EngineTiming(IDEAL, now::get);
+    GenerationRequest a = request(1, 100, 50, now.get());
+    long dueA = a.arrivalNanos() + timing.firstTokenDelayNanos(a);
+    now.set(dueA);
+    long aloneItl = timing.interTokenDelayNanos(a, 1);
+    dueA += aloneItl;
+    // b arrives in the middle of a's decode iteration: it waits for the next one
+    GenerationRequest b = request(2, 2_000, 5, dueA - aloneItl / 2);
+    now.set(b.arrivalNanos());
+    assertThat(timing.firstTokenDelayNanos(b)).isEqualTo(TimingModel.NOT_YET);
+    assertThat(timing.retryAtNanos(b)).isEqualTo(dueA);
+    now.set(dueA);
+    long ttftB = timing.firstTokenDelayNanos(b);
+    long sharedItl = timing.interTokenDelayNanos(a, 2);
+    // both come out of the same iteration: b's prefill of 2,000 tokens beside a's decode
+    assertThat(b.arrivalNanos() + ttftB).isEqualTo(dueA + sharedItl);
+    assertThat(sharedItl).isGreaterThan(aloneItl);
+    assertThat(timing.running()).isEqualTo(2);
+    timing.onFinish(b); // b's client went away: its KV cache is freed
+    assertThat(timing.running()).isEqualTo(1);
+  }
+
+  @Test
+  void maxModelLenIsTheContextCappedByTheKvCache() {
+    assertThat(new EngineTiming(IDEAL, now::get).maxModelLen()).isEqualTo(131_072);
+    EngineConfig small = IDEAL.withMemory((16_060_522_496.0 + 2 * 1_000 * 131_072.0) / (80.0 * (1L << 30)), 0);
+    assertThat(new EngineTiming(small, now::get).maxModelLen()).isEqualTo(2_000);
+  }
+}
