@@ -2,6 +2,8 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
+import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.SimConfig;
 import dev.tokenmeter.simulator.SimServer;
 import dev.tokenmeter.simulator.TimingModel;
@@ -26,9 +28,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Runs a short concurrency sweep (1, 10, 25, 50 users) against the embedded OpenAI-compatible server.",
-      "The embedded server streams each token on a fixed schedule (--server-ttft, --server-itl), so the",
-      "numbers measured can be checked against what was sent. Writes the same results folder as bench."
+      "Runs a short concurrency sweep (1, 10, 25, 50 users) against the embedded OpenAI-compatible server,",
+      "which simulates a continuous-batching engine serving --model on --gpus x --gpu (default: Llama 3.1 8B",
+      "on one H100 SXM): per-user TPS falls as users share each iteration while aggregate TPS climbs.",
+      "--server-ttft/--server-itl use a fixed schedule instead. Writes the same results folder as bench."
     })
 final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -45,11 +48,13 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--cooldown", paramLabel = "DURATION", description = "Cool-down per stage (default: ${DEFAULT-VALUE}).")
   String cooldown = "1s";
 
-  @Option(names = "--server-ttft", paramLabel = "DURATION", description = "Embedded server's time to first token (default: ${DEFAULT-VALUE}).")
-  String serverTtft = "50ms";
+  @picocli.CommandLine.Mixin EngineOptions engine = new EngineOptions();
 
-  @Option(names = "--server-itl", paramLabel = "DURATION", description = "Embedded server's time between tokens (default: ${DEFAULT-VALUE}).")
-  String serverItl = "20ms";
+  @Option(names = "--server-ttft", paramLabel = "DURATION", description = "Fixed schedule instead of the engine: time to first token (50ms when only --server-itl is given).")
+  String serverTtft;
+
+  @Option(names = "--server-itl", paramLabel = "DURATION", description = "Fixed schedule instead of the engine: time between tokens (20ms when only --server-ttft is given).")
+  String serverItl;
 
   @ArgGroup(validate = false, heading = "%nWorkload:%n")
   WorkloadOptions workload = defaultWorkload();
@@ -74,17 +79,31 @@ final class DemoCommand implements Callable<Integer> {
     load.cooldown = cooldown;
     var stages = load.stages();
     var requests = workload.factory();
-    long ttft = Durations.parseNanos("--server-ttft", serverTtft);
-    long itl = Durations.parseNanos("--server-itl", serverItl);
-    SimConfig sim =
-        SimConfig.builder().port(0).servedModelName("tokenmeter-demo").timing(TimingModel.fixed(ttft, itl)).build();
-    try (SimServer server = SimServer.start(sim)) {
-      err.println(
-          "tokenmeter demo: embedded server at " + server.baseUrl() + " (TTFT " + serverTtft + ", ITL " + serverItl
-              + " per token, fixed)");
+    boolean fixed = serverTtft != null || serverItl != null;
+    SimConfig.Builder sim = SimConfig.builder().port(0);
+    String model;
+    String what;
+    if (fixed) {
+      String ttftText = serverTtft == null ? "50ms" : serverTtft;
+      String itlText = serverItl == null ? "20ms" : serverItl;
+      long ttft = Durations.parseNanos("--server-ttft", ttftText);
+      long itl = Durations.parseNanos("--server-itl", itlText);
+      model = "tokenmeter-demo";
+      sim.timing(TimingModel.fixed(ttft, itl));
+      what = "TTFT " + ttftText + ", ITL " + itlText + " per token, fixed";
+    } else {
+      EngineTiming timing = new EngineTiming(engine.config(), Ticker.system());
+      model = timing.roofline().config().model().name();
+      sim.timing(timing).maxModelLen(timing.maxModelLen());
+      what =
+          "simulating " + EngineOptions.describe(timing.roofline().config()) + ", KV cache "
+              + timing.roofline().kvCapacityTokens() + " tokens";
+    }
+    try (SimServer server = SimServer.start(sim.servedModelName(model).build())) {
+      err.println("tokenmeter demo: embedded server at " + server.baseUrl() + " (" + what + ")");
       EndpointConfig cfg =
           new EndpointConfig(
-              URI.create(server.baseUrl()), Api.CHAT, "tokenmeter-demo", null, Map.of(), "{\"ignore_eos\":true}",
+              URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
       return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
     }

@@ -1,5 +1,7 @@
 package dev.tokenmeter.cli;
 
+import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.Fault;
 import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.simulator.GroundTruthFile;
@@ -20,7 +22,7 @@ import picocli.CommandLine.Option;
     name = "sim",
     mixinStandardHelpOptions = true,
     description = "The embedded OpenAI-compatible inference server.",
-    subcommands = {SimCommand.Serve.class})
+    subcommands = {SimCommand.Serve.class, PresetsCommand.class})
 final class SimCommand {
 
   /** {@code tokenmeter sim serve}: serve until Ctrl-C. */
@@ -29,21 +31,24 @@ final class SimCommand {
       mixinStandardHelpOptions = true,
       sortOptions = false,
       description = {
-        "Serves /v1/chat/completions, /v1/completions and /v1/models on 127.0.0.1, streaming every token",
-        "on a fixed schedule (TTFT, then one token per ITL) until Ctrl-C."
+        "Serves /v1/chat/completions, /v1/completions and /v1/models on 127.0.0.1 until Ctrl-C, streaming",
+        "every token when a simulated continuous-batching engine makes it (--model, --gpu, --gpus), or,",
+        "with --ttft/--itl or --zero-delay, on a fixed schedule."
       })
   static final class Serve implements Callable<Integer> {
     @Option(names = "--port", description = "TCP port on 127.0.0.1 (default: ${DEFAULT-VALUE}; 0 = any free port).")
     int port = 8000;
 
-    @Option(names = "--model", paramLabel = "NAME", description = "Served model name (default: ${DEFAULT-VALUE}).")
-    String model = "tokenmeter-sim";
+    @picocli.CommandLine.Mixin EngineOptions engine = new EngineOptions();
 
-    @Option(names = "--ttft", paramLabel = "DURATION", description = "Time to first token (default: ${DEFAULT-VALUE}).")
-    String ttft = "50ms";
+    @Option(names = "--served-model-name", paramLabel = "NAME", description = "Model name served and accepted (default: the preset's Hugging Face name; tokenmeter-sim with a fixed schedule).")
+    String servedModelName;
 
-    @Option(names = "--itl", paramLabel = "DURATION", description = "Time between tokens (default: ${DEFAULT-VALUE}).")
-    String itl = "20ms";
+    @Option(names = "--ttft", paramLabel = "DURATION", description = "Fixed schedule: time to first token (50ms when only --itl is given).")
+    String ttft;
+
+    @Option(names = "--itl", paramLabel = "DURATION", description = "Fixed schedule: time between tokens (20ms when only --ttft is given).")
+    String itl;
 
     @Option(names = "--zero-delay", description = "Emit every token as fast as possible (client capacity tests).")
     boolean zeroDelay;
@@ -65,10 +70,20 @@ final class SimCommand {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+      boolean fixed = zeroDelay || ttft != null || itl != null;
+      String ttftText = ttft == null ? "50ms" : ttft;
+      String itlText = itl == null ? "20ms" : itl;
+      EngineTiming engineTiming = fixed ? null : new EngineTiming(engine.config(), Ticker.system());
       TimingModel timing =
           zeroDelay
               ? TimingModel.zero()
-              : TimingModel.fixed(Durations.parseNanos("--ttft", ttft), Durations.parseNanos("--itl", itl));
+              : fixed
+                  ? TimingModel.fixed(Durations.parseNanos("--ttft", ttftText), Durations.parseNanos("--itl", itlText))
+                  : engineTiming;
+      String model =
+          servedModelName != null
+              ? servedModelName
+              : fixed ? "tokenmeter-sim" : engineTiming.roofline().config().model().name();
       if (ioThreads < 1) {
         throw new UsageException("--io-threads must be at least 1");
       }
@@ -78,6 +93,9 @@ final class SimCommand {
       SimConfig.Builder b =
           SimConfig.builder().port(port).servedModelName(model).timing(timing).ioThreads(ioThreads).seed(seed)
               .faults(parseFaults(faults)).zeroDelayBatchTokens(zeroDelayBatch);
+      if (engineTiming != null) {
+        b.maxModelLen(engineTiming.maxModelLen());
+      }
       GroundTruthFile truth = groundTruth == null ? null : new GroundTruthFile(groundTruth);
       if (truth != null) {
         b.groundTruthSink(truth);
@@ -91,7 +109,13 @@ final class SimCommand {
       }
       System.err.println(
           "tokenmeter sim: serving '" + model + "' at " + server.baseUrl() + "/v1 ("
-              + (zeroDelay ? "zero delay" : "TTFT " + ttft + ", ITL " + itl) + "); Ctrl-C to stop");
+              + (zeroDelay
+                  ? "zero delay"
+                  : fixed
+                      ? "TTFT " + ttftText + ", ITL " + itlText
+                      : EngineOptions.describe(engineTiming.roofline().config()) + ", KV cache "
+                          + engineTiming.roofline().kvCapacityTokens() + " tokens")
+              + "); Ctrl-C to stop");
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime()
           .addShutdownHook(

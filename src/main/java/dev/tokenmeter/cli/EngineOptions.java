@@ -1,0 +1,58 @@
+package dev.tokenmeter.cli;
+
+import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.GpuSpec;
+import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Precision;
+import dev.tokenmeter.simulator.engine.Presets;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/** The simulated deployment: model, accelerator, GPU count, precisions. Shared by commands. */
+final class EngineOptions {
+  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists them).")
+  String model = "llama-3.1-8b";
+
+  @Option(names = "--gpu", paramLabel = "PRESET", description = "Simulated accelerator (default: ${DEFAULT-VALUE}).")
+  String gpu = "h100-sxm";
+
+  @Option(names = "--gpus", paramLabel = "N", description = "GPUs the model is sharded over, tensor parallel (default: ${DEFAULT-VALUE}).")
+  int gpus = 1;
+
+  @Option(names = "--precision", paramLabel = "P", description = "Weight precision: bf16, fp16, fp8, int8, int4 (default: ${DEFAULT-VALUE}).")
+  String precision = "bf16";
+
+  @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
+  String kvPrecision = "bf16";
+
+  /**
+   * The deployment these options describe.
+   *
+   * @throws UsageException for an unknown preset or precision, or a model that does not fit
+   */
+  EngineConfig config() {
+    if (gpus < 1 || gpus > 64) {
+      throw new UsageException("--gpus must be between 1 and 64, got " + gpus);
+    }
+    try {
+      ModelSpec m = Presets.model(model);
+      GpuSpec g = Presets.gpu(gpu);
+      EngineConfig c =
+          EngineConfig.of(m, g)
+              .withTensorParallel(gpus)
+              .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision));
+      new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
+      return c;
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16)"}. */
+  static String describe(EngineConfig c) {
+    return String.format(
+        Locale.ROOT,
+        "%s on %d x %s (%s weights, %s KV cache)",
+        c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id());
+  }
+}

@@ -1,0 +1,127 @@
+package dev.tokenmeter.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tokenmeter.simulator.engine.GpuSpec;
+import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Precision;
+import dev.tokenmeter.simulator.engine.Presets;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code tokenmeter sim presets}: every model and accelerator preset with its figures. */
+@Command(
+    name = "presets",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Lists the simulator's model and accelerator presets with their figures (sources in docs/SIMULATOR.md)."
+    })
+final class PresetsCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--json", description = "Print JSON instead of tables.")
+  boolean json;
+
+  @Override
+  public Integer call() throws IOException {
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(json ? json() : tables());
+    out.flush();
+    return 0;
+  }
+
+  static String tables() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("Models\n");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  %-14s %-38s %9s %9s %6s %6s %5s %7s %8s %10s%n",
+            "id", "name", "params", "active", "layers", "hidden", "kv_h", "head_d", "context",
+            "KV/token"));
+    for (ModelSpec m : Presets.models()) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  %-14s %-38s %8.2fB %8.2fB %6d %6d %5d %7d %8d %7.0f KiB%n",
+              m.id(), m.name(), m.totalParams() / 1e9, m.activeParams() / 1e9, m.layers(),
+              m.hiddenSize(), m.kvHeads(), m.headDim(), m.maxContextTokens(),
+              m.kvBytesPerTokenPerGpu(Precision.BF16, 1) / 1024));
+    }
+    sb.append("\nAccelerators (dense peaks)\n");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  %-10s %-26s %7s %9s %10s %10s %10s  %s%n",
+            "id", "name", "memory", "HBM TB/s", "BF16 TF/s", "FP8 TF/s", "INT8 TOP/s",
+            "interconnect"));
+    for (GpuSpec g : Presets.gpus()) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  %-10s %-26s %4d GiB %9.3f %10.1f %10s %10.1f  %s%n",
+              g.id(), g.name(), g.memoryBytes() >> 30, g.memoryBandwidthBytesPerSecond() / 1e12,
+              g.bf16FlopsPerSecond() / 1e12,
+              g.fp8FlopsPerSecond() > 0
+                  ? String.format(Locale.ROOT, "%.1f", g.fp8FlopsPerSecond() / 1e12)
+                  : "-",
+              g.int8OpsPerSecond() / 1e12, g.interconnect()));
+    }
+    return sb.toString();
+  }
+
+  static String json() throws IOException {
+    StringWriter w = new StringWriter();
+    try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
+      g.useDefaultPrettyPrinter();
+      g.writeStartObject();
+      g.writeArrayFieldStart("models");
+      for (ModelSpec m : Presets.models()) {
+        g.writeStartObject();
+        g.writeStringField("id", m.id());
+        g.writeStringField("name", m.name());
+        g.writeNumberField("total_params", m.totalParams());
+        g.writeNumberField("active_params", m.activeParams());
+        g.writeNumberField("num_hidden_layers", m.layers());
+        g.writeNumberField("hidden_size", m.hiddenSize());
+        g.writeNumberField("num_attention_heads", m.attentionHeads());
+        g.writeNumberField("num_key_value_heads", m.kvHeads());
+        g.writeNumberField("head_dim", m.headDim());
+        g.writeNumberField("intermediate_size", m.intermediateSize());
+        g.writeNumberField("vocab_size", m.vocabSize());
+        g.writeNumberField("num_local_experts", m.experts());
+        g.writeNumberField("num_experts_per_tok", m.expertsPerToken());
+        g.writeNumberField("max_position_embeddings", m.maxContextTokens());
+        g.writeNumberField("kv_bytes_per_token_bf16", (long) m.kvBytesPerTokenPerGpu(Precision.BF16, 1));
+        g.writeStringField("source", m.source());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("gpus");
+      for (GpuSpec s : Presets.gpus()) {
+        g.writeStartObject();
+        g.writeStringField("id", s.id());
+        g.writeStringField("name", s.name());
+        g.writeNumberField("memory_bytes", s.memoryBytes());
+        g.writeNumberField("memory_bandwidth_bytes_per_second", s.memoryBandwidthBytesPerSecond());
+        g.writeNumberField("bf16_flops_per_second", s.bf16FlopsPerSecond());
+        g.writeNumberField("fp8_flops_per_second", s.fp8FlopsPerSecond());
+        g.writeNumberField("int8_ops_per_second", s.int8OpsPerSecond());
+        g.writeNumberField("interconnect_bytes_per_second_per_direction", s.interconnectBytesPerSecond());
+        g.writeStringField("interconnect", s.interconnect());
+        g.writeStringField("source", s.source());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+    return w + System.lineSeparator();
+  }
+}

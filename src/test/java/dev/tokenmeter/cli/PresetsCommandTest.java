@@ -1,0 +1,57 @@
+package dev.tokenmeter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.simulator.engine.GpuSpec;
+import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.testkit.Cli;
+import org.junit.jupiter.api.Test;
+
+class PresetsCommandTest {
+
+  @Test
+  void tablesListEveryPresetWithItsFigures() {
+    Cli.Result r = Cli.run("sim", "presets");
+    assertThat(r.exitCode()).isZero();
+    for (ModelSpec m : Presets.models()) {
+      assertThat(r.out()).contains(m.id()).contains(m.name());
+    }
+    for (GpuSpec g : Presets.gpus()) {
+      assertThat(r.out()).contains(g.id());
+    }
+    assertThat(r.out())
+        .containsPattern("llama-3.1-8b .* 8\\.03B +8\\.03B +32 +4096 +8 +128 +131072 +128 KiB")
+        .containsPattern("mixtral-8x7b .* 46\\.70B +12\\.88B")
+        .containsPattern("h100-sxm .* 80 GiB +3\\.350 +989\\.4 +1978\\.9");
+  }
+
+  @Test
+  void jsonCarriesTheConfigFieldsAndDatasheetFigures() throws Exception {
+    Cli.Result r = Cli.run("sim", "presets", "--json");
+    assertThat(r.exitCode()).isZero();
+    JsonNode root = new ObjectMapper().readTree(r.out());
+    assertThat(root.get("models")).hasSize(Presets.models().size());
+    assertThat(root.get("gpus")).hasSize(Presets.gpus().size());
+    JsonNode qwen = root.get("models").get(4);
+    assertThat(qwen.get("id").asText()).isEqualTo("qwen2.5-7b");
+    assertThat(qwen.get("num_key_value_heads").asInt()).isEqualTo(4);
+    assertThat(qwen.get("kv_bytes_per_token_bf16").asLong()).isEqualTo(2L * 28 * 4 * 128 * 2);
+    JsonNode mi300x = root.get("gpus").get(7);
+    assertThat(mi300x.get("memory_bytes").asLong()).isEqualTo(192L << 30);
+    assertThat(mi300x.get("memory_bandwidth_bytes_per_second").asDouble()).isEqualTo(5.3e12);
+    assertThat(mi300x.get("source").asText()).contains("MI300X");
+  }
+
+  @Test
+  void aModelThatDoesNotFitIsAUsageError() {
+    Cli.Result r = Cli.run("sim", "serve", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--port", "0");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("does not fit on 1 x h100-sxm");
+    Cli.Result unknown = Cli.run("demo", "--gpu", "tpu-v5");
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err()).contains("unknown GPU 'tpu-v5'").contains("h100-sxm");
+  }
+}
