@@ -55,7 +55,8 @@ class ApiModesIT {
         for (int i = 0; i < TOKENS; i++) {
           assertThat(t.chunkNanos(i)).isGreaterThanOrEqualTo(actual[i]);
         }
-        assertThat(m.e2eNanos()).isGreaterThan(m.ttftNanos());
+        // Not strictly greater: a descheduled client can receive every chunk in one read.
+        assertThat(m.e2eNanos()).isGreaterThanOrEqualTo(m.ttftNanos());
       } else {
         // The whole answer in one body, written when the last token was due: the first token
         // arrives with the last, so TTFT equals E2E exactly and TPOT is 0.
