@@ -40,6 +40,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void tokenizerDependsOnNothingElseInTokenmeter() {
+    TOKENIZER_STANDS_ALONE.check(CLASSES);
+  }
+
+  @Test
   void rulesSeeTheProject() {
     org.assertj.core.api.Assertions.assertThat(CLASSES.contain("dev.tokenmeter.core.engine.StageRunner")).isTrue();
   }
@@ -57,6 +62,9 @@ class ArchitectureTest {
               "dev.tokenmeter.sse..",
               "dev.tokenmeter.client..",
               "dev.tokenmeter.workload..",
+              "dev.tokenmeter.tokenizer..",
+              "ai.djl..",
+              "com.knuddels..",
               "dev.tokenmeter.simulator..",
               "dev.tokenmeter.report..",
               "dev.tokenmeter.cli..");
@@ -84,4 +92,20 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("io.netty..", "dev.tokenmeter.client..", "dev.tokenmeter.simulator..");
+
+  static final ArchRule TOKENIZER_STANDS_ALONE =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.tokenmeter.tokenizer..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "dev.tokenmeter.core..",
+              "dev.tokenmeter.sse..",
+              "dev.tokenmeter.client..",
+              "dev.tokenmeter.workload..",
+              "dev.tokenmeter.simulator..",
+              "dev.tokenmeter.report..",
+              "dev.tokenmeter.cli..",
+              "io.netty..");
 }
