@@ -73,7 +73,8 @@ final class DemoCommand implements Callable<Integer> {
     load.warmup = warmup;
     load.cooldown = cooldown;
     var stages = load.stages();
-    var requests = workload.factory();
+    var requests = workload.factory(null);
+    err.println("tokenmeter demo: " + workload.tokenizerLine());
     long ttft = Durations.parseNanos("--server-ttft", serverTtft);
     long itl = Durations.parseNanos("--server-itl", serverItl);
     SimConfig sim =
