@@ -46,6 +46,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void tokenizerDependsOnNothingElseInTokenmeter() {
+    TOKENIZER_STANDS_ALONE.check(CLASSES);
+  }
+
+  @Test
   void rulesSeeTheProject() {
     org.assertj.core.api.Assertions.assertThat(CLASSES.contain("dev.tokenmeter.core.engine.StageRunner")).isTrue();
   }
@@ -63,6 +68,9 @@ class ArchitectureTest {
               "dev.tokenmeter.sse..",
               "dev.tokenmeter.client..",
               "dev.tokenmeter.workload..",
+              "dev.tokenmeter.tokenizer..",
+              "ai.djl..",
+              "com.knuddels..",
               "dev.tokenmeter.simulator..",
               "dev.tokenmeter.report..",
               "dev.tokenmeter.cli..");
@@ -99,4 +107,20 @@ class ArchitectureTest {
           .should()
           .onlyDependOnClassesThat()
           .resideInAnyPackage("java..", "dev.tokenmeter.simulator.engine..");
+
+  static final ArchRule TOKENIZER_STANDS_ALONE =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.tokenmeter.tokenizer..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "dev.tokenmeter.core..",
+              "dev.tokenmeter.sse..",
+              "dev.tokenmeter.client..",
+              "dev.tokenmeter.workload..",
+              "dev.tokenmeter.simulator..",
+              "dev.tokenmeter.report..",
+              "dev.tokenmeter.cli..",
+              "io.netty..");
 }

@@ -38,7 +38,7 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() {
     PrintStream err = System.err;
     var stages = load.stages();
-    var requests = workload.factory();
+    workload.validate();
     output.timeouts(); // validate before contacting the server
     EndpointConfig probe = target.config(target.model);
     Preflight.Result pre = Preflight.check(probe, Duration.ofSeconds(10));
@@ -49,6 +49,8 @@ final class BenchCommand implements Callable<Integer> {
       err.println("tokenmeter: --model not given; using the server's first model '" + model + "'");
     }
     EndpointConfig cfg = target.config(model);
+    var requests = workload.factory(model);
+    err.println("tokenmeter: " + workload.tokenizerLine());
     return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
   }
 }

@@ -10,6 +10,7 @@ import dev.tokenmeter.core.engine.StageRunner;
 import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
@@ -56,7 +57,8 @@ final class BenchRun {
       List<String> commandLine,
       long seed,
       Map<String, Object> workload,
-      boolean rawTimes) {}
+      boolean rawTimes,
+      OutputTokenCounter counter) {}
 
   private final Settings s;
   private final PrintStream out;
@@ -178,7 +180,8 @@ final class BenchRun {
                 commandLine,
                 seed,
                 workload.describe(),
-                output.rawTimes),
+                output.rawTimes,
+                workload.outputCounter()),
             System.out,
             System.err);
     run.run();
@@ -189,7 +192,7 @@ final class BenchRun {
       OpenAiEndpoint endpoint, StagePlan plan, RequestsJsonlWriter jsonl, ProgressLine progress, long loopThreadId) {
     StageRunner runner =
         new StageRunner(
-            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, jsonl, /* counter= */ null);
+            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, jsonl, s.counter());
     current = runner;
     long cpu0 = processCpuNanos();
     long loopCpu0 = threadCpuNanos(loopThreadId);

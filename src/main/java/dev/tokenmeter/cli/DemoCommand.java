@@ -78,7 +78,8 @@ final class DemoCommand implements Callable<Integer> {
     load.warmup = warmup;
     load.cooldown = cooldown;
     var stages = load.stages();
-    var requests = workload.factory();
+    var requests = workload.factory(null);
+    err.println("tokenmeter demo: " + workload.tokenizerLine());
     boolean fixed = serverTtft != null || serverItl != null;
     SimConfig.Builder sim = SimConfig.builder().port(0);
     String model;

@@ -2,25 +2,34 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.metrics.OutputTokenCounter;
+import dev.tokenmeter.tokenizer.Tokenizer;
+import dev.tokenmeter.tokenizer.TokenizerResolver;
 import dev.tokenmeter.workload.FileWorkload;
 import dev.tokenmeter.workload.LengthSpec;
 import dev.tokenmeter.workload.PreparedRequests;
 import dev.tokenmeter.workload.PromptFile;
+import dev.tokenmeter.workload.PromptSynthesizer;
 import dev.tokenmeter.workload.SyntheticWorkload;
+import dev.tokenmeter.workload.TokenEstimator;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
 
-/** What each request sends. */
+/**
+ * What each request sends, and the tokenizer that sizes prompts and counts output when the server
+ * sends no usage. Call {@link #validate} before contacting the server, then {@link #factory} once
+ * the model is known.
+ */
 final class WorkloadOptions {
   /** Prompts built ahead per stage: at most this many... */
   private static final int MAX_PREPARED = 2000;
   /** ...and at most this many characters in all (~40 MB of heap). */
   private static final long MAX_PREPARED_CHARS = 20_000_000L;
 
-  @Option(names = "--input-tokens", paramLabel = "SPEC", description = "Prompt length in tokens: 512, uniform:256,1024, normal:512,128, lognormal:512,256 (default: ${DEFAULT-VALUE}). Approximate until exact tokenizers land: see docs/METRICS.md.")
+  @Option(names = "--input-tokens", paramLabel = "SPEC", description = "Prompt length in tokens: 512, uniform:256,1024, normal:512,128, lognormal:512,256 (default: ${DEFAULT-VALUE}). Exact with a tokenizer (--tokenizer, or known from --model); estimated otherwise.")
   String inputTokens = "512";
 
   @Option(names = "--output-tokens", paramLabel = "SPEC", description = "max_tokens per request, same forms as --input-tokens (default: ${DEFAULT-VALUE}). Add --extra-body '{\"ignore_eos\":true}' to make servers generate exactly that many.")
@@ -32,28 +41,76 @@ final class WorkloadOptions {
   @Option(names = "--shared-prefix-tokens", paramLabel = "N", description = "Synthetic prompts start with the same N-token prefix (prefix-cache experiments; default: 0).")
   int sharedPrefixTokens;
 
+  @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name from the local Hugging Face cache. Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
+  String tokenizer;
 
-  /** Validates everything now (bad specs, unreadable files) and returns the per-stage factory. */
-  Function<StagePlan, RequestSource> factory() {
-    LengthSpec out = parse("--output-tokens", outputTokens, true);
+  private LengthSpec out;
+  private LengthSpec in;
+  private PromptFile file;
+  private Tokenizer chosen;
+  private String chosenFrom = "none";
+
+  /** Parses the specs, loads the prompt file and an explicit --tokenizer: every usage error now. */
+  void validate() {
+    out = parse("--output-tokens", outputTokens, true);
     if (sharedPrefixTokens < 0) {
       throw new UsageException("--shared-prefix-tokens must not be negative");
     }
     if (prompts != null) {
-      PromptFile file = PromptFile.load(prompts);
-      return plan -> new FileWorkload(file, out, plan.seed());
+      file = PromptFile.load(prompts);
+    } else {
+      in = parse("--input-tokens", inputTokens, false);
     }
-    LengthSpec in = parse("--input-tokens", inputTokens, false);
-    int prepared = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, in.mean() * 5)));
-    return plan ->
-        new PreparedRequests(
-            new SyntheticWorkload(
-                in,
-                out,
-                plan.seed(),
-                dev.tokenmeter.workload.PromptSynthesizer.standard(),
-                sharedPrefixTokens),
-            prepared);
+    if (tokenizer != null) {
+      chosen = TokenizerResolver.system().resolve(tokenizer);
+      chosenFrom = "--tokenizer";
+    }
+  }
+
+  /**
+   * The per-stage workload factory for {@code model}: sized by --tokenizer, else by the model's
+   * known tokenizer, else by the heuristic estimate. Validates first when not done yet.
+   */
+  Function<StagePlan, RequestSource> factory(String model) {
+    if (out == null && in == null && file == null) {
+      validate();
+    }
+    if (chosen == null && model != null) {
+      TokenizerResolver.system().forModel(model).ifPresent(t -> {
+        chosen = t;
+        chosenFrom = "model " + model;
+      });
+    }
+    TokenEstimator estimator = chosen == null ? TokenEstimator.heuristic() : TokenEstimator.exact(chosen);
+    if (file != null) {
+      PromptFile f = file;
+      LengthSpec o = out;
+      return plan -> new FileWorkload(f, o, plan.seed(), false, estimator);
+    }
+    PromptSynthesizer synth =
+        chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);
+    LengthSpec i = in;
+    LengthSpec o = out;
+    int prepared = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    return plan -> new PreparedRequests(new SyntheticWorkload(i, o, plan.seed(), synth, sharedPrefixTokens), prepared);
+  }
+
+  /** The tokenizer chosen by {@link #factory}, or null for the estimate. */
+  Tokenizer tokenizer() {
+    return chosen;
+  }
+
+  /** Counts output tokens with the chosen tokenizer when the server sends no usage; null without one. */
+  OutputTokenCounter outputCounter() {
+    Tokenizer t = chosen;
+    return t == null ? null : t::count;
+  }
+
+  /** One line for the terminal saying how tokens are counted. */
+  String tokenizerLine() {
+    return chosen == null
+        ? "tokenizer: none known for this model; prompt lengths are estimates (heuristic, about 10% off on English) and output without usage is counted by chunks. Pass --tokenizer for exact counts."
+        : "tokenizer: " + chosen.name() + " (from " + chosenFrom + "); prompt lengths are exact and output without usage is counted with it.";
   }
 
   private static LengthSpec parse(String option, String spec, boolean optional) {
@@ -73,9 +130,11 @@ final class WorkloadOptions {
       m.put("prompts_file", prompts.toString());
     } else {
       m.put("input_tokens", inputTokens);
-      m.put("input_tokens_exact", false);
       m.put("shared_prefix_tokens", sharedPrefixTokens);
     }
+    m.put("input_tokens_exact", chosen != null);
+    m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
+    m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
     return m;
   }

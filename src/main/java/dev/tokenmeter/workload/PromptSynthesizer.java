@@ -21,10 +21,12 @@ import java.util.SplittableRandom;
  * one repeated word. The first words are random, so two prompts share a prefix only by chance (two
  * prompts share their first 5 words with probability about 1e-15).
  *
- * <p>Sizes are as counted by the {@link TokenEstimator}: the text is the shortest run of words
- * whose count reaches the target, so it overshoots by at most one word's tokens (1 or 2 with the
- * heuristic). With an estimate, the server's own count differs; see {@link
- * TokenEstimator#heuristic()}.
+ * <p>Sizes are as counted by the {@link TokenEstimator}. With an {@link TokenEstimator#exact}
+ * tokenizer the text has exactly the target count (the words up to the last one that stays below
+ * it, topped up with one-token function words), unless a shared prefix alone exceeds it. With an
+ * estimate, the text is the shortest run of words whose count reaches the target, so it
+ * overshoots by at most one word's tokens (1 or 2 with the heuristic), and the server's own count
+ * differs; see {@link TokenEstimator#heuristic()}.
  *
  * <p>Immutable and thread-safe: per-word costs are computed once at construction.
  *
@@ -165,19 +167,63 @@ public final class PromptSynthesizer {
       base = counted;
       costAtBase = writer.cost;
     }
-    if (counted - tokens < writer.lastCost) {
+    if (counted == tokens || (!estimator.exact() && counted - tokens < writer.lastCost)) {
       return new Synthesized(sb.toString(), counted, estimator.exact());
     }
-    String text = trimToShortest(sb, writer.wordEnds, writer.words, tokens);
+    int shortest = shortestReaching(sb, writer.wordEnds, writer.words, tokens);
+    if (estimator.exact()) {
+      int before = shortest == 0 ? writer.firstWordStart : writer.wordEnds[shortest - 1];
+      return fill(sb.substring(0, before), tokens, random);
+    }
+    String text = sb.substring(0, writer.wordEnds[shortest]);
     return new Synthesized(text, estimator.count(text), estimator.exact());
   }
 
   /**
-   * The shortest text ending at a word end whose count reaches {@code tokens}, for estimators that
+   * {@code text} (fewer than {@code tokens} tokens) topped up to exactly {@code tokens} with
+   * function words, one token at a time: a space-led common word is one token in every BPE
+   * vocabulary checked (o200k, cl100k, Llama 2/3, Qwen3) and does not merge with what precedes
+   * it, so this takes one recount per token missing (usually 1 or 2). A word that would overshoot
+   * is skipped for another; if none fits, the text ends just above the target and its count says
+   * so (the count stays exact either way).
+   */
+  private Synthesized fill(String text, int tokens, SplittableRandom random) {
+    StringBuilder sb = new StringBuilder(text);
+    int counted = estimator.count(sb);
+    while (counted < tokens) {
+      int start = random.nextInt(function.length);
+      int next = -1;
+      for (int k = 0; k < function.length && next < 0; k++) {
+        int len = sb.length();
+        sb.append(word(sb, function[(start + k) % function.length]));
+        int c = estimator.count(sb);
+        if (c > counted && c <= tokens) {
+          next = c;
+        } else {
+          sb.setLength(len);
+        }
+      }
+      if (next < 0) {
+        sb.append(word(sb, function[start]));
+        next = estimator.count(sb);
+      }
+      counted = next;
+    }
+    String out = sb.toString();
+    return new Synthesized(out, counted, true);
+  }
+
+  /** {@code spaced} (" word"), without its space at the start of the text or of a paragraph. */
+  private static String word(StringBuilder sb, String spaced) {
+    return sb.isEmpty() || sb.charAt(sb.length() - 1) == '\n' ? spaced.substring(1) : spaced;
+  }
+
+  /**
+   * The index of the shortest word end whose text reaches {@code tokens} tokens, for estimators that
    * are not additive and so can overshoot by more than the last word. Binary search over word ends,
    * assuming the count is monotone; the whole text reaches the target.
    */
-  private String trimToShortest(StringBuilder sb, int[] wordEnds, int words, int tokens) {
+  private int shortestReaching(StringBuilder sb, int[] wordEnds, int words, int tokens) {
     int lo = 0;
     int hi = words - 1;
     int answer = hi;
@@ -190,7 +236,7 @@ public final class PromptSynthesizer {
         lo = mid + 1;
       }
     }
-    return sb.substring(0, wordEnds[answer]);
+    return answer;
   }
 
   /** Appends words and punctuation to a builder, tracking their estimated cost. */
@@ -202,6 +248,7 @@ public final class PromptSynthesizer {
     int words;
     int cost;
     int lastCost;
+    int firstWordStart = -1; // offset in sb where the first word begins
 
     Writer(StringBuilder sb, SplittableRandom random) {
       this.sb = sb;
@@ -216,6 +263,9 @@ public final class PromptSynthesizer {
       }
       boolean atStart = sb.isEmpty() || sb.charAt(sb.length() - 1) == '\n';
       int at = sb.length();
+      if (firstWordStart < 0) {
+        firstWordStart = at;
+      }
       int costBefore = cost;
       if (!first && random.nextDouble() < NUMBER_CHANCE) {
         String number = " " + random.nextInt(1, 10_000);

@@ -2,6 +2,8 @@ package dev.tokenmeter.workload;
 
 import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Prompt;
+import dev.tokenmeter.tokenizer.Tokenizer;
+import java.util.Objects;
 
 /**
  * Counts the tokens of a text, exactly (a real tokenizer for the target model) or by estimate. The
@@ -9,7 +11,8 @@ import dev.tokenmeter.core.request.Prompt;
  * #exact()} becomes {@code RequestSpec.promptTokensExact}. Implementations must be thread-safe and
  * should be monotone (appending text never lowers the count).
  *
- * <p>Until exact tokenizers are plugged in, {@link #heuristic()} estimates.
+ * <p>{@link #exact(Tokenizer)} counts with the target's tokenizer; {@link #heuristic()} estimates
+ * when there is none.
  */
 @FunctionalInterface
 public interface TokenEstimator {
@@ -62,5 +65,29 @@ public interface TokenEstimator {
    */
   static TokenEstimator heuristic() {
     return HeuristicTokenEstimator.INSTANCE;
+  }
+
+  /**
+   * Counts with {@code tokenizer}: {@link #exact()} is true, so synthetic prompts are built to the
+   * exact token count and {@code RequestSpec.promptTokensExact} is set.
+   */
+  static TokenEstimator exact(Tokenizer tokenizer) {
+    Objects.requireNonNull(tokenizer, "tokenizer");
+    return new TokenEstimator() {
+      @Override
+      public int count(CharSequence text) {
+        return tokenizer.count(text);
+      }
+
+      @Override
+      public boolean exact() {
+        return true;
+      }
+
+      @Override
+      public String toString() {
+        return tokenizer.name();
+      }
+    };
   }
 }

@@ -1,0 +1,262 @@
+package dev.tokenmeter.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.tokenizer.Tokenizer;
+import dev.tokenmeter.tokenizer.TokenizerResolver;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code tokenmeter tokens}: counts the tokens of a text, a file, stdin or a JSONL dataset. */
+@Command(
+    name = "tokens",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Counts tokens with one or several tokenizers side by side: tokens, characters and words per token, cost.",
+      "Text from the arguments, --file, or standard input; --input-jsonl counts every record of a dataset."
+    })
+final class TokensCommand implements Callable<Integer> {
+  @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Text to count (joined by spaces). Default: --file, else standard input.")
+  List<String> text = new ArrayList<>();
+
+  @Option(names = {"-t", "--tokenizer"}, split = ",", paramLabel = "SPEC", description = "Tokenizer(s), repeatable or comma-separated: o200k_base, cl100k_base, a model name (gpt-4o), path/to/tokenizer.json, hf:org/name (default: o200k_base).")
+  List<String> tokenizers = new ArrayList<>();
+
+  @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Count this file (UTF-8).")
+  Path file;
+
+  @Option(names = "--input-jsonl", paramLabel = "FILE", description = "Count every record of a JSON Lines file: one JSON line per record and tokenizer with the record's id, then totals.")
+  Path inputJsonl;
+
+  @Option(names = "--field", paramLabel = "NAME", description = "With --input-jsonl: the string field to count (default: ${DEFAULT-VALUE}).")
+  String field = "text";
+
+  @Option(names = "--ids", description = "Show the token ids and their pieces.")
+  boolean ids;
+
+  @Option(names = "--json", description = "One JSON object per tokenizer (tokenizer, count, chars, words; ids with --ids).")
+  boolean json;
+
+  @Option(names = "--price-in", paramLabel = "USD", description = "Price per 1M input tokens: adds the cost.")
+  Double priceIn;
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  @Override
+  public Integer call() throws IOException {
+    if (priceIn != null && !(priceIn >= 0)) {
+      throw new UsageException("--price-in must be a non-negative number of USD per 1M tokens");
+    }
+    List<Tokenizer> toks = resolve();
+    PrintStream out = System.out;
+    if (inputJsonl != null) {
+      if (!text.isEmpty() || file != null) {
+        throw new UsageException("--input-jsonl counts a dataset; give no TEXT or --file with it");
+      }
+      countJsonl(toks, out);
+      return Main.EXIT_OK;
+    }
+    String input = readInput();
+    if (json) {
+      for (Tokenizer t : toks) {
+        out.println(jsonLine(t, input));
+      }
+    } else {
+      out.print(table(toks, input));
+    }
+    out.flush();
+    return Main.EXIT_OK;
+  }
+
+  private List<Tokenizer> resolve() {
+    TokenizerResolver r = TokenizerResolver.system();
+    List<String> specs = tokenizers.isEmpty() ? List.of("o200k_base") : tokenizers;
+    return specs.stream().map(r::resolve).toList();
+  }
+
+  private String readInput() throws IOException {
+    if (!text.isEmpty()) {
+      if (file != null) {
+        throw new UsageException("give TEXT or --file, not both");
+      }
+      return String.join(" ", text);
+    }
+    if (file != null) {
+      try {
+        return Files.readString(file, StandardCharsets.UTF_8);
+      } catch (NoSuchFileException e) {
+        throw new UsageException("file not found: " + file);
+      }
+    }
+    try (InputStream in = System.in) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** Words: runs of non-white-space characters. */
+  static long words(String s) {
+    long n = 0;
+    boolean inWord = false;
+    for (int i = 0; i < s.length(); ) {
+      int cp = s.codePointAt(i);
+      boolean space = Character.isWhitespace(cp);
+      if (!space && !inWord) {
+        n++;
+      }
+      inWord = !space;
+      i += Character.charCount(cp);
+    }
+    return n;
+  }
+
+  private String table(List<Tokenizer> toks, String input) {
+    long chars = input.codePointCount(0, input.length());
+    long words = words(input);
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format(Locale.ROOT, "%d characters, %d words%n", chars, words));
+    int width = Math.max(12, toks.stream().mapToInt(t -> t.name().length()).max().orElse(0));
+    String nameFormat = "%-" + width + "s";
+    String header = String.format(Locale.ROOT, nameFormat + " %10s %12s %12s", "tokenizer", "tokens", "chars/token", "words/token");
+    sb.append(header).append(priceIn == null ? "" : String.format(Locale.ROOT, " %12s", "cost USD")).append('\n');
+    for (Tokenizer t : toks) {
+      int[] idsOf = t.encode(input);
+      int n = idsOf.length;
+      sb.append(String.format(Locale.ROOT, nameFormat + " %10d %12s %12s", t.name(), n, ratio(chars, n), ratio(words, n)));
+      if (priceIn != null) {
+        sb.append(String.format(Locale.ROOT, " %12.6f", cost(n)));
+      }
+      sb.append('\n');
+      if (ids) {
+        for (int id : idsOf) {
+          sb.append(String.format(Locale.ROOT, "  %8d  %s%n", id, quote(t.piece(id))));
+        }
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String ratio(long a, int n) {
+    return n == 0 ? "-" : String.format(Locale.ROOT, "%.2f", (double) a / n);
+  }
+
+  private double cost(long tokens) {
+    return tokens * priceIn / 1_000_000.0;
+  }
+
+  /** A piece as a JSON string literal, so spaces, newlines and control characters show. */
+  private static String quote(String piece) {
+    try {
+      return MAPPER.writeValueAsString(piece);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private String jsonLine(Tokenizer t, String input) throws IOException {
+    int[] idsOf = t.encode(input);
+    StringWriter w = new StringWriter();
+    try (JsonGenerator g = MAPPER.getFactory().createGenerator(w)) {
+      g.writeStartObject();
+      g.writeStringField("tokenizer", t.name());
+      g.writeNumberField("count", idsOf.length);
+      g.writeNumberField("chars", input.codePointCount(0, input.length()));
+      g.writeNumberField("words", words(input));
+      if (priceIn != null) {
+        g.writeNumberField("cost_usd", cost(idsOf.length));
+      }
+      if (ids) {
+        g.writeArrayFieldStart("ids");
+        for (int id : idsOf) {
+          g.writeNumber(id);
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("pieces");
+        for (int id : idsOf) {
+          g.writeString(t.piece(id));
+        }
+        g.writeEndArray();
+      }
+      g.writeEndObject();
+    }
+    return w.toString();
+  }
+
+  /** One line per record and tokenizer, then one totals line per tokenizer. Streams the file. */
+  private void countJsonl(List<Tokenizer> toks, PrintStream out) throws IOException {
+    long[] totals = new long[toks.size()];
+    long records = 0;
+    long lineNo = 0;
+    JsonFactory f = MAPPER.getFactory();
+    OutputStream sink = new java.io.BufferedOutputStream(out, 1 << 16);
+    try (BufferedReader reader = Files.newBufferedReader(inputJsonl, StandardCharsets.UTF_8);
+        JsonGenerator g = f.createGenerator(sink)) {
+      g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
+      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        lineNo++;
+        if (line.isBlank()) {
+          continue;
+        }
+        JsonNode rec;
+        try {
+          rec = MAPPER.readTree(line);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+          throw new UsageException(inputJsonl + ":" + lineNo + ": not a JSON object: " + e.getOriginalMessage());
+        }
+        JsonNode value = rec.get(field);
+        if (value == null || !value.isTextual()) {
+          throw new UsageException(inputJsonl + ":" + lineNo + ": no string field \"" + field + "\" (choose it with --field)");
+        }
+        String s = value.asText();
+        JsonNode id = rec.get("id");
+        records++;
+        for (int i = 0; i < toks.size(); i++) {
+          int n = toks.get(i).count(s);
+          totals[i] += n;
+          g.writeStartObject();
+          if (id != null && (id.isTextual() || id.isIntegralNumber())) {
+            g.writeFieldName("id");
+            g.writeTree(id);
+          } else {
+            g.writeNumberField("line", lineNo);
+          }
+          g.writeStringField("tokenizer", toks.get(i).name());
+          g.writeNumberField("count", n);
+          g.writeEndObject();
+        }
+      }
+      for (int i = 0; i < toks.size(); i++) {
+        g.writeStartObject();
+        g.writeBooleanField("total", true);
+        g.writeStringField("tokenizer", toks.get(i).name());
+        g.writeNumberField("records", records);
+        g.writeNumberField("count", totals[i]);
+        if (priceIn != null) {
+          g.writeNumberField("cost_usd", cost(totals[i]));
+        }
+        g.writeEndObject();
+      }
+      g.writeRaw('\n');
+    } catch (NoSuchFileException e) {
+      throw new UsageException("file not found: " + inputJsonl);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.tokenmeter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tokenmeter.core.load.LoadModel;
+import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.request.Prompt;
+import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.tokenizer.Tokenizer;
+import org.junit.jupiter.api.Test;
+
+class WorkloadOptionsTokenizerTest {
+  private static StagePlan plan() {
+    return new StagePlan(0, new LoadModel.Closed(1, 0), new StopCondition.Requests(1), 0, 0, 7);
+  }
+
+  @Test
+  void aKnownModelGivesExactPromptsAndAnOutputCounter() {
+    WorkloadOptions w = new WorkloadOptions();
+    w.inputTokens = "300";
+    w.validate();
+    RequestSpec spec = w.factory("gpt-4o-mini").apply(plan()).next(3);
+    Tokenizer o200k = Tokenizer.openAi("o200k_base");
+    assertThat(w.tokenizer().name()).isEqualTo("o200k_base");
+    assertThat(spec.promptTokensExact()).isTrue();
+    assertThat(o200k.count(((Prompt.Text) spec.prompt()).text())).isEqualTo(300).isEqualTo(spec.promptTokens());
+    assertThat(w.outputCounter().count("Hello, world!")).isEqualTo(4);
+    assertThat(w.tokenizerLine()).contains("o200k_base (from model gpt-4o-mini)");
+    assertThat(w.describe()).containsEntry("tokenizer", "o200k_base").containsEntry("input_tokens_exact", true);
+  }
+
+  @Test
+  void anExplicitTokenizerWinsOverTheModel() {
+    WorkloadOptions w = new WorkloadOptions();
+    w.tokenizer = "cl100k_base";
+    w.validate();
+    w.factory("gpt-4o");
+    assertThat(w.tokenizer().name()).isEqualTo("cl100k_base");
+    assertThat(w.describe()).containsEntry("tokenizer_source", "--tokenizer");
+  }
+
+  @Test
+  void anUnknownModelFallsBackToTheLabelledEstimate() {
+    WorkloadOptions w = new WorkloadOptions();
+    w.validate();
+    RequestSpec spec = w.factory("some-local-model").apply(plan()).next(0);
+    assertThat(spec.promptTokensExact()).isFalse();
+    assertThat(w.outputCounter()).isNull();
+    assertThat(w.tokenizerLine()).contains("estimates");
+    assertThat(w.describe()).containsEntry("tokenizer", "heuristic").containsEntry("input_tokens_exact", false);
+  }
+
+  @Test
+  void aBadTokenizerIsAUsageErrorBeforeAnythingRuns() {
+    WorkloadOptions w = new WorkloadOptions();
+    w.tokenizer = "no-such-tokenizer";
+    assertThatThrownBy(w::validate).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown tokenizer");
+  }
+}
