@@ -57,17 +57,10 @@ final class DemoCommand implements Callable<Integer> {
   String serverItl;
 
   @ArgGroup(validate = false, heading = "%nWorkload:%n")
-  WorkloadOptions workload = defaultWorkload();
+  WorkloadOptions workload = new WorkloadOptions();
 
   @ArgGroup(validate = false, heading = "%nOutput:%n")
   OutputOptions output = new OutputOptions();
-
-  private static WorkloadOptions defaultWorkload() {
-    WorkloadOptions w = new WorkloadOptions();
-    w.inputTokens = "256";
-    w.outputTokens = "128";
-    return w;
-  }
 
   @Override
   public Integer call() {
@@ -78,6 +71,7 @@ final class DemoCommand implements Callable<Integer> {
     load.warmup = warmup;
     load.cooldown = cooldown;
     var stages = load.stages();
+    workload.withDefaults("256", "128");
     var requests = workload.factory(null);
     err.println("tokenmeter demo: " + workload.tokenizerLine());
     boolean fixed = serverTtft != null || serverItl != null;

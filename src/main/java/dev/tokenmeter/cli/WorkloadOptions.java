@@ -29,11 +29,30 @@ final class WorkloadOptions {
   /** ...and at most this many characters in all (~40 MB of heap). */
   private static final long MAX_PREPARED_CHARS = 20_000_000L;
 
-  @Option(names = "--input-tokens", paramLabel = "SPEC", description = "Prompt length in tokens: 512, uniform:256,1024, normal:512,128, lognormal:512,256 (default: ${DEFAULT-VALUE}). Exact with a tokenizer (--tokenizer, or known from --model); estimated otherwise.")
-  String inputTokens = "512";
+  @Option(names = "--input-tokens", paramLabel = "SPEC", description = "Prompt length in tokens: 512, uniform:256,1024, normal:512,128, lognormal:512,256 (default: 512; demo: 256). Exact with a tokenizer (--tokenizer, or known from --model); estimated otherwise.")
+  String inputTokens;
 
-  @Option(names = "--output-tokens", paramLabel = "SPEC", description = "max_tokens per request, same forms as --input-tokens (default: ${DEFAULT-VALUE}). Add --extra-body '{\"ignore_eos\":true}' to make servers generate exactly that many.")
-  String outputTokens = "256";
+  @Option(names = "--output-tokens", paramLabel = "SPEC", description = "max_tokens per request, same forms as --input-tokens, or none (default: 256; demo: 128). Add --extra-body '{\"ignore_eos\":true}' to make servers generate exactly that many.")
+  String outputTokens;
+
+  /**
+   * Fills the length specs the user did not give. picocli builds a fresh group object as soon as
+   * any of its options is given, so defaults that differ per command are applied here, after
+   * parsing, not in field initialisers. Specs still unset when the workload is used get bench's
+   * defaults.
+   */
+  static final String BENCH_INPUT = "512";
+  static final String BENCH_OUTPUT = "256";
+
+  WorkloadOptions withDefaults(String input, String output) {
+    if (inputTokens == null) {
+      inputTokens = input;
+    }
+    if (outputTokens == null) {
+      outputTokens = output;
+    }
+    return this;
+  }
 
   @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order.")
   Path prompts;
@@ -52,6 +71,7 @@ final class WorkloadOptions {
 
   /** Parses the specs, loads the prompt file and an explicit --tokenizer: every usage error now. */
   void validate() {
+    withDefaults(BENCH_INPUT, BENCH_OUTPUT);
     out = parse("--output-tokens", outputTokens, true);
     if (sharedPrefixTokens < 0) {
       throw new UsageException("--shared-prefix-tokens must not be negative");
@@ -72,6 +92,7 @@ final class WorkloadOptions {
    * known tokenizer, else by the heuristic estimate. Validates first when not done yet.
    */
   Function<StagePlan, RequestSource> factory(String model) {
+    withDefaults(BENCH_INPUT, BENCH_OUTPUT);
     if (out == null && in == null && file == null) {
       validate();
     }
@@ -125,6 +146,7 @@ final class WorkloadOptions {
   }
 
   Map<String, Object> describe() {
+    withDefaults(BENCH_INPUT, BENCH_OUTPUT);
     Map<String, Object> m = new LinkedHashMap<>();
     if (prompts != null) {
       m.put("prompts_file", prompts.toString());
