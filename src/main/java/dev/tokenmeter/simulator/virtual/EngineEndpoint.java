@@ -1,0 +1,241 @@
+package dev.tokenmeter.simulator.virtual;
+
+import dev.tokenmeter.core.engine.Endpoint;
+import dev.tokenmeter.core.engine.Exchange;
+import dev.tokenmeter.core.engine.ExchangeListener;
+import dev.tokenmeter.core.engine.Loop;
+import dev.tokenmeter.core.request.Outcome;
+import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.core.request.StreamItem;
+import dev.tokenmeter.core.request.TextKind;
+import dev.tokenmeter.simulator.engine.BatchEngine;
+import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.Roofline;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * An {@link Endpoint} answered by the {@link BatchEngine} directly, in virtual time: no sockets,
+ * no JSON. Each request is submitted to the engine when it starts; each token the engine emits
+ * arrives as one {@link StreamItem.Text} at the end of the iteration that made it, and the last
+ * one is followed, at the same instant, by {@code Finish("length")}, {@code Usage} and {@code
+ * Done}, as a vLLM stream with {@code ignore_eos} and {@code include_usage} would end.
+ *
+ * <pre>
+ * design notes
+ * - One loop task per engine iteration, not per token: an iteration is composed (engine.step())
+ *   when it starts, from the requests submitted by then; its tokens are delivered by one task at
+ *   its end, after which the next iteration is composed by a task queued behind everything else
+ *   due at that instant. A closed-loop user whose request ended there submits its next one in the
+ *   delivery task, so it joins that next iteration, as it would in a real engine.
+ * - Output length is max_tokens exactly (ignore_eos semantics); prompt length is the workload's
+ *   promptTokens (at least 1). A request asking no max_tokens gets {@code defaultMaxTokens}.
+ * - Prompt + max_tokens over the context length (the model's, capped by the KV cache) is refused
+ *   with HTTP 400, 1 ms after the send, as vLLM refuses it.
+ * - Sent and headers are at the start: the network takes no time. TTFT is queueing + prefill.
+ * - Aborting (timeout, cancel) removes the sequence from the engine at once, freeing its KV cache;
+ *   tokens of it already composed into the iteration in flight are dropped.
+ * </pre>
+ *
+ * <p>Not thread-safe: confine it, with its {@link VirtualLoop}, to one thread.
+ */
+public final class EngineEndpoint implements Endpoint {
+  /** Every generated token reads the same; only its time and count matter here. */
+  private static final StreamItem.Text TOKEN = new StreamItem.Text(" tok", TextKind.CONTENT);
+
+  private static final StreamItem.Finish LENGTH = new StreamItem.Finish("length");
+  private static final StreamItem.Done DONE = new StreamItem.Done();
+  private static final Outcome COMPLETED = new Outcome.Completed("length");
+
+  /** A refused request's response arrives this long after its send (a validation round trip). */
+  static final long REFUSAL_NANOS = 1_000_000L; // 1 ms
+
+  private final VirtualLoop loop;
+  private final BatchEngine engine;
+  private final int maxModelLen;
+  private final int defaultMaxTokens;
+  private final Map<Long, Stream> streams = new HashMap<>();
+  private long nextEngineId;
+
+  // Tokens of the iteration in flight, in the engine's emission order.
+  private long[] pendingIds = new long[256];
+  private int[] pendingIndexes = new int[256];
+  private int pendingCount;
+  private boolean iterationInFlight;
+  private boolean composeQueued;
+  private long requestsCompleted;
+
+  /**
+   * @param config the deployment simulated
+   * @param loop the virtual loop and clock everything runs on
+   * @param defaultMaxTokens output length of a request that sets no max_tokens, ≥ 1
+   * @throws IllegalArgumentException when the model does not fit on the GPUs
+   */
+  public EngineEndpoint(EngineConfig config, VirtualLoop loop, int defaultMaxTokens) {
+    if (defaultMaxTokens < 1) {
+      throw new IllegalArgumentException("defaultMaxTokens must be >= 1, got " + defaultMaxTokens);
+    }
+    this.loop = loop;
+    this.engine = new BatchEngine(config, this::onToken);
+    this.defaultMaxTokens = defaultMaxTokens;
+    long kv = engine.roofline().kvCapacityTokens();
+    this.maxModelLen = (int) Math.min(config.model().maxContextTokens(), kv);
+  }
+
+  /** The cost model (KV capacity, iteration times) of the simulated engine. */
+  public Roofline roofline() {
+    return engine.roofline();
+  }
+
+  /** The longest prompt + max_tokens accepted: the model's context, capped by the KV cache. */
+  public int maxModelLen() {
+    return maxModelLen;
+  }
+
+  /** Engine iterations run so far. */
+  public long iterations() {
+    return engine.iterations();
+  }
+
+  /** Preemptions so far (a sequence's KV cache dropped for lack of room, recomputed later). */
+  public long preemptions() {
+    return engine.preemptions();
+  }
+
+  /** Requests that received every token so far. */
+  public long requestsCompleted() {
+    return requestsCompleted;
+  }
+
+  @Override
+  public Loop loop() {
+    return loop;
+  }
+
+  @Override
+  public Exchange start(RequestSpec spec, ExchangeListener listener) {
+    long now = loop.nanos();
+    int prompt = Math.max(1, spec.promptTokens());
+    int output = spec.maxTokens().orElse(defaultMaxTokens);
+    Stream s = new Stream(nextEngineId++, prompt, output, listener);
+    listener.sent(now);
+    if (output < 1 || (long) prompt + output > maxModelLen) {
+      String body =
+          "{\"error\":{\"message\":\"This model's maximum context length is " + maxModelLen
+              + " tokens. However, you requested " + ((long) prompt + output) + " tokens ("
+              + prompt + " in the messages, " + output + " in the completion).\","
+              + "\"type\":\"BadRequestError\",\"param\":null,\"code\":400}}";
+      listener.headers(400, now);
+      // Later, not inside start() (the caller has not got its Exchange back yet), and not at the
+      // same instant: a closed-loop user would otherwise retry forever without time passing.
+      loop.schedule(() -> s.end(new Outcome.HttpError(400, body)), REFUSAL_NANOS);
+      return s;
+    }
+    listener.headers(200, now);
+    streams.put(s.engineId, s);
+    engine.submit(s.engineId, prompt, output, now);
+    queueCompose();
+    return s;
+  }
+
+  /** Nothing to close: no sockets. */
+  @Override
+  public void close() {}
+
+  private void queueCompose() {
+    if (!iterationInFlight && !composeQueued) {
+      composeQueued = true;
+      loop.execute(this::compose);
+    }
+  }
+
+  /** Starts the next iteration now: its tokens are known now and delivered at its end. */
+  private void compose() {
+    composeQueued = false;
+    if (iterationInFlight || !engine.hasWork()) {
+      return;
+    }
+    long now = loop.nanos();
+    long start = engine.nextStartNanos();
+    if (start > now) {
+      composeQueued = true;
+      loop.schedule(this::compose, start - now);
+      return;
+    }
+    BatchEngine.Iteration it = engine.step();
+    iterationInFlight = true;
+    loop.schedule(this::deliver, it.endNanos() - now);
+  }
+
+  private void onToken(long engineId, int index, long atNanos) {
+    if (pendingCount == pendingIds.length) {
+      pendingIds = Arrays.copyOf(pendingIds, pendingCount * 2);
+      pendingIndexes = Arrays.copyOf(pendingIndexes, pendingCount * 2);
+    }
+    pendingIds[pendingCount] = engineId;
+    pendingIndexes[pendingCount] = index;
+    pendingCount++;
+  }
+
+  /** The iteration in flight ended: its tokens arrive now, then the next one is composed. */
+  private void deliver() {
+    long now = loop.nanos();
+    int n = pendingCount;
+    pendingCount = 0;
+    iterationInFlight = false;
+    for (int i = 0; i < n; i++) {
+      Stream s = streams.get(pendingIds[i]);
+      if (s != null) {
+        s.token(pendingIndexes[i], now);
+      }
+    }
+    queueCompose();
+  }
+
+  /** One request's stream, and its {@link Exchange}. */
+  private final class Stream implements Exchange {
+    final long engineId;
+    final int promptTokens;
+    final int outputTokens;
+    final ExchangeListener listener;
+    boolean ended;
+
+    Stream(long engineId, int promptTokens, int outputTokens, ExchangeListener listener) {
+      this.engineId = engineId;
+      this.promptTokens = promptTokens;
+      this.outputTokens = outputTokens;
+      this.listener = listener;
+    }
+
+    void token(int index, long now) {
+      listener.item(TOKEN, now);
+      if (index == outputTokens - 1) {
+        listener.item(LENGTH, now);
+        listener.item(new StreamItem.Usage(promptTokens, outputTokens, -1), now);
+        listener.item(DONE, now);
+        streams.remove(engineId); // the engine already let the sequence go
+        requestsCompleted++;
+        end(COMPLETED);
+      }
+    }
+
+    void end(Outcome outcome) {
+      if (!ended) {
+        ended = true;
+        listener.end(outcome, loop.nanos());
+      }
+    }
+
+    @Override
+    public void abort(Outcome outcome) {
+      if (ended) {
+        return;
+      }
+      if (streams.remove(engineId) != null) {
+        engine.cancel(engineId);
+      }
+      end(outcome);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package dev.tokenmeter.simulator.virtual;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.engine.RequestSource;
+import dev.tokenmeter.core.engine.Timeouts;
+import dev.tokenmeter.core.load.Arrivals;
+import dev.tokenmeter.core.load.LoadModel;
+import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.request.ErrorClass;
+import dev.tokenmeter.core.request.Phase;
+import dev.tokenmeter.core.request.Prompt;
+import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.core.request.RequestTimeline;
+import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.engine.Roofline;
+import dev.tokenmeter.workload.LengthSpec;
+import dev.tokenmeter.workload.SyntheticWorkload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+/** bench's stage runner over the batch engine in virtual time: figures checked by hand. */
+class SimulationTest {
+  private static final long S = 1_000_000_000L;
+  private static final EngineConfig LLAMA_8B_H100 =
+      EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu("h100-sxm"));
+  private static final Timeouts NONE = new Timeouts(0, 0, 0);
+
+  private final List<RequestTimeline> finished = new ArrayList<>();
+
+  private static RequestSource fixed(int promptTokens, int outputTokens) {
+    return id ->
+        new RequestSpec(id, new Prompt.Text("p"), promptTokens, true, OptionalInt.of(outputTokens));
+  }
+
+  private static StagePlan closed(int users, long seed) {
+    return new StagePlan(0, new LoadModel.Closed(users, 0), new StopCondition.Duration(10 * S), 2 * S, S, seed);
+  }
+
+  private StageResult run(StagePlan plan, RequestSource source) {
+    Simulation sim = new Simulation(LLAMA_8B_H100, NONE, 256, (t, m) -> finished.add(t), null);
+    return sim.runStage(plan, source);
+  }
+
+  @Test
+  void oneUserSeesTheRooflineDecodeTimeBetweenTokens() {
+    // 100 prompt tokens, 16 output. Token k ≥ 1 is the decode of one token over 100 + k − 1 cached
+    // tokens: (16,060,522,496 + (100 + k) × 131,072) B / (3.35 TB/s × 0.8) + 0.5 ms.
+    // k = 1: 5,997,672 + 500,000 = 6,497,672 ns (RooflineTest); each later token reads one more
+    // token of KV cache: + 131,072 / 2.68e12 s = 48.9 ns.
+    StageResult r = run(closed(1, 1), fixed(100, 16));
+
+    RequestTimeline t =
+        finished.stream().filter(x -> x.phase() == Phase.MEASURED).findFirst().orElseThrow();
+    assertThat(t.chunkCount()).isEqualTo(16);
+    assertThat(t.chunkNanos(1) - t.chunkNanos(0)).isEqualTo(6_497_672L);
+    Roofline roofline = new Roofline(LLAMA_8B_H100);
+    for (int k = 1; k < 16; k++) {
+      long gap = t.chunkNanos(k) - t.chunkNanos(k - 1);
+      assertThat(gap).isEqualTo(roofline.iterationNanos(1, 100 + k, 100 + k - 1));
+      assertThat(gap).isCloseTo(6_497_672L + Math.round((k - 1) * 48.9), within(2L));
+    }
+    // Prefill of 100 tokens is memory-bound too: (16,060,522,496 + 100 × 131,072) / 2.68e12 s
+    // + 0.5 ms = 6,497,623 ns; no network, so TTFT is exactly that.
+    assertThat(t.firstTokenNanos() - t.sentNanos()).isEqualTo(roofline.iterationNanos(100, 100 * 101 / 2.0, 0));
+    assertThat(t.firstTokenNanos() - t.sentNanos()).isCloseTo(6_497_623L, within(2L));
+    // Histograms keep 3 significant digits.
+    assertThat(r.metric(Metric.ITL).mean()).isCloseTo(6.498, within(0.01));
+    assertThat(r.metric(Metric.TPOT).p50()).isCloseTo(6.498, within(0.01));
+    assertThat(r.metric(Metric.TTFT).p50()).isCloseTo(6.498, within(0.01));
+    assertThat(r.errors()).isEmpty();
+    assertThat(r.clientHealth().bottleneck()).isFalse();
+    assertThat(r.clientHealth().loopLagMillis().max()).isZero();
+  }
+
+  @Test
+  void perUserTpsFallsAndAggregateTpsClimbsWithConcurrency() {
+    var workload = new SyntheticWorkload(new LengthSpec.Uniform(200, 800), new LengthSpec.Fixed(256), 7);
+    StageResult one = run(closed(1, 7), workload);
+    StageResult many = run(closed(64, 7), workload);
+
+    assertThat(many.metric(Metric.DECODE_TPS).p50()).isLessThan(one.metric(Metric.DECODE_TPS).p50());
+    assertThat(many.throughput().outputTokensPerSecond())
+        .isGreaterThan(10 * one.throughput().outputTokensPerSecond());
+    // One user decodes at ~1 / 6.5 ms ≈ 150 tokens/s, and gets nearly all of them.
+    assertThat(one.metric(Metric.DECODE_TPS).p50()).isBetween(140.0, 160.0);
+    assertThat(one.throughput().outputTokensPerSecond()).isBetween(130.0, 160.0);
+    assertThat(many.throughput().achievedConcurrency()).isCloseTo(64.0, within(0.5));
+    assertThat(many.clientHealth().bottleneck()).isFalse();
+    assertThat(many.errors()).isEmpty();
+  }
+
+  @Test
+  void theSameSeedGivesTheSameResults() {
+    StagePlan plan =
+        new StagePlan(0, new LoadModel.Open(40, new Arrivals.Poisson(), OptionalInt.empty()),
+            new StopCondition.Duration(10 * S), 2 * S, S, 11);
+    var workload = new SyntheticWorkload(new LengthSpec.Uniform(100, 2000), new LengthSpec.Uniform(50, 400), 11);
+    StageResult a = run(plan, workload);
+    StageResult b = run(plan, workload);
+
+    assertThat(a.requests().completed()).isGreaterThan(300); // 40/s over 10 s
+    assertThat(b.metrics()).isEqualTo(a.metrics());
+    assertThat(b.throughput()).isEqualTo(a.throughput());
+    assertThat(b.requests()).isEqualTo(a.requests());
+    assertThat(b.window()).isEqualTo(a.window());
+    assertThat(b.steadyState()).isEqualTo(a.steadyState());
+    assertThat(b.histograms()).isEqualTo(a.histograms());
+  }
+
+  @Test
+  void aRequestLongerThanTheContextIsRefusedWith400() {
+    // Llama 3.1's context is 131,072 tokens; the KV cache holds 442,704.
+    StageResult r = run(closed(1, 1), fixed(131_000, 100));
+
+    assertThat(r.requests().completed()).isZero();
+    assertThat(r.errors()).containsKey(ErrorClass.HTTP_4XX);
+  }
+}
