@@ -40,7 +40,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.0";
+  public static final String SCHEMA_VERSION = "1.1";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -76,11 +76,65 @@ public record RunSummary(
    * @param timeouts the client's deadlines
    * @param workload a description of the workload (prompt and output length specs, dataset),
    *     values being strings, numbers, booleans, lists or maps of them; written as given
+   * @param simulation the simulated deployment when the numbers come from {@code tokenmeter
+   *     simulate} (virtual time, no server), null for a measured run
    */
-  public record Settings(Timeouts timeouts, Map<String, Object> workload) {
+  public record Settings(Timeouts timeouts, Map<String, Object> workload, Simulation simulation) {
     public Settings {
       Objects.requireNonNull(timeouts, "timeouts");
       workload = Collections.unmodifiableMap(new LinkedHashMap<>(workload));
+    }
+
+    /** A measured run's settings: no simulation. */
+    public Settings(Timeouts timeouts, Map<String, Object> workload) {
+      this(timeouts, workload, null);
+    }
+  }
+
+  /**
+   * What a simulated run simulated (schema 1.1): every time in such a summary is virtual, computed
+   * by the engine model, not measured.
+   *
+   * @param note a sentence saying so, for whoever opens the file
+   * @param model model preset id
+   * @param gpu accelerator preset id
+   * @param gpus tensor-parallel GPU count
+   * @param weightsPrecision weight precision id ({@code bf16}, {@code fp8}, ...)
+   * @param kvCachePrecision KV-cache precision id
+   * @param kvCacheTokens tokens the simulated KV cache holds
+   * @param maxModelLen longest prompt + max_tokens accepted
+   * @param maxNumSeqs most sequences in one batch
+   * @param maxBatchedTokens token budget of one iteration
+   * @param mfu model FLOPs utilisation assumed, fraction
+   * @param mbu memory bandwidth utilisation assumed, fraction
+   * @param iterationOverheadMs fixed time per iteration, ms
+   * @param iterations engine iterations simulated, all stages
+   * @param preemptions sequences preempted for lack of KV cache, all stages
+   * @param simulatedSeconds virtual time simulated, all stages, s
+   * @param wallSeconds wall time the simulation took, s
+   */
+  public record Simulation(
+      String note,
+      String model,
+      String gpu,
+      int gpus,
+      String weightsPrecision,
+      String kvCachePrecision,
+      long kvCacheTokens,
+      int maxModelLen,
+      int maxNumSeqs,
+      int maxBatchedTokens,
+      double mfu,
+      double mbu,
+      double iterationOverheadMs,
+      long iterations,
+      long preemptions,
+      double simulatedSeconds,
+      double wallSeconds) {
+    public Simulation {
+      Objects.requireNonNull(note, "note");
+      Objects.requireNonNull(model, "model");
+      Objects.requireNonNull(gpu, "gpu");
     }
   }
 

@@ -106,6 +106,33 @@ public final class SummaryJsonWriter {
     g.writeEndObject();
     g.writeFieldName("workload");
     MAPPER.writeValue(g, settings.workload());
+    simulation(g, settings.simulation());
+    g.writeEndObject();
+  }
+
+  private static void simulation(JsonGenerator g, RunSummary.Simulation sim) throws IOException {
+    if (sim == null) {
+      g.writeNullField("simulation");
+      return;
+    }
+    g.writeObjectFieldStart("simulation");
+    g.writeStringField("note", sim.note());
+    g.writeStringField("model", sim.model());
+    g.writeStringField("gpu", sim.gpu());
+    g.writeNumberField("gpus", sim.gpus());
+    g.writeStringField("weights_precision", sim.weightsPrecision());
+    g.writeStringField("kv_cache_precision", sim.kvCachePrecision());
+    g.writeNumberField("kv_cache_tokens", sim.kvCacheTokens());
+    g.writeNumberField("max_model_len", sim.maxModelLen());
+    g.writeNumberField("max_num_seqs", sim.maxNumSeqs());
+    g.writeNumberField("max_batched_tokens", sim.maxBatchedTokens());
+    g.writeNumberField("mfu", sim.mfu());
+    g.writeNumberField("mbu", sim.mbu());
+    g.writeNumberField("iteration_overhead_ms", sim.iterationOverheadMs());
+    g.writeNumberField("iterations", sim.iterations());
+    g.writeNumberField("preemptions", sim.preemptions());
+    g.writeNumberField("simulated_s", sim.simulatedSeconds());
+    g.writeNumberField("wall_s", sim.wallSeconds());
     g.writeEndObject();
   }
 

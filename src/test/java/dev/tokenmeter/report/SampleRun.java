@@ -29,4 +29,19 @@ final class SampleRun {
         RunSummary.Completion.interrupted("Ctrl-C during stage 1"),
         List.of(SampleStages.closed(42), SampleStages.openInterrupted(43)));
   }
+
+  /** The same run as {@link #summary()}, marked as simulated. */
+  static RunSummary simulated() {
+    RunSummary r = summary();
+    var sim =
+        new RunSummary.Simulation(
+            "simulated in virtual time", "llama-3.1-8b", "h100-sxm", 1, "bf16", "bf16", 442_704,
+            131_072, 256, 8192, 0.5, 0.8, 0.5, 12_345, 0, 17.25, 0.4);
+    return new RunSummary(
+        r.tool(), r.startedAt(), r.endedAt(),
+        new RunSummary.Target("simulate:llama-3.1-8b@1xh100-sxm", "chat", "llama-3.1-8b"),
+        r.commandLine(), r.seed(),
+        new RunSummary.Settings(r.settings().timeouts(), r.settings().workload(), sim),
+        r.completion(), r.stages());
+  }
 }

@@ -31,6 +31,15 @@ class SummarySchemaTest {
   }
 
   @Test
+  void simulatedSummaryMatchesTheSchema() throws Exception {
+    JsonNode doc = MAPPER.readTree(SummaryJsonWriter.toJson(SampleRun.simulated()));
+    assertThat(JsonSchemaSubset.check(schema, doc)).isEmpty();
+    assertThat(doc.at("/settings/simulation/kv_cache_tokens").asLong()).isEqualTo(442_704);
+    assertThat(doc.at("/settings/simulation/note").asText()).contains("virtual time");
+    assertThat(MAPPER.readTree(json).at("/settings/simulation").isNull()).isTrue();
+  }
+
+  @Test
   void checkerCatchesMissingExtraAndMistypedFields() throws Exception {
     ObjectNode doc = (ObjectNode) MAPPER.readTree(json);
     ObjectNode ttft = (ObjectNode) doc.at("/stages/0/metrics/ttft_ms");
