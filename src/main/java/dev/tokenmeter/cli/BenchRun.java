@@ -220,7 +220,7 @@ final class BenchRun {
   }
 
   /** A stage where nothing succeeded and everything failed the same way stops the run. */
-  private static RunFailedException fatal(StageResult r) {
+  static RunFailedException fatal(StageResult r) {
     if (r.requests().completed() > 0 || r.requests().failed() == 0) {
       return null;
     }
@@ -262,6 +262,14 @@ final class BenchRun {
             new RunSummary.Settings(timeouts(s.timeouts()), s.workload()),
             completion,
             results);
+    writeSummary(dir, summary, err);
+  }
+
+  /**
+   * Writes {@code summary.json} into {@code dir} atomically (a temporary file moved over it), so a
+   * reader never sees half a file; a failure is reported on {@code err}, not thrown.
+   */
+  static void writeSummary(Path dir, RunSummary summary, PrintStream err) {
     try {
       Path tmp = dir.resolve("summary.json.tmp");
       SummaryJsonWriter.write(summary, tmp);
@@ -272,14 +280,14 @@ final class BenchRun {
     }
   }
 
-  private static RunSummary.Timeouts timeouts(Timeouts t) {
+  static RunSummary.Timeouts timeouts(Timeouts t) {
     return new RunSummary.Timeouts(
         t.firstTokenNanos() > 0 ? Duration.ofNanos(t.firstTokenNanos()) : null,
         t.idleNanos() > 0 ? Duration.ofNanos(t.idleNanos()) : null,
         t.totalNanos() > 0 ? Duration.ofNanos(t.totalNanos()) : null);
   }
 
-  private static RequestsJsonlWriter openJsonl(Path file, long runStartNanos, boolean rawTimes) {
+  static RequestsJsonlWriter openJsonl(Path file, long runStartNanos, boolean rawTimes) {
     try {
       return new RequestsJsonlWriter(file, runStartNanos, rawTimes);
     } catch (IOException e) {

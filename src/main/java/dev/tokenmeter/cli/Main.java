@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       DemoCommand.class,
       SimCommand.class,
+      SimulateCommand.class,
       TokensCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -22,6 +22,14 @@ public final class ConsoleReport {
 
   /** The block for one stage. */
   public static String stage(StageResult r, int stageCount) {
+    return stage(r, stageCount, /* virtualTime= */ false);
+  }
+
+  /**
+   * The block for one stage; {@code virtualTime} for a simulated stage, whose client line says
+   * there was no client to watch (its lag is 0 by construction and its CPU is not the run's).
+   */
+  public static String stage(StageResult r, int stageCount, boolean virtualTime) {
     StringBuilder sb = new StringBuilder();
     double windowS = r.window().lengthNanos() / 1e9;
     sb.append(
@@ -85,7 +93,9 @@ public final class ConsoleReport {
               "  note: %d requests' usage.completion_tokens differ from their chunk count (several tokens per chunk?)%n",
               tok.usageChunkDisagreements()));
     }
-    sb.append("  client: ").append(health(r.clientHealth())).append(System.lineSeparator());
+    sb.append("  client: ")
+        .append(virtualTime ? "none: simulated in virtual time, every time above is the engine model's prediction" : health(r.clientHealth()))
+        .append(System.lineSeparator());
     return sb.toString();
   }
 

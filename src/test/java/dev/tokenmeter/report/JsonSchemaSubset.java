@@ -12,7 +12,7 @@ import java.util.Map;
  * $ref} ({@code #/$defs/...}). Any other keyword is an error in the schema, so the subset cannot
  * silently grow. Test code.
  */
-final class JsonSchemaSubset {
+public final class JsonSchemaSubset {
   private static final List<String> KNOWN =
       List.of(
           "$schema", "$id", "$defs", "$ref", "title", "description", "type", "enum", "required",
@@ -26,7 +26,7 @@ final class JsonSchemaSubset {
   }
 
   /** Every violation of {@code schema} by {@code instance}, as "path: message"; empty if valid. */
-  static List<String> check(JsonNode schema, JsonNode instance) {
+  public static List<String> check(JsonNode schema, JsonNode instance) {
     JsonSchemaSubset c = new JsonSchemaSubset(schema);
     c.check(schema, instance, "$");
     return c.errors;

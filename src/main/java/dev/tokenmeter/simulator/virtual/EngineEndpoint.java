@@ -64,6 +64,7 @@ public final class EngineEndpoint implements Endpoint {
   private int pendingCount;
   private boolean iterationInFlight;
   private boolean composeQueued;
+  private long requestsStarted;
   private long requestsCompleted;
 
   /**
@@ -103,6 +104,11 @@ public final class EngineEndpoint implements Endpoint {
     return engine.preemptions();
   }
 
+  /** Requests started so far, refused ones included. */
+  public long requestsStarted() {
+    return requestsStarted;
+  }
+
   /** Requests that received every token so far. */
   public long requestsCompleted() {
     return requestsCompleted;
@@ -116,6 +122,7 @@ public final class EngineEndpoint implements Endpoint {
   @Override
   public Exchange start(RequestSpec spec, ExchangeListener listener) {
     long now = loop.nanos();
+    requestsStarted++;
     int prompt = Math.max(1, spec.promptTokens());
     int output = spec.maxTokens().orElse(defaultMaxTokens);
     Stream s = new Stream(nextEngineId++, prompt, output, listener);

@@ -1,0 +1,159 @@
+package dev.tokenmeter.cli;
+
+import dev.tokenmeter.core.Version;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.report.ConsoleReport;
+import dev.tokenmeter.report.RequestsJsonlWriter;
+import dev.tokenmeter.report.RunSummary;
+import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.virtual.Simulation;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tokenmeter simulate}: the capacity planner. bench's load models and workloads against the
+ * engine model in virtual time (no server, no sockets), written as the same results folder.
+ */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Predicts what bench would measure against --model served on --gpus x --gpu, in seconds: the same",
+      "continuous-batching engine model as `sim serve`, run as a discrete-event simulation in virtual time with",
+      "bench's load models and workloads. Every request generates exactly its max_tokens (ignore_eos).",
+      "Writes the same requests.jsonl and summary.json as bench (settings.simulation marks them simulated)."
+    })
+final class SimulateCommand implements Callable<Integer> {
+  /** Note written into summary.json, so nobody mistakes the file for a measurement. */
+  static final String NOTE =
+      "Simulated in virtual time by tokenmeter's continuous-batching engine model (docs/SIMULATOR.md):"
+          + " every time and rate here is a prediction, not a measurement; no server was contacted.";
+
+  @Spec CommandSpec spec;
+
+  @Mixin EngineOptions engine = new EngineOptions();
+
+  @ArgGroup(validate = false, heading = "%nLoad:%n")
+  LoadOptions load = new LoadOptions();
+
+  @ArgGroup(validate = false, heading = "%nWorkload:%n")
+  WorkloadOptions workload = new WorkloadOptions();
+
+  @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
+  OutputOptions output = new OutputOptions();
+
+  @Override
+  public Integer call() {
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+    List<StagePlan> stages = load.stages();
+    EngineConfig config = engine.config();
+    workload.validate();
+    if ("none".equalsIgnoreCase(workload.outputTokens)) {
+      throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
+    }
+    var requests = workload.factory(null);
+    Ticker wall = Ticker.system();
+    Instant startedAt = Instant.now();
+    long wallStartNanos = wall.nanos();
+    Path dir = output.outDir(startedAt);
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new RunFailedException("cannot create the results folder " + dir + ": " + e.getMessage()
+          + ". Choose another with --out DIR.");
+    }
+    List<StageResult> results = new ArrayList<>();
+    RunSummary.Completion completion = RunSummary.Completion.complete();
+    RunFailedException failure = null;
+    Simulation sim;
+    try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, output.rawTimes)) {
+      // The default max_tokens is never used: the workload always sets one (checked above).
+      sim = new Simulation(config, output.timeouts(), 256, jsonl, null);
+      err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
+          + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
+          + sim.endpoint().maxModelLen() + " tokens; virtual time");
+      for (StagePlan plan : stages) {
+        err.println(BenchRun.describe(plan, stages.size()));
+        StageResult r = sim.runStage(plan, requests.apply(plan));
+        results.add(r);
+        out.println();
+        out.print(ConsoleReport.stage(r, stages.size(), /* virtualTime= */ true));
+        failure = BenchRun.fatal(r);
+        if (failure != null) {
+          completion = RunSummary.Completion.error(failure.getMessage());
+          break;
+        }
+      }
+    }
+    double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
+    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds), err);
+    if (results.size() > 1) {
+      out.println();
+      out.print(ConsoleReport.sweep(results));
+    }
+    out.println();
+    long requestsSimulated = sim.endpoint().requestsStarted();
+    err.println(String.format(Locale.ROOT,
+        "tokenmeter simulate: %d requests over %.1f s of virtual time in %.2f s of wall time (%.0f requests per wall minute)",
+        requestsSimulated, sim.nanos() / 1e9, wallSeconds, requestsSimulated / wallSeconds * 60));
+    out.println("Results (simulated): " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
+    if (failure != null) {
+      throw failure;
+    }
+    return Main.EXIT_OK;
+  }
+
+  private RunSummary summary(
+      EngineConfig c,
+      Simulation sim,
+      Instant startedAt,
+      RunSummary.Completion completion,
+      List<StageResult> results,
+      double wallSeconds) {
+    List<String> commandLine = new ArrayList<>();
+    commandLine.add("tokenmeter");
+    commandLine.add(spec.name());
+    commandLine.addAll(spec.commandLine().getParseResult().originalArgs());
+    var simulation =
+        new RunSummary.Simulation(
+            NOTE, c.model().id(), c.gpu().id(), c.tensorParallel(), c.weights().id(), c.kvCache().id(),
+            sim.endpoint().roofline().kvCapacityTokens(), sim.endpoint().maxModelLen(), c.maxNumSeqs(),
+            c.maxBatchedTokens(), c.mfu(), c.mbu(), c.iterationOverheadNanos() / 1e6,
+            sim.endpoint().iterations(), sim.endpoint().preemptions(), sim.nanos() / 1e9, wallSeconds);
+    Map<String, Object> described = workload.describe();
+    described.put("ignore_eos", true);
+    return new RunSummary(
+        new RunSummary.Tool("tokenmeter", Version.VERSION),
+        startedAt,
+        Instant.now(),
+        new RunSummary.Target(target(c), "simulated", c.model().id()),
+        commandLine,
+        load.seed,
+        new RunSummary.Settings(BenchRun.timeouts(output.timeouts()), described, simulation),
+        completion,
+        results);
+  }
+
+  /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */
+  static String target(EngineConfig c) {
+    String precision = c.weights().id().equals("bf16") ? "" : ":" + c.weights().id();
+    return "simulate:" + c.model().id() + "@" + c.tensorParallel() + "x" + c.gpu().id() + precision;
+  }
+}

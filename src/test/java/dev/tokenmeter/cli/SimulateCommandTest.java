@@ -1,0 +1,91 @@
+package dev.tokenmeter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.report.JsonSchemaSubset;
+import dev.tokenmeter.testkit.Cli;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code tokenmeter simulate} end to end through Main.run: tables, summary.json, requests.jsonl. */
+class SimulateCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void sweepWritesASimulatedResultsFolderThatMatchesTheSchema(@TempDir Path dir) throws Exception {
+    Cli.Result r =
+        Cli.run(
+            "simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--concurrency", "1,32",
+            "--input-tokens", "100", "--output-tokens", "16", "--duration", "20s", "--warmup", "2s",
+            "--cooldown", "1s", "--seed", "5", "--out", dir.toString());
+
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.out()).contains("Stage 1/2  c=1").contains("Stage 2/2  c=32")
+        .contains("client: none: simulated in virtual time").doesNotContain("WARNING");
+    assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time");
+
+    JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+    JsonNode schema = JSON.readTree(Path.of("docs/summary.schema.json").toFile());
+    assertThat(JsonSchemaSubset.check(schema, summary)).isEmpty();
+    assertThat(summary.at("/target/url").asText()).isEqualTo("simulate:llama-3.1-8b@1xh100-sxm");
+    JsonNode sim = summary.at("/settings/simulation");
+    assertThat(sim.get("note").asText()).contains("virtual time").contains("not a measurement");
+    assertThat(sim.get("kv_cache_tokens").asLong()).isEqualTo(442_704); // RooflineTest
+    assertThat(sim.get("simulated_s").asDouble()).isBetween(2 * 23.0, 2 * 23.0 + 1); // 2 x (2 + 20 + 1) s
+    assertThat(summary.at("/settings/workload/ignore_eos").asBoolean()).isTrue();
+
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 6.4977 ms (SimulationTest).
+    JsonNode one = summary.at("/stages/0");
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(6.498, within(0.01));
+    assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
+    JsonNode many = summary.at("/stages/1");
+    assertThat(many.at("/metrics/decode_tps/p50").asDouble())
+        .isLessThan(one.at("/metrics/decode_tps/p50").asDouble());
+    assertThat(many.at("/throughput/output_tokens_per_s").asDouble())
+        .isGreaterThan(10 * one.at("/throughput/output_tokens_per_s").asDouble());
+
+    List<String> lines = Files.readAllLines(dir.resolve("requests.jsonl"));
+    long measured = one.at("/requests/completed").asLong() + many.at("/requests/completed").asLong();
+    assertThat(lines.size()).isGreaterThan((int) measured);
+    JsonNode first = JSON.readTree(lines.get(0));
+    assertThat(first.get("output_tokens").asInt()).isEqualTo(16);
+    assertThat(first.get("usage_prompt_tokens").asInt()).isEqualTo(first.get("client_prompt_tokens").asInt());
+  }
+
+  @Test
+  void theSameSeedWritesTheSameMetrics(@TempDir Path dir) throws Exception {
+    String[] args = {"simulate", "--rate", "20", "--input-tokens", "uniform:100,1000",
+        "--output-tokens", "uniform:10,200", "--duration", "10s", "--warmup", "1s", "--cooldown", "1s",
+        "--seed", "9", "--out"};
+    JsonNode a = stages(dir.resolve("a"), args);
+    JsonNode b = stages(dir.resolve("b"), args);
+    assertThat(a.at("/0/requests/completed").asLong()).isGreaterThan(100);
+    assertThat(b).isEqualTo(a);
+  }
+
+  private static JsonNode stages(Path out, String... args) throws Exception {
+    String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+    all[args.length] = out.toString();
+    Cli.Result r = Cli.run(all);
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    return JSON.readTree(out.resolve("summary.json").toFile()).get("stages");
+  }
+
+  @Test
+  void usageErrorsExitWith2() {
+    Cli.Result none = Cli.run("simulate", "--concurrency", "1", "--output-tokens", "none");
+    assertThat(none.exitCode()).isEqualTo(2);
+    assertThat(none.err()).contains("--output-tokens");
+    Cli.Result big = Cli.run("simulate", "--model", "llama-3.1-70b", "--concurrency", "1");
+    assertThat(big.exitCode()).isEqualTo(2);
+    assertThat(big.err()).contains("does not fit on 1 x h100-sxm");
+    Cli.Result noLoad = Cli.run("simulate");
+    assertThat(noLoad.exitCode()).isEqualTo(2);
+  }
+}
