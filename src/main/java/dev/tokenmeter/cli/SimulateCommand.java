@@ -64,11 +64,13 @@ final class SimulateCommand implements Callable<Integer> {
     PrintStream err = System.err;
     List<StagePlan> stages = load.stages();
     EngineConfig config = engine.config();
-    workload.validate();
+    var requests = workload.lengthsFactory();
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
     }
-    var requests = workload.factory(null);
+    if (workload.sharedPrefixTokens > 0) {
+      throw new UsageException("simulate: --shared-prefix-tokens would change nothing, the engine model has no prefix cache yet");
+    }
     Ticker wall = Ticker.system();
     Instant startedAt = Instant.now();
     long wallStartNanos = wall.nanos();
@@ -138,6 +140,12 @@ final class SimulateCommand implements Callable<Integer> {
             c.maxBatchedTokens(), c.mfu(), c.mbu(), c.iterationOverheadNanos() / 1e6,
             sim.endpoint().iterations(), sim.endpoint().preemptions(), sim.nanos() / 1e9, wallSeconds);
     Map<String, Object> described = workload.describe();
+    if (workload.prompts == null) {
+      // Synthetic lengths are the token counts the engine simulates: exact by construction.
+      described.put("input_tokens_exact", true);
+      described.put("tokenizer", "none");
+      described.put("tokenizer_source", "simulate: drawn lengths are token counts");
+    }
     described.put("ignore_eos", true);
     return new RunSummary(
         new RunSummary.Tool("tokenmeter", Version.VERSION),

@@ -116,6 +116,21 @@ final class WorkloadOptions {
     return plan -> new PreparedRequests(new SyntheticWorkload(i, o, plan.seed(), synth, sharedPrefixTokens), prepared);
   }
 
+  /**
+   * The per-stage workload for a simulation, which reads only token counts: synthetic workloads
+   * draw the same lengths as {@link #factory} without building prompt text (the drawn lengths are
+   * the counts); a prompt file is read as in bench, sized by --tokenizer or the estimate.
+   */
+  Function<StagePlan, RequestSource> lengthsFactory() {
+    validate();
+    if (file != null) {
+      return factory(null);
+    }
+    LengthSpec i = in;
+    LengthSpec o = out;
+    return plan -> SyntheticWorkload.lengthsOnly(i, o, plan.seed());
+  }
+
   /** The tokenizer chosen by {@link #factory}, or null for the estimate. */
   Tokenizer tokenizer() {
     return chosen;

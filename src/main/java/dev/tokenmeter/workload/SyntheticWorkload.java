@@ -81,6 +81,28 @@ public final class SyntheticWorkload implements RequestSource {
         id, new Prompt.Text(text.text()), text.tokens(), text.exact(), maxTokens);
   }
 
+  /**
+   * The same prompt and output lengths as a {@code SyntheticWorkload} with this input, output and
+   * seed, drawn from the same random streams, without building any text: each spec's prompt is
+   * empty and its {@code promptTokens} is the drawn length itself (marked exact). For consumers
+   * that read only the counts (the virtual-time simulator), where building text would cost more
+   * than simulating the request (about 20 µs for 512 tokens). Thread-safe (immutable).
+   *
+   * @param output {@code max_tokens} to ask for, or null to send none
+   */
+  public static RequestSource lengthsOnly(LengthSpec input, LengthSpec output, long seed) {
+    Objects.requireNonNull(input, "input");
+    Prompt.Text empty = new Prompt.Text("");
+    return id -> {
+      int tokens = input.sample(Draws.forItem(seed, INPUT_STREAM, id));
+      OptionalInt maxTokens =
+          output == null
+              ? OptionalInt.empty()
+              : OptionalInt.of(output.sample(Draws.forItem(seed, OUTPUT_STREAM, id)));
+      return new RequestSpec(id, empty, tokens, true, maxTokens);
+    };
+  }
+
   /** The prefix every prompt starts with (followed by a paragraph break), empty for none. */
   public String sharedPrefix() {
     return sharedPrefix;

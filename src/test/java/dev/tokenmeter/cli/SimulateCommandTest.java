@@ -55,7 +55,9 @@ class SimulateCommandTest {
     assertThat(lines.size()).isGreaterThan((int) measured);
     JsonNode first = JSON.readTree(lines.get(0));
     assertThat(first.get("output_tokens").asInt()).isEqualTo(16);
-    assertThat(first.get("usage_prompt_tokens").asInt()).isEqualTo(first.get("client_prompt_tokens").asInt());
+    assertThat(first.get("usage_prompt_tokens").asInt()).isEqualTo(100);
+    assertThat(first.get("client_prompt_tokens").asInt()).isEqualTo(100);
+    assertThat(first.get("client_prompt_tokens_exact").asBoolean()).isTrue();
   }
 
   @Test
@@ -85,6 +87,9 @@ class SimulateCommandTest {
     Cli.Result big = Cli.run("simulate", "--model", "llama-3.1-70b", "--concurrency", "1");
     assertThat(big.exitCode()).isEqualTo(2);
     assertThat(big.err()).contains("does not fit on 1 x h100-sxm");
+    Cli.Result prefix = Cli.run("simulate", "--concurrency", "1", "--shared-prefix-tokens", "100");
+    assertThat(prefix.exitCode()).isEqualTo(2);
+    assertThat(prefix.err()).contains("no prefix cache");
     Cli.Result noLoad = Cli.run("simulate");
     assertThat(noLoad.exitCode()).isEqualTo(2);
   }

@@ -150,4 +150,22 @@ class SyntheticWorkloadTest {
     }
     assertThat(prepared.next(5)).isSameAs(prepared.next(5)); // built once, not again
   }
+
+  @Test
+  void lengthsOnlyDrawsTheSameLengthsWithoutText() {
+    LengthSpec in = LengthSpec.parse("uniform:50,2000");
+    LengthSpec out = LengthSpec.parse("lognormal:200,100");
+    var full = new SyntheticWorkload(in, out, 21);
+    var lengths = SyntheticWorkload.lengthsOnly(in, out, 21);
+    for (long id = 0; id < 200; id++) {
+      var a = full.next(id);
+      var b = lengths.next(id);
+      assertThat(b.maxTokens()).isEqualTo(a.maxTokens());
+      assertThat(b.prompt().chars()).isZero();
+      assertThat(b.promptTokensExact()).isTrue();
+      // The heuristic text reaches the drawn length, overshooting by less than its last word.
+      assertThat(a.promptTokens()).isBetween(b.promptTokens(), b.promptTokens() + 10);
+    }
+    assertThat(lengths.next(7)).isEqualTo(lengths.next(7));
+  }
 }
