@@ -8,6 +8,7 @@ import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.StreamItem;
 import dev.tokenmeter.core.request.TextKind;
+import dev.tokenmeter.simulator.virtual.VirtualLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
