@@ -51,6 +51,6 @@ final class BenchCommand implements Callable<Integer> {
     EndpointConfig cfg = target.config(model);
     var requests = workload.factory(model);
     err.println("tokenmeter: " + workload.tokenizerLine());
-    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
+    return BenchRun.execute(cfg, StageSequence.of(stages), requests, workload, output, load.seed, spec);
   }
 }

@@ -49,7 +49,7 @@ final class BenchRun {
    */
   record Settings(
       EndpointConfig endpoint,
-      List<StagePlan> stages,
+      StageSequence stages,
       Function<StagePlan, RequestSource> requests,
       Timeouts timeouts,
       Path outDir,
@@ -102,16 +102,15 @@ final class BenchRun {
         RequestsJsonlWriter jsonl = openJsonl(dir.resolve("requests.jsonl"), runStartNanos, s.rawTimes());
         ProgressLine progress = new ProgressLine(err, s.progress())) {
       long loopThreadId = loopThreadId(endpoint);
-      for (StagePlan plan : s.stages()) {
-        if (interrupted) {
-          break;
-        }
-        err.println(describe(plan, s.stages().size()));
+      int planned = s.stages().plannedStages();
+      StagePlan plan;
+      while (!interrupted && (plan = s.stages().next(results)) != null) {
+        err.println(describe(plan, planned));
         StageResult r = runStage(endpoint, plan, jsonl, progress, loopThreadId);
         results.add(r);
         progress.pause();
         out.println();
-        out.print(ConsoleReport.stage(r, s.stages().size()));
+        out.print(ConsoleReport.stage(r, planned));
         out.flush();
         if (interrupted) {
           completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
@@ -122,9 +121,11 @@ final class BenchRun {
           completion = RunSummary.Completion.error(failure.getMessage());
           break;
         }
-        if (results.size() < s.stages().size()) {
+        // Rewritten after every stage, so a process that dies keeps the stages done; the last
+        // stage's write is the final one below.
+        if (planned < 0 || results.size() < planned) {
           writeSummary(dir, startedAt, RunSummary.Completion.error(
-              "run in progress (" + results.size() + " of " + s.stages().size()
+              "run in progress (" + results.size() + (planned < 0 ? "" : " of " + planned)
                   + " stages done); if this remains, the process died"), results);
         }
       }
@@ -158,7 +159,7 @@ final class BenchRun {
    */
   static int execute(
       EndpointConfig endpoint,
-      List<StagePlan> stages,
+      StageSequence stages,
       Function<StagePlan, RequestSource> requests,
       WorkloadOptions workload,
       OutputOptions output,
@@ -197,7 +198,9 @@ final class BenchRun {
     long cpu0 = processCpuNanos();
     long loopCpu0 = threadCpuNanos(loopThreadId);
     CompletableFuture<Long> done = runner.start();
-    String label = "[" + (plan.index() + 1) + "/" + s.stages().size() + " " + plan.load().label() + "]";
+    int planned = s.stages().plannedStages();
+    String label =
+        "[" + (plan.index() + 1) + (planned < 0 ? "" : "/" + planned) + " " + plan.load().label() + "]";
     progress.show(label, () -> runner.recorder() == null ? null : runner.recorder().live(ticker.nanos()));
     long endNanos;
     try {
@@ -301,7 +304,7 @@ final class BenchRun {
           case StopCondition.Duration d -> fmt(d.nanos()) + " window";
           case StopCondition.Requests r -> r.count() + " measured requests";
         };
-    return "Stage " + (p.index() + 1) + "/" + count + ": " + p.load().label() + ", warm-up "
+    return "Stage " + (p.index() + 1) + (count < 0 ? "" : "/" + count) + ": " + p.load().label() + ", warm-up "
         + fmt(p.warmupNanos()) + ", " + window + ", cool-down " + fmt(p.cooldownNanos());
   }
 

@@ -100,7 +100,7 @@ final class DemoCommand implements Callable<Integer> {
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
-      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
+      return BenchRun.execute(cfg, StageSequence.of(stages), requests, workload, output, load.seed, spec);
     }
   }
 }

@@ -62,7 +62,7 @@ final class SimulateCommand implements Callable<Integer> {
   public Integer call() {
     PrintStream out = System.out;
     PrintStream err = System.err;
-    List<StagePlan> stages = load.stages();
+    StageSequence stages = StageSequence.of(load.stages());
     EngineConfig config = engine.config();
     var requests = workload.lengthsFactory();
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
@@ -91,12 +91,14 @@ final class SimulateCommand implements Callable<Integer> {
       err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
-      for (StagePlan plan : stages) {
-        err.println(BenchRun.describe(plan, stages.size()));
+      int planned = stages.plannedStages();
+      StagePlan plan;
+      while ((plan = stages.next(results)) != null) {
+        err.println(BenchRun.describe(plan, planned));
         StageResult r = sim.runStage(plan, requests.apply(plan));
         results.add(r);
         out.println();
-        out.print(ConsoleReport.stage(r, stages.size(), /* virtualTime= */ true));
+        out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
         failure = BenchRun.fatal(r);
         if (failure != null) {
           completion = RunSummary.Completion.error(failure.getMessage());

@@ -20,7 +20,7 @@ public final class ConsoleReport {
 
   private ConsoleReport() {}
 
-  /** The block for one stage. */
+  /** The block for one stage; {@code stageCount} is -1 when the run decides its stages as it goes. */
   public static String stage(StageResult r, int stageCount) {
     return stage(r, stageCount, /* virtualTime= */ false);
   }
@@ -35,9 +35,9 @@ public final class ConsoleReport {
     sb.append(
         String.format(
             Locale.ROOT,
-            "Stage %d/%d  %s  window %.1f s%s  steady state: %s%n",
+            "Stage %d%s  %s  window %.1f s%s  steady state: %s%n",
             r.plan().index() + 1,
-            stageCount,
+            stageCount < 0 ? "" : "/" + stageCount,
             r.label(),
             windowS,
             r.window().complete() ? "" : " (cut short)",
