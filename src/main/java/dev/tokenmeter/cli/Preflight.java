@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import javax.net.ssl.SSLHandshakeException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,8 +40,17 @@ final class Preflight {
     cfg.headers().forEach(req::header);
     List<String> warnings = new ArrayList<>();
     HttpResponse<String> resp;
-    try (HttpClient http = HttpClient.newBuilder().connectTimeout(timeout).build()) {
+    HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(timeout);
+    if (base.getScheme() != null && base.getScheme().equalsIgnoreCase("https")) {
+      client.sslContext(cfg.tls().jdkContext());
+    }
+    try (HttpClient http = client.build()) {
       resp = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (SSLHandshakeException e) {
+      throw new RunFailedException(
+          "TLS handshake with " + base + " failed: " + describe(e)
+              + (cfg.tls().insecure() ? "" : ". If the server's certificate is self-signed or from a private CA,"
+                  + " give the CA with --ca-cert FILE, or --insecure to skip the check."));
     } catch (ConnectException e) {
       throw new RunFailedException(
           "cannot connect to " + base + " (connection refused): is the server running? Check --url.");

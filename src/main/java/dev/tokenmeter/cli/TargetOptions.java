@@ -2,8 +2,11 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
+import dev.tokenmeter.client.TlsSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +41,28 @@ final class TargetOptions {
 
   @Option(names = "--connect-timeout", paramLabel = "DURATION", description = "TCP connect timeout (default: ${DEFAULT-VALUE}).")
   String connectTimeout = "10s";
+
+  @Option(names = "--ca-cert", paramLabel = "FILE", description = "PEM file of the CA (or self-signed certificate) to trust for an https --url, instead of the JDK's default trust store.")
+  Path caCert;
+
+  @Option(names = "--insecure", description = "Accept any certificate of an https --url (test servers only: traffic stays encrypted, the server is not verified).")
+  boolean insecure;
+
+  TlsSettings tls() {
+    if (caCert != null && insecure) {
+      throw new UsageException("give either --ca-cert or --insecure, not both");
+    }
+    if (caCert != null && !Files.isReadable(caCert)) {
+      throw new UsageException("--ca-cert " + caCert + ": no such readable file; give the server's CA certificate as a PEM file");
+    }
+    TlsSettings t = new TlsSettings(caCert, insecure);
+    try {
+      t.jdkContext(); // reads and checks the PEM file now, before any connection
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    return t;
+  }
 
   URI uri() {
     if (url == null || url.isBlank()) {
@@ -88,6 +113,7 @@ final class TargetOptions {
         extraBody,
         !noStream,
         !noUsage,
-        (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectNanos / 1_000_000)));
+        (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectNanos / 1_000_000)),
+        tls());
   }
 }

@@ -18,7 +18,8 @@ import java.util.Objects;
  *     but a JSON object is an {@link IllegalArgumentException} naming {@code --extra-body}
  * @param stream request a streamed (SSE) response
  * @param includeUsage send {@code stream_options.include_usage} when streaming
- * @param connectTimeoutMillis TCP connect timeout
+ * @param connectTimeoutMillis TCP connect timeout (TLS handshake included for https)
+ * @param tls how an https server's certificate is checked
  */
 public record EndpointConfig(
     URI baseUrl,
@@ -29,9 +30,11 @@ public record EndpointConfig(
     String extraBodyJson,
     boolean stream,
     boolean includeUsage,
-    int connectTimeoutMillis) {
+    int connectTimeoutMillis,
+    TlsSettings tls) {
   public EndpointConfig {
     Objects.requireNonNull(baseUrl, "baseUrl");
+    Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(api, "api");
     headers = Map.copyOf(headers);
     // Checked here, where the command line builds its config, so a typo in --extra-body is a
@@ -39,6 +42,21 @@ public record EndpointConfig(
     // endpoint was created, after the pre-flight: exit 1 "cannot connect" for an unreachable
     // server, otherwise a results folder holding a summary.json of no stages).
     RequestBodyEncoder.parseExtra(extraBodyJson);
+  }
+
+  /** A config checking https certificates against the JDK's default trust store. */
+  public EndpointConfig(
+      URI baseUrl,
+      Api api,
+      String model,
+      String apiKey,
+      Map<String, String> headers,
+      String extraBodyJson,
+      boolean stream,
+      boolean includeUsage,
+      int connectTimeoutMillis) {
+    this(baseUrl, api, model, apiKey, headers, extraBodyJson, stream, includeUsage, connectTimeoutMillis,
+        TlsSettings.DEFAULT);
   }
 
   /** The full request path: base path + {@code /v1} (unless present) + the API's path. */

@@ -31,7 +31,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.ArrayDeque;
@@ -39,7 +39,6 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLException;
 
 /**
  * OpenAI-compatible chat/completions endpoint over Netty: one event loop thread reads every
@@ -66,6 +65,7 @@ public final class OpenAiEndpoint implements Endpoint {
   private final ArrayDeque<Channel> idle = new ArrayDeque<>();
   private final String runToken = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
   private long connectionsOpened;
+  private final boolean tls;
 
   private OpenAiEndpoint(EndpointConfig config, Ticker ticker) {
     this.config = config;
@@ -88,7 +88,8 @@ public final class OpenAiEndpoint implements Endpoint {
     }
     this.hostHeader = url.getPort() > 0 ? url.getHost() + ":" + port : url.getHost();
     this.path = config.requestPath();
-    SslContext ssl = tls ? clientSsl() : null;
+    SslContext ssl = tls ? config.tls().nettyContext() : null;
+    this.tls = tls;
 
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -110,7 +111,9 @@ public final class OpenAiEndpoint implements Endpoint {
                     ConnectionHandler handler = new ConnectionHandler(OpenAiEndpoint.this, ticker);
                     ch.pipeline().addLast("stamp", handler.stamp());
                     if (ssl != null) {
-                      ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc(), url.getHost(), port));
+                      SslHandler tlsHandler = ssl.newHandler(ch.alloc(), url.getHost(), port);
+                      tlsHandler.setHandshakeTimeoutMillis(config.connectTimeoutMillis());
+                      ch.pipeline().addLast("tls", tlsHandler);
                     }
                     ch.pipeline().addLast("http", new HttpClientCodec());
                     ch.pipeline().addLast("exchange", handler);
@@ -127,14 +130,6 @@ public final class OpenAiEndpoint implements Endpoint {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
     return t;
-  }
-
-  private static SslContext clientSsl() {
-    try {
-      return SslContextBuilder.forClient().build();
-    } catch (SSLException e) {
-      throw new IllegalStateException("cannot initialise TLS: " + e.getMessage(), e);
-    }
   }
 
   @Override
@@ -183,24 +178,50 @@ public final class OpenAiEndpoint implements Endpoint {
         .connect(address)
         .addListener(
             f -> {
+              Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
               if (x.isEnded()) {
                 if (f.isSuccess()) {
-                  ((io.netty.channel.ChannelFuture) f).channel().close();
+                  ch.close();
                 }
                 return;
               }
-              if (f.isSuccess()) {
-                x.listener().connected(startNanos, ticker.nanos());
-                x.begin(((io.netty.channel.ChannelFuture) f).channel(), /* reused= */ false);
+              if (!f.isSuccess()) {
+                x.end(new Outcome.ConnectFailed(connectFailure("cannot connect to", f.cause())), ticker.nanos());
+              } else if (tls) {
+                // The TLS handshake belongs to the connection, not to the first request: without
+                // this wait SslHandler holds the request until the handshake ends and the
+                // handshake's round trips land in that request's TTFT.
+                ch.pipeline().get(SslHandler.class).handshakeFuture().addListener(h -> handshaken(x, ch, h, startNanos));
               } else {
-                Throwable c = f.cause();
-                x.end(
-                    new Outcome.ConnectFailed(
-                        "cannot connect to " + address.getHostString() + ":" + address.getPort()
-                            + ": " + (c == null ? "unknown error" : c.getMessage())),
-                    ticker.nanos());
+                x.listener().connected(startNanos, ticker.nanos());
+                x.begin(ch, /* reused= */ false);
               }
             });
+  }
+
+  private void handshaken(ClientExchange x, Channel ch, io.netty.util.concurrent.Future<?> h, long startNanos) {
+    if (x.isEnded()) {
+      ch.close();
+      return;
+    }
+    if (h.isSuccess()) {
+      x.listener().connected(startNanos, ticker.nanos());
+      x.begin(ch, /* reused= */ false);
+    } else {
+      ch.close();
+      x.end(new Outcome.ConnectFailed(connectFailure("TLS handshake failed with", h.cause())
+          + (config.tls().insecure() ? "" : TLS_HINT)), ticker.nanos());
+    }
+  }
+
+  /** What a user should try when a certificate is refused. */
+  static final String TLS_HINT =
+      " (if the server's certificate is self-signed or from a private CA, give the CA with --ca-cert FILE,"
+          + " or --insecure to skip the check)";
+
+  private String connectFailure(String what, Throwable cause) {
+    String reason = cause == null ? "unknown error" : cause.getMessage();
+    return what + " " + address.getHostString() + ":" + address.getPort() + ": " + reason;
   }
 
   private Channel pollIdle() {
