@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the official OpenAI Node SDK (version pinned by src/test/sdk/package-lock.json, with its
+# integrity hash) and the check script into ${1:-target/sdk-check}, for SdkCompatIT. A second run
+# with the SDK present does nothing. Needs node and npm, and the npm registry (or npm's cache).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-target/sdk-check}"
+mkdir -p "$out"
+cp src/test/sdk/package.json src/test/sdk/package-lock.json src/test/sdk/check.mjs "$out/"
+if [ -f "$out/node_modules/openai/package.json" ] && cmp -s src/test/sdk/package-lock.json "$out/.installed-lock"; then
+  exit 0
+fi
+for tool in node npm; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "install-sdk-check: $tool not found; install Node.js 18+ and npm (apt-get install nodejs npm)" >&2
+    exit 1
+  fi
+done
+(cd "$out" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || {
+  echo "install-sdk-check: npm ci failed in $out (is the npm registry reachable?)" >&2
+  exit 1
+}
+cp src/test/sdk/package-lock.json "$out/.installed-lock"
