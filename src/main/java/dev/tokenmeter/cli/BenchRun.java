@@ -4,6 +4,7 @@ import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.ClientCpu;
+import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.engine.StageRunner;
@@ -14,6 +15,7 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
+import dev.tokenmeter.report.RepeatsReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.SummaryJsonWriter;
@@ -105,7 +107,10 @@ final class BenchRun {
       int planned = s.stages().plannedStages();
       StagePlan plan;
       while (!interrupted && (plan = s.stages().next(results)) != null) {
-        err.println(describe(plan, planned));
+        err.println(describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan));
+        if (RepeatingSequence.freshConnections(s.stages(), plan)) {
+          endpoint.closeIdleConnections().join(); // each repeat pays its connects, as a new client would
+        }
         StageResult r = runStage(endpoint, plan, jsonl, progress, loopThreadId);
         results.add(r);
         progress.pause();
@@ -141,6 +146,7 @@ final class BenchRun {
       out.println();
       out.print(ConsoleReport.sweep(results));
     }
+    printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), results));
     out.println();
     out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
     if (failure != null) {
@@ -264,8 +270,17 @@ final class BenchRun {
             s.seed(),
             new RunSummary.Settings(timeouts(s.timeouts()), s.workload()),
             completion,
-            results);
+            results,
+            RepeatingSequence.repeatsOf(s.stages(), results));
     writeSummary(dir, summary, err);
+  }
+
+  /** The repeats table, when the run repeated its stages. */
+  static void printRepeats(PrintStream out, Repeats repeats) {
+    if (repeats != null && !repeats.groups().isEmpty()) {
+      out.println();
+      out.print(RepeatsReport.render(repeats));
+    }
   }
 
   /**

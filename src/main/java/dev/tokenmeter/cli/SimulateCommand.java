@@ -55,6 +55,9 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nWorkload:%n")
   WorkloadOptions workload = new WorkloadOptions();
 
+  @ArgGroup(validate = false, heading = "%nRepeats:%n")
+  RepeatOptions repeats = new RepeatOptions();
+
   @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
   OutputOptions output = new OutputOptions();
 
@@ -62,7 +65,7 @@ final class SimulateCommand implements Callable<Integer> {
   public Integer call() {
     PrintStream out = System.out;
     PrintStream err = System.err;
-    StageSequence stages = StageSequence.of(load.stages());
+    StageSequence stages = repeats.sequence(load.stages());
     EngineConfig config = engine.config();
     var requests = workload.lengthsFactory();
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
@@ -94,7 +97,7 @@ final class SimulateCommand implements Callable<Integer> {
       int planned = stages.plannedStages();
       StagePlan plan;
       while ((plan = stages.next(results)) != null) {
-        err.println(BenchRun.describe(plan, planned));
+        err.println(BenchRun.describe(plan, planned) + RepeatingSequence.noteOf(stages, plan));
         StageResult r = sim.runStage(plan, requests.apply(plan));
         results.add(r);
         out.println();
@@ -107,11 +110,13 @@ final class SimulateCommand implements Callable<Integer> {
       }
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
-    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds), err);
+    var repeated = RepeatingSequence.repeatsOf(stages, results);
+    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, wallSeconds), err);
     if (results.size() > 1) {
       out.println();
       out.print(ConsoleReport.sweep(results));
     }
+    BenchRun.printRepeats(out, repeated);
     out.println();
     long requestsSimulated = sim.endpoint().requestsStarted();
     err.println(String.format(Locale.ROOT,
@@ -130,6 +135,7 @@ final class SimulateCommand implements Callable<Integer> {
       Instant startedAt,
       RunSummary.Completion completion,
       List<StageResult> results,
+      dev.tokenmeter.core.analysis.Repeats repeated,
       double wallSeconds) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
@@ -158,7 +164,8 @@ final class SimulateCommand implements Callable<Integer> {
         load.seed,
         new RunSummary.Settings(BenchRun.timeouts(output.timeouts()), described, simulation),
         completion,
-        results);
+        results,
+        repeated);
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

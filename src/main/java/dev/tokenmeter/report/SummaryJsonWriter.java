@@ -94,6 +94,9 @@ public final class SummaryJsonWriter {
       StageJsonWriter.write(g, stage);
     }
     g.writeEndArray();
+    if (s.repeats() != null) {
+      RepeatsJsonWriter.write(g, s.repeats());
+    }
     g.writeEndObject();
   }
 

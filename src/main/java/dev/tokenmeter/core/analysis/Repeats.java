@@ -79,28 +79,28 @@ public record Repeats(int count, double confidence, boolean varySeed, List<Group
      */
     public static Estimate of(double[] values, double confidence) {
       checkConfidence(confidence);
+      // Shifted by the first value (the "shifted data" variance): identical values give exactly
+      // mean = that value and deviation 0, where sum / n would leave a 1e-15 spread and a CV > 0.
       int n = 0;
+      double pivot = Double.NaN;
       double sum = 0;
+      double squares = 0;
       for (double v : values) {
         if (Double.isFinite(v)) {
+          pivot = n == 0 ? v : pivot;
           n++;
-          sum += v;
+          sum += v - pivot;
+          squares += (v - pivot) * (v - pivot);
         }
       }
       if (n == 0) {
         return new Estimate(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
       }
-      double mean = sum / n;
+      double mean = pivot + sum / n;
       if (n == 1) {
         return new Estimate(1, mean, Double.NaN, Double.NaN, Double.NaN);
       }
-      double squares = 0;
-      for (double v : values) {
-        if (Double.isFinite(v)) {
-          squares += (v - mean) * (v - mean);
-        }
-      }
-      double sd = Math.sqrt(squares / (n - 1));
+      double sd = Math.sqrt(Math.max(0, (squares - sum * sum / n) / (n - 1)));
       double cv = mean == 0 ? Double.NaN : sd / Math.abs(mean);
       double t = StudentT.quantile(0.5 + confidence / 2, n - 1);
       return new Estimate(n, mean, sd, cv, t * sd / Math.sqrt(n));
