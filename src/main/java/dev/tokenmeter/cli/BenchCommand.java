@@ -34,6 +34,9 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nRepeats:%n")
   RepeatOptions repeats = new RepeatOptions();
 
+  @ArgGroup(validate = false, heading = "%nCost:%n")
+  CostOptions.WithGpus cost = new CostOptions.WithGpus();
+
   @ArgGroup(validate = false, heading = "%nTimeouts and output:%n")
   OutputOptions output = new OutputOptions();
 
@@ -41,6 +44,7 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() {
     PrintStream err = System.err;
     var stages = repeats.sequence(load.stages());
+    var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
     EndpointConfig probe = target.config(target.model);
@@ -54,6 +58,6 @@ final class BenchCommand implements Callable<Integer> {
     EndpointConfig cfg = target.config(model);
     var requests = workload.factory(model);
     err.println("tokenmeter: " + workload.tokenizerLine());
-    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
+    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec);
   }
 }

@@ -4,6 +4,7 @@ import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.ClientCpu;
+import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSource;
@@ -60,7 +61,8 @@ final class BenchRun {
       long seed,
       Map<String, Object> workload,
       boolean rawTimes,
-      OutputTokenCounter counter) {}
+      OutputTokenCounter counter,
+      Cost.Model cost) {}
 
   private final Settings s;
   private final PrintStream out;
@@ -116,6 +118,7 @@ final class BenchRun {
         progress.pause();
         out.println();
         out.print(ConsoleReport.stage(r, planned));
+        CostOptions.print(out, s.cost(), r);
         out.flush();
         if (interrupted) {
           completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
@@ -170,6 +173,7 @@ final class BenchRun {
       WorkloadOptions workload,
       OutputOptions output,
       long seed,
+      Cost.Model cost,
       picocli.CommandLine.Model.CommandSpec spec) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
@@ -188,7 +192,8 @@ final class BenchRun {
                 seed,
                 workload.describe(),
                 output.rawTimes,
-                workload.outputCounter()),
+                workload.outputCounter(),
+                cost),
             System.out,
             System.err);
     run.run();
@@ -271,7 +276,8 @@ final class BenchRun {
             new RunSummary.Settings(timeouts(s.timeouts()), s.workload()),
             completion,
             results,
-            RepeatingSequence.repeatsOf(s.stages(), results));
+            RepeatingSequence.repeatsOf(s.stages(), results),
+            CostOptions.pricing(s.cost(), results));
     writeSummary(dir, summary, err);
   }
 

@@ -62,6 +62,9 @@ final class DemoCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nRepeats:%n")
   RepeatOptions repeats = new RepeatOptions();
 
+  @ArgGroup(validate = false, heading = "%nCost (GPUs: --gpus):%n")
+  CostOptions cost = new CostOptions();
+
   @ArgGroup(validate = false, heading = "%nOutput:%n")
   OutputOptions output = new OutputOptions();
 
@@ -74,6 +77,7 @@ final class DemoCommand implements Callable<Integer> {
     load.warmup = warmup;
     load.cooldown = cooldown;
     var stages = repeats.sequence(load.stages());
+    var pricing = cost.model(engine.gpus);
     workload.withDefaults("256", "128");
     var requests = workload.factory(null);
     err.println("tokenmeter demo: " + workload.tokenizerLine());
@@ -103,7 +107,7 @@ final class DemoCommand implements Callable<Integer> {
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
-      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, spec);
+      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.Version;
+import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.time.Ticker;
@@ -58,6 +59,9 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nRepeats:%n")
   RepeatOptions repeats = new RepeatOptions();
 
+  @ArgGroup(validate = false, heading = "%nCost (GPUs: --gpus):%n")
+  CostOptions cost = new CostOptions();
+
   @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
   OutputOptions output = new OutputOptions();
 
@@ -67,6 +71,7 @@ final class SimulateCommand implements Callable<Integer> {
     PrintStream err = System.err;
     StageSequence stages = repeats.sequence(load.stages());
     EngineConfig config = engine.config();
+    Cost.Model costModel = cost.model(config.tensorParallel());
     var requests = workload.lengthsFactory();
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
@@ -102,6 +107,7 @@ final class SimulateCommand implements Callable<Integer> {
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
+        CostOptions.print(out, costModel, r);
         failure = BenchRun.fatal(r);
         if (failure != null) {
           completion = RunSummary.Completion.error(failure.getMessage());
@@ -111,7 +117,7 @@ final class SimulateCommand implements Callable<Integer> {
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
     var repeated = RepeatingSequence.repeatsOf(stages, results);
-    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, wallSeconds), err);
+    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, CostOptions.pricing(costModel, results), wallSeconds), err);
     if (results.size() > 1) {
       out.println();
       out.print(ConsoleReport.sweep(results));
@@ -136,6 +142,7 @@ final class SimulateCommand implements Callable<Integer> {
       RunSummary.Completion completion,
       List<StageResult> results,
       dev.tokenmeter.core.analysis.Repeats repeated,
+      RunSummary.Pricing pricing,
       double wallSeconds) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
@@ -165,7 +172,8 @@ final class SimulateCommand implements Callable<Integer> {
         new RunSummary.Settings(BenchRun.timeouts(output.timeouts()), described, simulation),
         completion,
         results,
-        repeated);
+        repeated,
+        pricing);
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */
