@@ -31,13 +31,20 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nWorkload:%n")
   WorkloadOptions workload = new WorkloadOptions();
 
+  @ArgGroup(validate = false, heading = "%nRepeats:%n")
+  RepeatOptions repeats = new RepeatOptions();
+
+  @ArgGroup(validate = false, heading = "%nCost:%n")
+  CostOptions.WithGpus cost = new CostOptions.WithGpus();
+
   @ArgGroup(validate = false, heading = "%nTimeouts and output:%n")
   OutputOptions output = new OutputOptions();
 
   @Override
   public Integer call() {
     PrintStream err = System.err;
-    var stages = load.stages();
+    var stages = repeats.sequence(load.stages());
+    var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
     EndpointConfig probe = target.config(target.model);
@@ -51,6 +58,6 @@ final class BenchCommand implements Callable<Integer> {
     EndpointConfig cfg = target.config(model);
     var requests = workload.factory(model);
     err.println("tokenmeter: " + workload.tokenizerLine());
-    return BenchRun.execute(cfg, StageSequence.of(stages), requests, workload, output, load.seed, spec);
+    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec);
   }
 }

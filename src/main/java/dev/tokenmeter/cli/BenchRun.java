@@ -4,6 +4,8 @@ import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.ClientCpu;
+import dev.tokenmeter.core.analysis.Cost;
+import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.engine.StageRunner;
@@ -14,6 +16,7 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
+import dev.tokenmeter.report.RepeatsReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.SummaryJsonWriter;
@@ -58,7 +61,8 @@ final class BenchRun {
       long seed,
       Map<String, Object> workload,
       boolean rawTimes,
-      OutputTokenCounter counter) {}
+      OutputTokenCounter counter,
+      Cost.Model cost) {}
 
   private final Settings s;
   private final PrintStream out;
@@ -105,12 +109,16 @@ final class BenchRun {
       int planned = s.stages().plannedStages();
       StagePlan plan;
       while (!interrupted && (plan = s.stages().next(results)) != null) {
-        err.println(describe(plan, planned));
+        err.println(describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan));
+        if (RepeatingSequence.freshConnections(s.stages(), plan)) {
+          endpoint.closeIdleConnections().join(); // each repeat pays its connects, as a new client would
+        }
         StageResult r = runStage(endpoint, plan, jsonl, progress, loopThreadId);
         results.add(r);
         progress.pause();
         out.println();
         out.print(ConsoleReport.stage(r, planned));
+        CostOptions.print(out, s.cost(), r);
         out.flush();
         if (interrupted) {
           completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
@@ -141,6 +149,7 @@ final class BenchRun {
       out.println();
       out.print(ConsoleReport.sweep(results));
     }
+    printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), results));
     out.println();
     out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
     if (failure != null) {
@@ -164,6 +173,7 @@ final class BenchRun {
       WorkloadOptions workload,
       OutputOptions output,
       long seed,
+      Cost.Model cost,
       picocli.CommandLine.Model.CommandSpec spec) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
@@ -182,7 +192,8 @@ final class BenchRun {
                 seed,
                 workload.describe(),
                 output.rawTimes,
-                workload.outputCounter()),
+                workload.outputCounter(),
+                cost),
             System.out,
             System.err);
     run.run();
@@ -264,8 +275,18 @@ final class BenchRun {
             s.seed(),
             new RunSummary.Settings(timeouts(s.timeouts()), s.workload()),
             completion,
-            results);
+            results,
+            RepeatingSequence.repeatsOf(s.stages(), results),
+            CostOptions.pricing(s.cost(), results));
     writeSummary(dir, summary, err);
+  }
+
+  /** The repeats table, when the run repeated its stages. */
+  static void printRepeats(PrintStream out, Repeats repeats) {
+    if (repeats != null && !repeats.groups().isEmpty()) {
+      out.println();
+      out.print(RepeatsReport.render(repeats));
+    }
   }
 
   /**

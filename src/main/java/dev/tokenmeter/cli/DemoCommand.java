@@ -59,6 +59,12 @@ final class DemoCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nWorkload:%n")
   WorkloadOptions workload = new WorkloadOptions();
 
+  @ArgGroup(validate = false, heading = "%nRepeats:%n")
+  RepeatOptions repeats = new RepeatOptions();
+
+  @ArgGroup(validate = false, heading = "%nCost (GPUs: --gpus):%n")
+  CostOptions cost = new CostOptions();
+
   @ArgGroup(validate = false, heading = "%nOutput:%n")
   OutputOptions output = new OutputOptions();
 
@@ -70,7 +76,8 @@ final class DemoCommand implements Callable<Integer> {
     load.duration = duration;
     load.warmup = warmup;
     load.cooldown = cooldown;
-    var stages = load.stages();
+    var stages = repeats.sequence(load.stages());
+    var pricing = cost.model(engine.gpus);
     workload.withDefaults("256", "128");
     var requests = workload.factory(null);
     err.println("tokenmeter demo: " + workload.tokenizerLine());
@@ -100,7 +107,7 @@ final class DemoCommand implements Callable<Integer> {
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
-      return BenchRun.execute(cfg, StageSequence.of(stages), requests, workload, output, load.seed, spec);
+      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec);
     }
   }
 }

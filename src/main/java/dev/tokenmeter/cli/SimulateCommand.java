@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.Version;
+import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.time.Ticker;
@@ -55,6 +56,12 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nWorkload:%n")
   WorkloadOptions workload = new WorkloadOptions();
 
+  @ArgGroup(validate = false, heading = "%nRepeats:%n")
+  RepeatOptions repeats = new RepeatOptions();
+
+  @ArgGroup(validate = false, heading = "%nCost (GPUs: --gpus):%n")
+  CostOptions cost = new CostOptions();
+
   @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
   OutputOptions output = new OutputOptions();
 
@@ -62,8 +69,9 @@ final class SimulateCommand implements Callable<Integer> {
   public Integer call() {
     PrintStream out = System.out;
     PrintStream err = System.err;
-    StageSequence stages = StageSequence.of(load.stages());
+    StageSequence stages = repeats.sequence(load.stages());
     EngineConfig config = engine.config();
+    Cost.Model costModel = cost.model(config.tensorParallel());
     var requests = workload.lengthsFactory();
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
@@ -94,11 +102,12 @@ final class SimulateCommand implements Callable<Integer> {
       int planned = stages.plannedStages();
       StagePlan plan;
       while ((plan = stages.next(results)) != null) {
-        err.println(BenchRun.describe(plan, planned));
+        err.println(BenchRun.describe(plan, planned) + RepeatingSequence.noteOf(stages, plan));
         StageResult r = sim.runStage(plan, requests.apply(plan));
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
+        CostOptions.print(out, costModel, r);
         failure = BenchRun.fatal(r);
         if (failure != null) {
           completion = RunSummary.Completion.error(failure.getMessage());
@@ -107,11 +116,13 @@ final class SimulateCommand implements Callable<Integer> {
       }
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
-    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds), err);
+    var repeated = RepeatingSequence.repeatsOf(stages, results);
+    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, CostOptions.pricing(costModel, results), wallSeconds), err);
     if (results.size() > 1) {
       out.println();
       out.print(ConsoleReport.sweep(results));
     }
+    BenchRun.printRepeats(out, repeated);
     out.println();
     long requestsSimulated = sim.endpoint().requestsStarted();
     err.println(String.format(Locale.ROOT,
@@ -130,6 +141,8 @@ final class SimulateCommand implements Callable<Integer> {
       Instant startedAt,
       RunSummary.Completion completion,
       List<StageResult> results,
+      dev.tokenmeter.core.analysis.Repeats repeated,
+      RunSummary.Pricing pricing,
       double wallSeconds) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
@@ -158,7 +171,9 @@ final class SimulateCommand implements Callable<Integer> {
         load.seed,
         new RunSummary.Settings(BenchRun.timeouts(output.timeouts()), described, simulation),
         completion,
-        results);
+        results,
+        repeated,
+        pricing);
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

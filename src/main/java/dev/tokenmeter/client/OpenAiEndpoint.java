@@ -11,6 +11,7 @@ import dev.tokenmeter.core.time.Ticker;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -32,11 +33,15 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -51,6 +56,7 @@ import java.util.concurrent.TimeUnit;
  * through {@code connected}.
  */
 public final class OpenAiEndpoint implements Endpoint {
+  private static final AttributeKey<Integer> EPOCH = AttributeKey.valueOf("tokenmeter.epoch");
   private final EndpointConfig config;
   private final Ticker ticker;
   private final EventLoopGroup group;
@@ -66,6 +72,8 @@ public final class OpenAiEndpoint implements Endpoint {
   private final String runToken = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
   private long connectionsOpened;
   private final boolean tls;
+  /** Bumped by {@link #closeIdleConnections()}; a connection from an older epoch is never reused. */
+  private int epoch;
 
   private OpenAiEndpoint(EndpointConfig config, Ticker ticker) {
     this.config = config;
@@ -187,7 +195,10 @@ public final class OpenAiEndpoint implements Endpoint {
               }
               if (!f.isSuccess()) {
                 x.end(new Outcome.ConnectFailed(connectFailure("cannot connect to", f.cause())), ticker.nanos());
-              } else if (tls) {
+                return;
+              }
+              ch.attr(EPOCH).set(epoch);
+              if (tls) {
                 // The TLS handshake belongs to the connection, not to the first request: without
                 // this wait SslHandler holds the request until the handshake ends and the
                 // handshake's round trips land in that request's TTFT.
@@ -234,11 +245,46 @@ public final class OpenAiEndpoint implements Endpoint {
     return null;
   }
 
-  /** Returns a clean keep-alive connection to the pool. Loop only. */
+  /** Returns a clean keep-alive connection to the pool, or closes it if retired. Loop only. */
   void release(Channel ch) {
-    if (ch.isActive()) {
+    Integer born = ch.attr(EPOCH).get();
+    if (born != null && born != epoch) {
+      ch.close(); // opened before closeIdleConnections(): a request still streaming then
+    } else if (ch.isActive()) {
       idle.addFirst(ch);
     }
+  }
+
+  /**
+   * Closes every pooled keep-alive connection and retires those still carrying a request (they
+   * close when it ends), so that requests started after this open new connections: a repeat of a
+   * stage then begins as a fresh client would, paying connects again. Any thread; the future
+   * completes on the loop once the idle connections are closed, with how many there were.
+   */
+  public CompletableFuture<Integer> closeIdleConnections() {
+    CompletableFuture<Integer> done = new CompletableFuture<>();
+    eventLoop.execute(
+        () -> {
+          epoch++;
+          List<ChannelFuture> closing = new ArrayList<>();
+          Channel ch;
+          while ((ch = idle.pollFirst()) != null) {
+            closing.add(ch.close());
+          }
+          int[] left = {closing.size()};
+          if (left[0] == 0) {
+            done.complete(0);
+          }
+          for (ChannelFuture f : closing) {
+            f.addListener(
+                x -> {
+                  if (--left[0] == 0) {
+                    done.complete(closing.size());
+                  }
+                });
+          }
+        });
+    return done;
   }
 
   /**

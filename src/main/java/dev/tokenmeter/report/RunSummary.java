@@ -1,5 +1,7 @@
 package dev.tokenmeter.report;
 
+import dev.tokenmeter.core.analysis.Cost;
+import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.StageResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +26,9 @@ import java.util.Objects;
  * @param settings timeouts and workload
  * @param completion whether the run finished or was cut short
  * @param stages the stages in run order; a partial run holds the stages that ran
+ * @param repeats the stages' repeats, aggregated ({@code --repeat N}, schema 1.2); null when each
+ *     stage ran once
+ * @param pricing the prices given and each stage's cost (schema 1.2); null when no price was given
  */
 public record RunSummary(
     Tool tool,
@@ -34,13 +39,15 @@ public record RunSummary(
     long seed,
     Settings settings,
     Completion completion,
-    List<StageResult> stages) {
+    List<StageResult> stages,
+    Repeats repeats,
+    Pricing pricing) {
 
   /**
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.1";
+  public static final String SCHEMA_VERSION = "1.2";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -51,6 +58,36 @@ public record RunSummary(
     Objects.requireNonNull(completion, "completion");
     commandLine = List.copyOf(commandLine);
     stages = List.copyOf(stages);
+    if (pricing != null && pricing.stages().size() != stages.size()) {
+      throw new IllegalArgumentException("one cost per stage");
+    }
+  }
+
+  /** A run whose stages each ran once. */
+  public RunSummary(
+      Tool tool,
+      Instant startedAt,
+      Instant endedAt,
+      Target target,
+      List<String> commandLine,
+      long seed,
+      Settings settings,
+      Completion completion,
+      List<StageResult> stages) {
+    this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, null, null);
+  }
+
+  /**
+   * What the run's stages cost.
+   *
+   * @param model the prices, GPUs and traffic given
+   * @param stages one per stage, in the order of {@link RunSummary#stages()}
+   */
+  public record Pricing(Cost.Model model, List<Cost.StageCost> stages) {
+    public Pricing {
+      Objects.requireNonNull(model, "model");
+      stages = List.copyOf(stages);
+    }
   }
 
   /** The measuring tool: {@code tokenmeter} and its version. */

@@ -2,6 +2,7 @@ package dev.tokenmeter.report;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.core.analysis.ClientHealth;
+import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.StageResult;
@@ -25,7 +26,8 @@ final class StageJsonWriter {
 
   private StageJsonWriter() {}
 
-  static void write(JsonGenerator g, StageResult r) throws IOException {
+  /** Writes stage {@code r}, with its {@code cost} when not null. */
+  static void write(JsonGenerator g, StageResult r, Cost.StageCost cost) throws IOException {
     g.writeStartObject();
     plan(g, r.plan(), r.label());
     number(g, "stage_length_s", r.stageLengthNanos() / NS_PER_S);
@@ -51,6 +53,9 @@ final class StageJsonWriter {
     timeSeries(g, r.timeSeries());
     histograms(g, "histograms", r.histograms());
     histograms(g, "failed_histograms", r.failedHistograms());
+    if (cost != null) {
+      CostJsonWriter.stage(g, cost);
+    }
     g.writeEndObject();
   }
 

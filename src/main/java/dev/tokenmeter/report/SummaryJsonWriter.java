@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tokenmeter.core.analysis.StageResult;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -90,10 +89,16 @@ public final class SummaryJsonWriter {
         s.completion().reason() == null ? null : s.completion().reason().wireName());
     g.writeStringField("partial_detail", s.completion().detail());
     g.writeArrayFieldStart("stages");
-    for (StageResult stage : s.stages()) {
-      StageJsonWriter.write(g, stage);
+    for (int i = 0; i < s.stages().size(); i++) {
+      StageJsonWriter.write(g, s.stages().get(i), s.pricing() == null ? null : s.pricing().stages().get(i));
     }
     g.writeEndArray();
+    if (s.pricing() != null) {
+      CostJsonWriter.pricing(g, s.pricing().model());
+    }
+    if (s.repeats() != null) {
+      RepeatsJsonWriter.write(g, s.repeats());
+    }
     g.writeEndObject();
   }
 

@@ -114,6 +114,11 @@ public final class EngineEndpoint implements Endpoint {
     return requestsCompleted;
   }
 
+  /** True when no iteration is in flight or due and the engine holds no sequence. */
+  public boolean idle() {
+    return !iterationInFlight && !composeQueued && !engine.hasWork();
+  }
+
   @Override
   public Loop loop() {
     return loop;

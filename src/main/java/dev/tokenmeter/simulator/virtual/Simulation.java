@@ -27,7 +27,8 @@ import java.util.concurrent.CompletableFuture;
  * <pre>
  * design notes
  * - Virtual time starts at 0 and runs on across stages, as wall time does in bench; the engine and
- *   its KV cache carry over too (a stage cancels what it left in flight, which frees it).
+ *   its KV cache carry over too (a stage cancels what it left in flight, which frees it, and the
+ *   next starts once the iteration in flight has ended, on an idle engine).
  * - The client's self-watch reads 0 lag (a virtual task runs exactly when due) and no CPU
  *   (ClientCpu.UNKNOWN): there is no client to be the bottleneck, and no warning says so.
  * - Deterministic: the same plans, seeds and workload give the same events in the same order,
@@ -81,6 +82,10 @@ public final class Simulation {
 
   /** Runs one stage to its end in virtual time and returns what it recorded. */
   public StageResult runStage(StagePlan plan, RequestSource source) {
+    // The last stage cancelled its requests, but the iteration it had in flight still ends, up to
+    // one iteration later: let it, so that every stage starts on an idle engine. A stage's numbers
+    // then depend on its plan and seed alone, and a repeat with the same seed gives the same ones.
+    loop.runUntil(endpoint::idle);
     StageRunner runner = new StageRunner(endpoint, plan, source, timeouts, loop, sink, counter);
     CompletableFuture<Long> done = runner.start();
     if (!loop.runUntil(done::isDone)) {
