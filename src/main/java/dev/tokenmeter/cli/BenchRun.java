@@ -130,6 +130,7 @@ final class BenchRun {
       }
     } finally {
       writeSummary(dir, startedAt, completion, results);
+      dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {

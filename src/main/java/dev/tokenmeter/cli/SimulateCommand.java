@@ -106,6 +106,7 @@ final class SimulateCommand implements Callable<Integer> {
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
     BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds), err);
+    dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
     if (results.size() > 1) {
       out.println();
       out.print(ConsoleReport.sweep(results));
