@@ -148,9 +148,19 @@ final class Headline {
           ? "half its value at " + measured.get(0).shortLoad() + " (" + tps(knee.limitTps()) + ")"
           : num(knee.limitTps()) + " tokens/s";
       out.add("Per-user TPS falls below " + limit + " at " + k.shortLoad() + " ("
-          + tps(k.perUserTps()) + ").");
+          + tps(k.perUserTps()) + ")." + (knee.byFraction() ? threshold(measured) : ""));
     }
     return out;
+  }
+
+  /** After a knee by fraction: where, if anywhere, per-user TPS also falls below the fluid threshold. */
+  private static String threshold(List<Point> measured) {
+    for (Point p : measured) {
+      if (p.perUserTps() < FLUID_TPS) {
+        return " It falls below " + num(FLUID_TPS) + " tokens/s at " + p.shortLoad() + ".";
+      }
+    }
+    return " It stays at or above " + num(FLUID_TPS) + " tokens/s at every load tested.";
   }
 
   /** How the thresholds are defined, for the small print under the answer. */
