@@ -143,6 +143,7 @@ final class BenchRun {
     }
     out.println();
     out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
+    dev.tokenmeter.report.html.HtmlReport.printLocation(dir, out);
     if (failure != null) {
       throw failure;
     }

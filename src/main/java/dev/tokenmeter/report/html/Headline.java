@@ -153,6 +153,21 @@ final class Headline {
     return out;
   }
 
+  /** A warning naming the stages where the client itself may have been the bottleneck, or null. */
+  static String bottleneck(SavedSummary s) {
+    List<String> stages = new ArrayList<>();
+    for (SavedSummary.Stage st : s.stages()) {
+      if (st.detail().health() != null && st.detail().health().bottleneck()) {
+        stages.add(st.label());
+      }
+    }
+    if (stages.isEmpty()) {
+      return null;
+    }
+    return "Caution: tokenmeter itself may have been the bottleneck at " + String.join(", ", stages)
+        + " (see Client health): the server may be faster than these numbers say.";
+  }
+
   /** After a knee by fraction: where, if anywhere, per-user TPS also falls below the fluid threshold. */
   private static String threshold(List<Point> measured) {
     for (Point p : measured) {

@@ -74,6 +74,14 @@ public final class HtmlReport {
     }
   }
 
+  /** Prints "Report: DIR/report.html" on {@code out} when the page exists (after {@link #writeQuietly}). */
+  public static void printLocation(Path dir, PrintStream out) {
+    Path page = dir.resolve(FILE_NAME);
+    if (Files.isRegularFile(page)) {
+      out.println("Report: " + page + " (open it in a browser; works offline)");
+    }
+  }
+
   /**
    * The page for {@code s}. {@code metricsDocHref} is the link to docs/METRICS.md for the
    * definitions (relative to the page), or null to name the file without a link.
@@ -106,6 +114,10 @@ public final class HtmlReport {
     for (int i = 0; i < sentences.size(); i++) {
       b.append(i == 0 ? "<p class=\"answer\" id=\"answer\">" : "<p class=\"knee\">")
           .append(Html.esc(sentences.get(i))).append("</p>\n");
+    }
+    String bottleneck = Headline.bottleneck(s);
+    if (bottleneck != null) {
+      b.append("<p class=\"banner\" id=\"bottleneck\">").append(Html.esc(bottleneck)).append("</p>\n");
     }
     return b.toString();
   }

@@ -77,9 +77,10 @@
   for (const stage of data.stages) {
     const s = stage.series;
     if (!s) continue;
-    const at = (values) => values.map((v, i) => ({ x: i * s.interval, y: v }));
+    // Each value covers [i, i + 1) intervals from the stage start: plotted at its middle.
+    const at = (values) => values.map((v, i) => ({ x: (i + 0.5) * s.interval, y: v }));
     const shade = { phaseShade: { phases: s.phases } };
-    const seconds = axis('seconds from the stage start', { type: 'linear', min: 0 });
+    const seconds = axis('seconds from the stage start', { type: 'linear', min: 0, offset: false });
     make('chart-stage-' + stage.index + '-tps', {
       type: 'line',
       data: { datasets: [

@@ -131,6 +131,23 @@ class HeadlineTest {
   }
 
   @Test
+  void clientBottleneckIsNamedUnderTheAnswer() throws Exception {
+    var healthy = new StageDetail.Health(false, List.of(), Distribution.EMPTY, Distribution.EMPTY, 0.1, 0.05, 0.1, 1e6);
+    var busy = new StageDetail.Health(true, List.of("event-loop lag p99 7 ms exceeds 5 ms"), Distribution.EMPTY,
+        Distribution.EMPTY, 0.9, 0.45, 0.95, 1e5);
+    StageDetail d = new StageDetail("closed", 1, Double.NaN, 0, 10, true, null, Double.NaN, healthy, null);
+    var ok = new SavedSummary.Stage(0, "c=1", Map.of(), 40, 0, 1, 1, 10, 0, Map.of(), true, Map.of(), d);
+    var bad = new SavedSummary.Stage(1, "c=64", Map.of(), 40, 0, 1, 1, 10, 0, Map.of(), true, Map.of(),
+        new StageDetail("closed", 64, Double.NaN, 0, 10, true, null, Double.NaN, busy, null));
+    assertThat(Headline.bottleneck(run(false, null, ok))).isNull();
+    assertThat(Headline.bottleneck(run(false, null, ok, bad))).isEqualTo("Caution: tokenmeter itself may have"
+        + " been the bottleneck at c=64 (see Client health): the server may be faster than these numbers say.");
+    assertThat(HtmlReport.render(run(false, null, ok, bad), null)).contains("<p class=\"banner\" id=\"bottleneck\">")
+        .contains("<td>client is the bottleneck: event-loop lag p99 7 ms exceeds 5 ms</td>")
+        .contains("<td>90.0</td>");
+  }
+
+  @Test
   void openLoopLoadsAreRates() {
     StageDetail open = new StageDetail("open", 0, 2.5, 0, 10, true, null, Double.NaN, null, null);
     var st = new SavedSummary.Stage(0, "r=2.5", Map.of(), 10, 0, 2.5, 3, 25, 0, Map.of(), true, Map.of(), open);
