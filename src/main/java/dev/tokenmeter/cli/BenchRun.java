@@ -139,6 +139,7 @@ final class BenchRun {
       }
     } finally {
       writeSummary(dir, startedAt, completion, results);
+      dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
@@ -152,6 +153,7 @@ final class BenchRun {
     printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), results));
     out.println();
     out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
+    dev.tokenmeter.report.html.HtmlReport.printLocation(dir, out);
     if (failure != null) {
       throw failure;
     }

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       SimCommand.class,
       SimulateCommand.class,
+      ReportCommand.class,
       TokensCommand.class,
       CommandLine.HelpCommand.class
     })

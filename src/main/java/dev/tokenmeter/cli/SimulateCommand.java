@@ -118,6 +118,7 @@ final class SimulateCommand implements Callable<Integer> {
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
     var repeated = RepeatingSequence.repeatsOf(stages, results);
     BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, CostOptions.pricing(costModel, results), wallSeconds), err);
+    dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
     if (results.size() > 1) {
       out.println();
       out.print(ConsoleReport.sweep(results));
@@ -129,6 +130,7 @@ final class SimulateCommand implements Callable<Integer> {
         "tokenmeter simulate: %d requests over %.1f s of virtual time in %.2f s of wall time (%.0f requests per wall minute)",
         requestsSimulated, sim.nanos() / 1e9, wallSeconds, requestsSimulated / wallSeconds * 60));
     out.println("Results (simulated): " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
+    dev.tokenmeter.report.html.HtmlReport.printLocation(dir, out);
     if (failure != null) {
       throw failure;
     }

@@ -16,6 +16,8 @@ import org.HdrHistogram.Histogram;
  *
  * @param schemaVersion the file's {@code schema_version}
  * @param partialReason {@code "interrupted"}, {@code "error"}, or null when complete
+ * @param partialDetail why the run is partial, in words; null when complete
+ * @param simulation {@code settings.simulation}: null for a measured run
  */
 public record SavedSummary(
     String schemaVersion,
@@ -28,10 +30,34 @@ public record SavedSummary(
     String model,
     boolean partial,
     String partialReason,
-    List<Stage> stages) {
+    List<Stage> stages,
+    String partialDetail,
+    Simulation simulation) {
 
   public SavedSummary {
     stages = List.copyOf(stages);
+  }
+
+  /** The headline fields only: a measured run, no partial detail. */
+  public SavedSummary(
+      String schemaVersion,
+      String toolName,
+      String toolVersion,
+      Instant startedAt,
+      Instant endedAt,
+      String targetUrl,
+      String api,
+      String model,
+      boolean partial,
+      String partialReason,
+      List<Stage> stages) {
+    this(schemaVersion, toolName, toolVersion, startedAt, endedAt, targetUrl, api, model, partial,
+        partialReason, stages, null, null);
+  }
+
+  /** Whether the times and rates are predictions of {@code tokenmeter simulate}, not measurements. */
+  public boolean simulated() {
+    return simulation != null;
   }
 
   /**
@@ -40,6 +66,8 @@ public record SavedSummary(
    * @param metrics distributions of {@code stages[].metrics} by key ({@code "ttft_ms"})
    * @param errors failed measured requests by error class wire name
    * @param histograms {@code stages[].histograms}, decoded, in each metric's recorded unit
+   * @param detail the stage's plan, window, series and client health; {@link StageDetail#NONE}
+   *     when built from the headline numbers only
    */
   public record Stage(
       int index,
@@ -53,12 +81,41 @@ public record SavedSummary(
       long failed,
       Map<String, Long> errors,
       boolean steadyStateReached,
-      Map<Metric, Histogram> histograms) {
+      Map<Metric, Histogram> histograms,
+      StageDetail detail) {
 
     public Stage {
       metrics = Collections.unmodifiableMap(new LinkedHashMap<>(metrics));
       errors = Collections.unmodifiableMap(new LinkedHashMap<>(errors));
       histograms = Collections.unmodifiableMap(new LinkedHashMap<>(histograms));
+      detail = detail == null ? StageDetail.NONE : detail;
+    }
+
+    /** The headline numbers only ({@link StageDetail#NONE}). */
+    public Stage(
+        int index,
+        String label,
+        Map<String, Distribution> metrics,
+        double outputTokensPerSecond,
+        double inputTokensPerSecond,
+        double requestsPerSecond,
+        double achievedConcurrency,
+        long completed,
+        long failed,
+        Map<String, Long> errors,
+        boolean steadyStateReached,
+        Map<Metric, Histogram> histograms) {
+      this(index, label, metrics, outputTokensPerSecond, inputTokensPerSecond, requestsPerSecond,
+          achievedConcurrency, completed, failed, errors, steadyStateReached, histograms, null);
     }
   }
+
+  /**
+   * {@code settings.simulation}, the parts a report names.
+   *
+   * @param note the file's own warning that nothing here was measured
+   * @param gpus GPUs the model is sharded over
+   * @param simulatedSeconds virtual time simulated
+   */
+  public record Simulation(String note, String model, String gpu, int gpus, double simulatedSeconds) {}
 }

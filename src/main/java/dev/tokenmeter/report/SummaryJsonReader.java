@@ -61,7 +61,9 @@ public final class SummaryJsonReader {
         text(target, "model"),
         required(root, "partial").asBoolean(),
         text(root, "partial_reason"),
-        stages);
+        stages,
+        text(root, "partial_detail"),
+        StageDetailReader.simulation(root));
   }
 
   private static SavedSummary.Stage stage(JsonNode s) throws IOException {
@@ -97,10 +99,11 @@ public final class SummaryJsonReader {
         required(requests, "failed").asLong(),
         errors,
         required(required(s, "steady_state"), "reached").asBoolean(),
-        histograms);
+        histograms,
+        StageDetailReader.read(s));
   }
 
-  private static Distribution distribution(JsonNode d) throws IOException {
+  static Distribution distribution(JsonNode d) throws IOException {
     return new Distribution(
         required(d, "count").asLong(),
         number(d, "min"),

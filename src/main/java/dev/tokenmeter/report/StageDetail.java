@@ -1,0 +1,84 @@
+package dev.tokenmeter.report;
+
+import dev.tokenmeter.core.analysis.Distribution;
+import java.util.List;
+
+/**
+ * What a saved stage holds beyond its headline numbers, read back from {@code stages[]} of a
+ * {@code summary.json} for reports that draw it (report.html): the load, the measurement window,
+ * the steady-state sentence, the client's health and the per-second series. Missing numbers are
+ * NaN; a field absent from an older file reads as NaN, empty or null. Immutable apart from the
+ * series arrays, which must not be modified.
+ *
+ * @param loadModel {@code "closed"} or {@code "open"}; null when unknown
+ * @param concurrency closed loop: virtual users; 0 for an open loop
+ * @param ratePerSecond open loop: requests per second; NaN for a closed loop
+ * @param windowStartSeconds window start from the stage start; NaN when the window never began
+ * @param windowEndSeconds window end from the stage start; NaN when the window never began
+ * @param windowComplete whether the window ran its full planned length
+ * @param steadyStateReason the steady-state verdict in words; null when absent
+ * @param wordsPerOutputToken output words / output tokens measured on this stage's text ({@code
+ *     tokens.words_per_output_token}); NaN when the file does not have it
+ * @param health {@code client_health}; null when absent
+ * @param series {@code time_series}; null when absent
+ */
+public record StageDetail(
+    String loadModel,
+    int concurrency,
+    double ratePerSecond,
+    double windowStartSeconds,
+    double windowEndSeconds,
+    boolean windowComplete,
+    String steadyStateReason,
+    double wordsPerOutputToken,
+    Health health,
+    Series series) {
+
+  /** No detail: a stage built from headline numbers. */
+  public static final StageDetail NONE =
+      new StageDetail(null, 0, Double.NaN, Double.NaN, Double.NaN, false, null, Double.NaN, null, null);
+
+  /** Whether the stage ran a closed loop (virtual users) rather than an open one (a rate). */
+  public boolean closed() {
+    return "closed".equals(loadModel);
+  }
+
+  /**
+   * {@code client_health}: the client watching itself. Fractions are of one core or of all cores
+   * (0.5 = 50%), NaN when not measured (simulated runs).
+   */
+  public record Health(
+      boolean bottleneck,
+      List<String> reasons,
+      Distribution sendLagMillis,
+      Distribution loopLagMillis,
+      double cpuFractionOfOneCore,
+      double cpuFractionOfAllCores,
+      double loopThreadCpuFraction,
+      double outputTokensPerCpuSecond) {
+    public Health {
+      reasons = List.copyOf(reasons);
+    }
+  }
+
+  /**
+   * {@code time_series}: one value per {@code intervalSeconds} from the stage start. Arrays have one
+   * element per interval; {@code meanInFlight} and {@code meanTtftMillis} are NaN where undefined.
+   */
+  public record Series(
+      double intervalSeconds,
+      double stageLengthSeconds,
+      List<PhaseSpan> phases,
+      long[] outputTokens,
+      long[] completed,
+      long[] failed,
+      double[] meanInFlight,
+      double[] meanTtftMillis) {
+    public Series {
+      phases = List.copyOf(phases);
+    }
+  }
+
+  /** One phase ({@code warmup}, {@code measured}, {@code cooldown}) in seconds from the stage start. */
+  public record PhaseSpan(String phase, double startSeconds, double endSeconds) {}
+}

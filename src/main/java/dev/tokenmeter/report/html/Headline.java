@@ -1,0 +1,221 @@
+package dev.tokenmeter.report.html;
+
+import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.report.SavedSummary;
+import dev.tokenmeter.report.StageDetail;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The answer at the top of report.html, in plain words: what one user sees at the highest load that
+ * still streams fluidly, and where per-user TPS (the p50 of per-request decode TPS) falls below the
+ * threshold: the knee of the degradation curve. Pure functions of a {@link SavedSummary}.
+ *
+ * <p>Words per second are given only when the stage measured its words per output token
+ * ({@code tokens.words_per_output_token}); a ratio is never assumed.
+ */
+final class Headline {
+  /** Per-user tokens/s at and above which text streams fluidly; also the knee's default threshold. */
+  static final double FLUID_TPS = 30;
+  /** Per-user tokens/s at and above which text keeps ahead of a reader (about 4-5 words/s). */
+  static final double READABLE_TPS = 10;
+  /** The knee is also where per-user TPS falls below this fraction of its lightest-load value. */
+  static final double KNEE_FRACTION = 0.5;
+
+  private Headline() {}
+
+  /**
+   * One stage on the degradation curve.
+   *
+   * @param stage index of the stage in the run
+   * @param closed closed loop (users) rather than open (requests/s); also true when unknown
+   * @param load concurrency or rate; NaN when unknown
+   * @param perUserTps p50 of per-request decode TPS, tokens/s; NaN when no request had 2 tokens
+   * @param slowUserTps p10 of per-request decode TPS, tokens/s
+   * @param wordsPerToken measured words per output token; NaN when not measured
+   */
+  record Point(
+      int stage,
+      String label,
+      boolean closed,
+      double load,
+      double perUserTps,
+      double slowUserTps,
+      double aggregateTps,
+      double wordsPerToken) {
+
+    /** "25 concurrent users", "8 requests/s", or the stage label when the load is unknown. */
+    String loadPhrase() {
+      if (Double.isNaN(load)) {
+        return label;
+      }
+      return closed ? users(load) + (load == 1 ? " concurrent user" : " concurrent users")
+          : num(load) + " requests/s";
+    }
+
+    /** "50 users", "8 requests/s". */
+    String shortLoad() {
+      if (Double.isNaN(load)) {
+        return label;
+      }
+      return closed ? users(load) + (load == 1 ? " user" : " users") : num(load) + " requests/s";
+    }
+  }
+
+  /**
+   * Where the curve bends.
+   *
+   * @param position index into the points list of the first point below the limit
+   * @param limitTps the limit it fell below, tokens/s
+   * @param byFraction true when the limit is {@link #KNEE_FRACTION} of the lightest load's value
+   */
+  record Knee(int position, double limitTps, boolean byFraction) {}
+
+  /** The stages as points, in order of load when every stage has one of the same kind. */
+  static List<Point> points(SavedSummary s) {
+    List<Point> points = new ArrayList<>();
+    for (SavedSummary.Stage st : s.stages()) {
+      StageDetail d = st.detail();
+      Distribution decode = st.metrics().getOrDefault("decode_tps", Distribution.EMPTY);
+      double load = d.loadModel() == null ? Double.NaN : d.closed() ? d.concurrency() : d.ratePerSecond();
+      points.add(new Point(st.index(), st.label(), d.loadModel() == null || d.closed(), load,
+          decode.count() > 0 ? decode.p50() : Double.NaN, decode.count() > 0 ? decode.p10() : Double.NaN,
+          st.outputTokensPerSecond(), d.wordsPerOutputToken()));
+    }
+    boolean sortable = points.stream().noneMatch(p -> Double.isNaN(p.load()))
+        && points.stream().map(Point::closed).distinct().count() <= 1;
+    if (sortable) {
+      points.sort(Comparator.comparingDouble(Point::load)); // stable: equal loads keep run order
+    }
+    return points;
+  }
+
+  /**
+   * The knee: the first point, in load order, whose per-user TPS is below {@code thresholdTps} or
+   * below {@code fraction} of the first point's value; null when there is none. Points without a
+   * per-user TPS are skipped. The shared knee detection of core/analysis will replace this.
+   */
+  static Knee knee(List<Point> points, double thresholdTps, double fraction) {
+    double base = points.isEmpty() ? Double.NaN : points.get(0).perUserTps();
+    for (int i = 0; i < points.size(); i++) {
+      double v = points.get(i).perUserTps();
+      if (Double.isNaN(v)) {
+        continue;
+      }
+      if (v < thresholdTps) {
+        return new Knee(i, thresholdTps, false);
+      }
+      if (i > 0 && v < fraction * base) {
+        return new Knee(i, fraction * base, true);
+      }
+    }
+    return null;
+  }
+
+  /** The headline sentences, in order; the first is the answer. */
+  static List<String> sentences(SavedSummary s) {
+    List<Point> points = points(s);
+    List<Point> measured = points.stream().filter(p -> !Double.isNaN(p.perUserTps())).toList();
+    String sees = s.simulated() ? " would see " : " sees ";
+    List<String> out = new ArrayList<>();
+    if (measured.isEmpty()) {
+      out.add(points.isEmpty()
+          ? "No stage finished, so there is nothing to report yet."
+          : "No request completed with at least 2 output tokens, so there is no per-user speed to report; see the errors below.");
+      return out;
+    }
+    Knee knee = knee(measured, FLUID_TPS, KNEE_FRACTION);
+    Point answer = knee == null ? measured.get(measured.size() - 1)
+        : measured.get(Math.max(0, knee.position() - 1));
+    String at = knee != null && knee.position() == 0 && measured.size() > 1
+        ? "Even at the lightest load, " + answer.loadPhrase() + ", each user" + sees + "only "
+        : "At " + answer.loadPhrase() + " each user" + sees;
+    out.add(at + tps(answer.perUserTps()) + words(answer) + ": " + feel(answer.perUserTps())
+        + ". All users together get " + tps(answer.aggregateTps()) + ".");
+    if (measured.size() == 1) {
+      out.add("Only one load was run: give a list (for example --concurrency 1,10,25,50) to see where"
+          + " per-user TPS falls below " + num(FLUID_TPS) + " tokens/s.");
+    } else if (knee == null) {
+      out.add("Per-user TPS stays at or above " + num(FLUID_TPS) + " tokens/s at every load tested, up to "
+          + answer.shortLoad() + ": the knee lies beyond.");
+    } else if (knee.position() == 0) {
+      out.add("Per-user TPS is below " + num(FLUID_TPS) + " tokens/s at every load tested.");
+    } else {
+      Point k = measured.get(knee.position());
+      String limit = knee.byFraction()
+          ? "half its value at " + measured.get(0).shortLoad() + " (" + tps(knee.limitTps()) + ")"
+          : num(knee.limitTps()) + " tokens/s";
+      out.add("Per-user TPS falls below " + limit + " at " + k.shortLoad() + " ("
+          + tps(k.perUserTps()) + ")." + (knee.byFraction() ? threshold(measured) : ""));
+    }
+    return out;
+  }
+
+  /** A warning naming the stages where the client itself may have been the bottleneck, or null. */
+  static String bottleneck(SavedSummary s) {
+    List<String> stages = new ArrayList<>();
+    for (SavedSummary.Stage st : s.stages()) {
+      if (st.detail().health() != null && st.detail().health().bottleneck()) {
+        stages.add(st.label());
+      }
+    }
+    if (stages.isEmpty()) {
+      return null;
+    }
+    return "Caution: tokenmeter itself may have been the bottleneck at " + String.join(", ", stages)
+        + " (see Client health): the server may be faster than these numbers say.";
+  }
+
+  /** After a knee by fraction: where, if anywhere, per-user TPS also falls below the fluid threshold. */
+  private static String threshold(List<Point> measured) {
+    for (Point p : measured) {
+      if (p.perUserTps() < FLUID_TPS) {
+        return " It falls below " + num(FLUID_TPS) + " tokens/s at " + p.shortLoad() + ".";
+      }
+    }
+    return " It stays at or above " + num(FLUID_TPS) + " tokens/s at every load tested.";
+  }
+
+  /** How the thresholds are defined, for the small print under the answer. */
+  static String scale() {
+    return "Per-user TPS is the median (p50) of per-request decode speed. Fluid: at least "
+        + num(FLUID_TPS) + " tokens/s; readable: at least " + num(READABLE_TPS)
+        + " tokens/s (ahead of a reader); slower than that: slow. The knee is the first load where"
+        + " per-user TPS falls below " + num(FLUID_TPS) + " tokens/s or below half its value at the"
+        + " lightest load.";
+  }
+
+  static String feel(double perUserTps) {
+    return perUserTps >= FLUID_TPS ? "fluid" : perUserTps >= READABLE_TPS ? "readable" : "slow";
+  }
+
+  private static String words(Point p) {
+    if (!(p.wordsPerToken() > 0)) {
+      return "";
+    }
+    return ", about " + num(p.perUserTps() * p.wordsPerToken())
+        + " words/s (words per token measured on this run's text)";
+  }
+
+  static String tps(double v) {
+    return num(v) + " tokens/s";
+  }
+
+  /** 1,234 / 41 / 7.5 / 0.25: whole numbers from 10 up, else two significant digits. */
+  static String num(double v) {
+    if (Double.isNaN(v)) {
+      return "n/a";
+    }
+    double a = Math.abs(v);
+    if (a >= 10 || v == Math.rint(v)) {
+      return String.format(Locale.ROOT, "%,.0f", v);
+    }
+    return String.format(Locale.ROOT, a >= 1 ? "%.1f" : "%.2f", v);
+  }
+
+  private static String users(double n) {
+    return String.format(Locale.ROOT, "%,.0f", n);
+  }
+}

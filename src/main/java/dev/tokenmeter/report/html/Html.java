@@ -1,0 +1,26 @@
+package dev.tokenmeter.report.html;
+
+/** Escaping for text and attribute values in report.html. Stateless. */
+final class Html {
+  private Html() {}
+
+  /** {@code s} with {@code & < > " '} escaped; "" for null. */
+  static String esc(String s) {
+    if (s == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(s.length() + 16);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '&' -> b.append("&amp;");
+        case '<' -> b.append("&lt;");
+        case '>' -> b.append("&gt;");
+        case '"' -> b.append("&quot;");
+        case '\'' -> b.append("&#39;");
+        default -> b.append(c);
+      }
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,202 @@
+package dev.tokenmeter.report.html;
+
+import dev.tokenmeter.report.SavedSummary;
+import dev.tokenmeter.report.SummaryJsonReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Renders {@code report.html}: one self-contained page (the chart library, styles, script and data
+ * inlined; no network, works from file://) drawn from a results folder's {@code summary.json}
+ * alone, so any folder can be re-rendered, partial and simulated runs included. At the top the
+ * answer in plain words ({@link Headline}), then charts drawn by Chart.js from the page's {@code
+ * tm-data} JSON ({@link PageData}), then tables that read without JavaScript ({@link Tables}).
+ * Stateless and thread-safe.
+ *
+ * <pre>{@code
+ * Path page = HtmlReport.write(Path.of("results/2026-01-01T00-00-00Z"));  // .../report.html
+ * }</pre>
+ */
+public final class HtmlReport {
+  /** The report's file name inside a results folder. */
+  public static final String FILE_NAME = "report.html";
+
+  private static final String RESOURCES = "/dev/tokenmeter/report/html/";
+  private static final String CHARTJS_POM =
+      "/META-INF/maven/org.webjars.npm/chart.js/pom.properties";
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
+
+  private HtmlReport() {}
+
+  /** Renders {@code dir/summary.json} into {@code dir/report.html}; returns the page's path. */
+  public static Path write(Path dir) throws IOException {
+    Path out = dir.resolve(FILE_NAME);
+    write(dir, out);
+    return out;
+  }
+
+  /**
+   * Renders {@code dir/summary.json} into {@code out}, atomically (a temporary file moved over it).
+   *
+   * @throws NoSuchFileException when {@code dir} has no summary.json
+   */
+  public static void write(Path dir, Path out) throws IOException {
+    SavedSummary summary = SummaryJsonReader.read(dir.resolve("summary.json"));
+    String page = render(summary, metricsDocHref(out.toAbsolutePath().getParent()));
+    Path tmp = out.resolveSibling(out.getFileName() + ".tmp");
+    Files.writeString(tmp, page, StandardCharsets.UTF_8);
+    Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /**
+   * {@link #write(Path)} for the end of a run: a failure is one line on {@code err}, never thrown,
+   * so a report problem cannot cost the run's results.
+   */
+  public static void writeQuietly(Path dir, PrintStream err) {
+    try {
+      write(dir);
+    } catch (IOException | RuntimeException e) {
+      err.println("tokenmeter: could not write " + dir.resolve(FILE_NAME) + ": " + e.getMessage()
+          + " (re-render with: tokenmeter report " + dir + ")");
+    }
+  }
+
+  /** Prints "Report: DIR/report.html" on {@code out} when the page exists (after {@link #writeQuietly}). */
+  public static void printLocation(Path dir, PrintStream out) {
+    Path page = dir.resolve(FILE_NAME);
+    if (Files.isRegularFile(page)) {
+      out.println("Report: " + page + " (open it in a browser; works offline)");
+    }
+  }
+
+  /**
+   * The page for {@code s}. {@code metricsDocHref} is the link to docs/METRICS.md for the
+   * definitions (relative to the page), or null to name the file without a link.
+   */
+  public static String render(SavedSummary s, String metricsDocHref) throws IOException {
+    Map<String, String> values = Map.ofEntries(
+        Map.entry("title", Html.esc(title(s))),
+        Map.entry("style", resource("report.css")),
+        Map.entry("banner", Sections.banner(s)),
+        Map.entry("headline", headline(s)),
+        Map.entry("scale", Html.esc(Headline.scale())),
+        Map.entry("stage_figures", Sections.stageFigures(s)),
+        Map.entry("run", Sections.run(s)),
+        Map.entry("tables", Tables.all(s, metricsDocHref)),
+        Map.entry("data", PageData.json(PageData.of(s))),
+        Map.entry("chartjs", ChartJs.SOURCE),
+        Map.entry("chartjs_version", Html.esc(ChartJs.VERSION)),
+        Map.entry("script", resource("report.js")));
+    return fill(resource("report.html"), values);
+  }
+
+  private static String title(SavedSummary s) {
+    return "tokenmeter report: " + s.model() + " at " + s.targetUrl()
+        + (s.simulated() ? " (simulated)" : "");
+  }
+
+  private static String headline(SavedSummary s) {
+    List<String> sentences = Headline.sentences(s);
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < sentences.size(); i++) {
+      b.append(i == 0 ? "<p class=\"answer\" id=\"answer\">" : "<p class=\"knee\">")
+          .append(Html.esc(sentences.get(i))).append("</p>\n");
+    }
+    String bottleneck = Headline.bottleneck(s);
+    if (bottleneck != null) {
+      b.append("<p class=\"banner\" id=\"bottleneck\">").append(Html.esc(bottleneck)).append("</p>\n");
+    }
+    return b.toString();
+  }
+
+  /** Replaces each {{name}} of the template in one pass, so inserted text is never rescanned. */
+  static String fill(String template, Map<String, String> values) {
+    Matcher m = PLACEHOLDER.matcher(template);
+    StringBuilder b = new StringBuilder(template.length() + 300_000);
+    while (m.find()) {
+      String v = values.get(m.group(1));
+      if (v == null) {
+        throw new IllegalStateException("report template names unknown {{" + m.group(1) + "}}");
+      }
+      m.appendReplacement(b, Matcher.quoteReplacement(v));
+    }
+    m.appendTail(b);
+    return b.toString();
+  }
+
+  /**
+   * The path from {@code reportDir} to docs/METRICS.md of the checkout the folder lies in (results
+   * land in {@code results/} of the project by default), or null when there is none above it.
+   */
+  static String metricsDocHref(Path reportDir) {
+    for (Path p = reportDir; p != null; p = p.getParent()) {
+      Path doc = p.resolve("docs").resolve("METRICS.md");
+      if (Files.isRegularFile(doc)) {
+        return reportDir.relativize(doc).toString().replace('\\', '/');
+      }
+    }
+    return null;
+  }
+
+  static String resource(String name) throws IOException {
+    try (InputStream in = HtmlReport.class.getResourceAsStream(RESOURCES + name)) {
+      if (in == null) {
+        throw new IOException("resource " + name + " missing from the tokenmeter jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  static String duration(SavedSummary s) {
+    Duration d = Duration.between(s.startedAt(), s.endedAt());
+    return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+  }
+
+  static String instant(java.time.Instant t) {
+    return DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+  }
+
+  /** Chart.js, read once from its webjar on the class path (a runtime dependency). */
+  static final class ChartJs {
+    static final String VERSION;
+    static final String SOURCE;
+
+    static {
+      try (InputStream pom = HtmlReport.class.getResourceAsStream(CHARTJS_POM)) {
+        if (pom == null) {
+          throw new IllegalStateException("the Chart.js webjar is missing from the class path");
+        }
+        Properties p = new Properties();
+        p.load(pom);
+        VERSION = p.getProperty("version");
+        String path = "/META-INF/resources/webjars/chart.js/" + VERSION + "/dist/chart.umd.min.js";
+        try (InputStream js = HtmlReport.class.getResourceAsStream(path)) {
+          if (js == null) {
+            throw new IllegalStateException(path + " is missing from the class path");
+          }
+          // The source-map comment would make a browser's devtools look for a file that is not there.
+          SOURCE = new String(js.readAllBytes(), StandardCharsets.UTF_8)
+              .replaceAll("//# sourceMappingURL=\\S*\\s*$", "")
+              .replace("</script", "<\\/script");
+        }
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    private ChartJs() {}
+  }
+}

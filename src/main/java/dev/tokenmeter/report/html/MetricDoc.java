@@ -1,0 +1,102 @@
+package dev.tokenmeter.report.html;
+
+/**
+ * The metrics report.html names, each with its unit, a one-line definition and the section of
+ * {@code docs/METRICS.md} that defines it exactly ({@link #anchor()}: the GitHub-style anchor of
+ * the section's heading; a test checks every one against the file's headings).
+ */
+enum MetricDoc {
+  OUTPUT_TPS("Output tokens/s", "tokens/s", Section.PER_STAGE,
+      "aggregate: output tokens of every request whose chunk arrived inside the measurement window, divided by the window length"),
+  DECODE_TPS("Per-user TPS", "tokens/s", Section.PER_REQUEST,
+      "per-request decode speed 1 / TPOT: the tokens per second one user sees once the first token arrived; p50 is the typical user, p10 the slowest tenth"),
+  TTFT("TTFT", "ms", Section.PER_REQUEST, "time to first token: firstToken − sent"),
+  TTFT_FROM_SCHEDULED("TTFT from schedule", "ms", Section.PER_REQUEST,
+      "firstToken − scheduled: includes client-side queueing, free of coordinated omission"),
+  TPOT("TPOT", "ms", Section.PER_REQUEST,
+      "time per output token after the first: (lastToken − firstToken) / (n − 1), for n ≥ 2"),
+  ITL("ITL", "ms", Section.PER_REQUEST,
+      "inter-token latency: each gap between chunks split evenly over the chunk's tokens, over all tokens of all requests"),
+  E2E("E2E", "ms", Section.PER_REQUEST, "end-to-end latency: done − sent"),
+  REQUESTS_PER_S("Requests/s", "requests/s", Section.PER_STAGE,
+      "completed measured requests / window length"),
+  ACHIEVED_CONCURRENCY("Achieved concurrency", "requests", Section.PER_STAGE,
+      "time-weighted mean of requests in flight over the window"),
+  IN_FLIGHT("In flight", "requests", Section.PER_STAGE,
+      "requests sent and not yet ended, mean over each second"),
+  COMPLETED("Completed", "requests", Section.PER_STAGE, "measured requests that completed normally"),
+  FAILED("Failed", "requests", Section.ERRORS, "measured requests that failed, by error class"),
+  STEADY_STATE("Steady state", "", Section.STEADY_STATE,
+      "whether the window's thirds kept output tokens/s within ±10% and mean TTFT within ±25% (or 5 ms)"),
+  INPUT_TOKENS("Input tokens", "tokens", Section.PER_REQUEST,
+      "prompt tokens per request: usage.prompt_tokens, else the client's count"),
+  OUTPUT_TOKENS("Output tokens", "tokens", Section.PER_REQUEST,
+      "output tokens n per request: usage.completion_tokens, else the tokenizer's count, else chunks"),
+  LOOP_LAG("Event-loop lag p99", "ms", Section.CLIENT_HEALTH,
+      "how late the client's event loop ran a task versus when it was due; above 5 ms the client is the bottleneck"),
+  SEND_LAG("Send lag p99", "ms", Section.CLIENT_HEALTH,
+      "how late the client began requests versus their schedule (open loop); above 10 ms the client is the bottleneck"),
+  CLIENT_CPU("Client CPU", "% of one core", Section.CLIENT_HEALTH,
+      "CPU time of the tokenmeter process over the window, as a share of one core"),
+  LOOP_CPU("Event-loop CPU", "% of one core", Section.CLIENT_HEALTH,
+      "CPU time of the event-loop thread; above 90% the client is the bottleneck"),
+  TOKENS_PER_CPU_S("Tokens per CPU-second", "tokens/CPU-s", Section.CLIENT_HEALTH,
+      "output tokens received per CPU-second the client spent");
+
+  private final String label;
+  private final String unit;
+  private final Section section;
+  private final String definition;
+
+  MetricDoc(String label, String unit, Section section, String definition) {
+    this.label = label;
+    this.unit = unit;
+    this.section = section;
+    this.definition = definition;
+  }
+
+  String label() {
+    return label;
+  }
+
+  /** Unit shown in column headers; empty for a verdict. */
+  String unit() {
+    return unit;
+  }
+
+  String definition() {
+    return definition;
+  }
+
+  /** Id of this metric's entry in the page's definitions list. */
+  String id() {
+    return "def-" + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+
+  /** GitHub-style anchor of the METRICS.md heading that defines it. */
+  String anchor() {
+    return section.anchor;
+  }
+
+  /** Title of that heading, for the link text. */
+  String sectionTitle() {
+    return section.title;
+  }
+
+  /** The METRICS.md sections report.html links to. */
+  enum Section {
+    PER_REQUEST("per-request-requestmetrics", "Per request"),
+    PER_STAGE("per-stage-stagerecorder-stageresult", "Per stage"),
+    STEADY_STATE("steady-state", "Steady state"),
+    CLIENT_HEALTH("client-health", "Client health"),
+    ERRORS("error-classes", "Error classes");
+
+    final String anchor;
+    final String title;
+
+    Section(String anchor, String title) {
+      this.anchor = anchor;
+      this.title = title;
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package dev.tokenmeter.report.html;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.report.SavedSummary;
+import dev.tokenmeter.report.StageDetail;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The data report.html draws its charts from: one JSON object, embedded in the page as {@code
+ * <script type="application/json" id="tm-data">}. Numbers are copied from summary.json (so a chart
+ * shows exactly the file's values) or derived from its histograms (CDFs, length distributions);
+ * NaN becomes null. Pure function of a {@link SavedSummary}.
+ *
+ * <p>Layout: {@code simulated, loadAxis, fluidTps, curve[]} (stages in load order: label, load,
+ * aggregate TPS, per-user p50/p10, TTFT and TPOT p50/p90/p99), {@code stages[]} (run order:
+ * per-second series with phases, TTFT and ITL CDF points, client health), {@code lengths}.
+ */
+final class PageData {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  /** CDF points at these percentiles: every 1% plus the tail, 103 points per curve. */
+  private static final double[] CDF_PERCENTILES = cdfPercentiles();
+  /** At most this many bars in a length distribution. */
+  static final int MAX_LENGTH_BINS = 40;
+
+  private PageData() {}
+
+  static ObjectNode of(SavedSummary s) {
+    ObjectNode root = MAPPER.createObjectNode();
+    root.put("simulated", s.simulated());
+    List<Headline.Point> points = Headline.points(s);
+    boolean closed = points.stream().allMatch(Headline.Point::closed);
+    boolean open = points.stream().noneMatch(Headline.Point::closed);
+    root.put("loadAxis", closed ? "concurrent users" : open ? "requests/s" : "stage");
+    root.put("fluidTps", Headline.FLUID_TPS);
+    ArrayNode curve = root.putArray("curve");
+    for (Headline.Point p : points) {
+      SavedSummary.Stage st = s.stages().stream().filter(x -> x.index() == p.stage()).findFirst().orElseThrow();
+      ObjectNode c = curve.addObject();
+      c.put("stage", p.stage());
+      c.put("label", p.label());
+      num(c, "load", p.load());
+      num(c, "aggTps", p.aggregateTps());
+      num(c, "userP50", p.perUserTps());
+      num(c, "userP10", p.slowUserTps());
+      percentiles(c.putObject("ttft"), st.metrics().get(Metric.TTFT.reportKey()));
+      percentiles(c.putObject("tpot"), st.metrics().get(Metric.TPOT.reportKey()));
+    }
+    ArrayNode stages = root.putArray("stages");
+    for (SavedSummary.Stage st : s.stages()) {
+      stages.add(stage(st));
+    }
+    ObjectNode lengths = root.putObject("lengths");
+    lengths(lengths.putObject("input"), merged(s, Metric.INPUT_TOKENS));
+    lengths(lengths.putObject("output"), merged(s, Metric.OUTPUT_TOKENS));
+    return root;
+  }
+
+  private static ObjectNode stage(SavedSummary.Stage st) {
+    ObjectNode o = MAPPER.createObjectNode();
+    o.put("index", st.index());
+    o.put("label", st.label());
+    StageDetail d = st.detail();
+    StageDetail.Series ts = d.series();
+    if (ts != null) {
+      ObjectNode series = o.putObject("series");
+      num(series, "interval", ts.intervalSeconds());
+      ArrayNode phases = series.putArray("phases");
+      for (StageDetail.PhaseSpan p : ts.phases()) {
+        ArrayNode a = phases.addArray().add(p.phase());
+        num(a, p.startSeconds());
+        num(a, p.endSeconds());
+      }
+      ArrayNode tps = series.putArray("tps");
+      for (long tokens : ts.outputTokens()) {
+        num(tps, tokens / ts.intervalSeconds());
+      }
+      ArrayNode inFlight = series.putArray("inFlight");
+      for (double v : ts.meanInFlight()) {
+        num(inFlight, v);
+      }
+      ArrayNode ttft = series.putArray("ttft");
+      for (double v : ts.meanTtftMillis()) {
+        num(ttft, v);
+      }
+      ArrayNode errors = series.putArray("errors");
+      for (long v : ts.failed()) {
+        errors.add(v);
+      }
+    }
+    ObjectNode cdf = o.putObject("cdf");
+    cdf(cdf.putArray("ttft"), st.histograms().get(Metric.TTFT), Metric.TTFT);
+    cdf(cdf.putArray("itl"), st.histograms().get(Metric.ITL), Metric.ITL);
+    StageDetail.Health h = d.health();
+    if (h != null) {
+      ObjectNode health = o.putObject("health");
+      health.put("bottleneck", h.bottleneck());
+      num(health, "loopLagP99", h.loopLagMillis().p99());
+      num(health, "sendLagP99", h.sendLagMillis().p99());
+      num(health, "cpuOneCore", h.cpuFractionOfOneCore());
+      num(health, "loopCpu", h.loopThreadCpuFraction());
+    }
+    return o;
+  }
+
+  private static void percentiles(ObjectNode o, Distribution d) {
+    Distribution x = d == null ? Distribution.EMPTY : d;
+    num(o, "p50", x.p50());
+    num(o, "p90", x.p90());
+    num(o, "p99", x.p99());
+  }
+
+  /** {@code [value, fraction]} pairs in report units: the CDF at every 1% and at the tail. */
+  static void cdf(ArrayNode out, Histogram h, Metric m) {
+    if (h == null || h.getTotalCount() == 0) {
+      return;
+    }
+    double unit = m.unit().perReportUnit();
+    for (double p : CDF_PERCENTILES) {
+      ArrayNode point = out.addArray();
+      num(point, h.getValueAtPercentile(p) / unit);
+      point.add(p / 100);
+    }
+  }
+
+  private static double[] cdfPercentiles() {
+    double[] p = new double[103];
+    for (int i = 0; i <= 100; i++) {
+      p[i] = i;
+    }
+    p[101] = 99.9;
+    p[102] = 99.99;
+    java.util.Arrays.sort(p);
+    return p;
+  }
+
+  /** One histogram of {@code m} over every stage's measured requests. */
+  private static Histogram merged(SavedSummary s, Metric m) {
+    Histogram all = null;
+    for (SavedSummary.Stage st : s.stages()) {
+      Histogram h = st.histograms().get(m);
+      if (h != null) {
+        if (all == null) {
+          all = new Histogram(h.getNumberOfSignificantValueDigits());
+        }
+        all.add(h);
+      }
+    }
+    return all;
+  }
+
+  /**
+   * Bins a token-count histogram into at most {@link #MAX_LENGTH_BINS} bars of equal integer width:
+   * {@code labels[]} ("512" or "500–524") and {@code counts[]}.
+   */
+  static void lengths(ObjectNode o, Histogram h) {
+    ArrayNode labels = o.putArray("labels");
+    ArrayNode counts = o.putArray("counts");
+    if (h == null || h.getTotalCount() == 0) {
+      return;
+    }
+    long min = h.getMinValue();
+    long max = h.getMaxValue();
+    long width = Math.max(1, (max - min + MAX_LENGTH_BINS) / MAX_LENGTH_BINS);
+    int bins = (int) ((max - min) / width) + 1;
+    long[] binCounts = new long[bins];
+    h.recordedValues().forEach(v -> {
+      long value = Math.min(max, h.highestEquivalentValue(v.getValueIteratedTo()));
+      binCounts[(int) ((value - min) / width)] += v.getCountAtValueIteratedTo();
+    });
+    for (int i = 0; i < bins; i++) {
+      long lo = min + i * width;
+      labels.add(width == 1 ? Long.toString(lo) : lo + "–" + (lo + width - 1));
+      counts.add(binCounts[i]);
+    }
+  }
+
+  private static void num(ObjectNode o, String field, double v) {
+    if (Double.isFinite(v)) {
+      o.put(field, v);
+    } else {
+      o.putNull(field);
+    }
+  }
+
+  private static void num(ArrayNode a, double v) {
+    if (Double.isFinite(v)) {
+      a.add(v);
+    } else {
+      a.addNull();
+    }
+  }
+
+  /** The JSON text, safe inside a {@code <script>} element ({@code <} escaped as \u003c). */
+  static String json(ObjectNode data) {
+    try {
+      return MAPPER.writeValueAsString(data).replace("<", "\\u003c");
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

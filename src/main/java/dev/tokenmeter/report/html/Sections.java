@@ -1,0 +1,77 @@
+package dev.tokenmeter.report.html;
+
+import dev.tokenmeter.report.SavedSummary;
+import dev.tokenmeter.report.StageDetail;
+
+/** The static parts of report.html between headline and tables: banners, stage figures, run facts. */
+final class Sections {
+  private Sections() {}
+
+  /** Warnings above the answer: simulated, partial. Empty when neither applies. */
+  static String banner(SavedSummary s) {
+    StringBuilder b = new StringBuilder();
+    if (s.simulated()) {
+      SavedSummary.Simulation sim = s.simulation();
+      b.append("<p class=\"banner simulated\" id=\"simulated\"><strong>Simulated, not measured.</strong> ")
+          .append(Html.esc(sim.model() + " on " + sim.gpus() + " × " + sim.gpu() + ", "
+              + Headline.num(sim.simulatedSeconds()) + " s of virtual time. "))
+          .append(Html.esc(sim.note() == null ? "" : sim.note())).append("</p>\n");
+    }
+    if (s.partial()) {
+      String reason = s.partialReason() == null ? "stopped early" : s.partialReason();
+      b.append("<p class=\"banner partial\" id=\"partial\"><strong>Partial run (")
+          .append(Html.esc(reason)).append(").</strong> ")
+          .append(Html.esc(s.partialDetail() == null ? "" : s.partialDetail() + ". "))
+          .append(Html.esc("This report covers the " + s.stages().size()
+              + (s.stages().size() == 1 ? " stage" : " stages") + " that finished."))
+          .append("</p>\n");
+    }
+    return b.toString();
+  }
+
+  /** Per stage: a heading, the steady-state sentence and two chart canvases. */
+  static String stageFigures(SavedSummary s) {
+    StringBuilder b = new StringBuilder();
+    for (SavedSummary.Stage st : s.stages()) {
+      int i = st.index();
+      StageDetail d = st.detail();
+      String label = "Stage " + (i + 1) + ": " + st.label();
+      b.append("<section class=\"stage\" aria-labelledby=\"stage-").append(i).append("\">\n<h3 id=\"stage-")
+          .append(i).append("\">").append(Html.esc(label)).append("</h3>\n");
+      if (d.steadyStateReason() != null) {
+        b.append("<p class=\"note\"><a href=\"#").append(MetricDoc.STEADY_STATE.id()).append("\">Steady state</a> ")
+            .append(st.steadyStateReached() ? "reached: " : "not reached: ")
+            .append(Html.esc(d.steadyStateReason())).append("</p>\n");
+      }
+      figure(b, "chart-stage-" + i + "-tps", label + ": aggregate output tokens/s and requests in flight per second;"
+          + " warm-up and cool-down shaded");
+      figure(b, "chart-stage-" + i + "-latency", label + ": mean TTFT of the requests whose first token arrived"
+          + " that second, and failed requests per second; warm-up and cool-down shaded");
+      b.append("</section>\n");
+    }
+    return b.toString();
+  }
+
+  private static void figure(StringBuilder b, String id, String caption) {
+    b.append("<figure><div class=\"chart\"><canvas id=\"").append(id).append("\" role=\"img\" aria-label=\"")
+        .append(Html.esc(caption)).append("\"></canvas></div><figcaption>").append(Html.esc(caption))
+        .append("</figcaption></figure>\n");
+  }
+
+  /** The run's facts: target, model, times, tool, command line. */
+  static String run(SavedSummary s) {
+    StringBuilder b = new StringBuilder("<dl class=\"run\">\n");
+    fact(b, "Target", s.targetUrl());
+    fact(b, "Model", s.model());
+    fact(b, "API", s.api());
+    fact(b, "Started", HtmlReport.instant(s.startedAt()));
+    fact(b, "Ended", HtmlReport.instant(s.endedAt()) + " (" + HtmlReport.duration(s) + ")");
+    fact(b, "Stages", Integer.toString(s.stages().size()));
+    fact(b, "Tool", s.toolName() + " " + s.toolVersion() + ", summary.json schema " + s.schemaVersion());
+    return b.append("</dl>\n").toString();
+  }
+
+  private static void fact(StringBuilder b, String name, String value) {
+    b.append("<dt>").append(Html.esc(name)).append("</dt><dd>").append(Html.esc(value)).append("</dd>\n");
+  }
+}

@@ -1,0 +1,138 @@
+// Draws report.html's charts from the tm-data JSON with the inlined Chart.js. Every chart is kept
+// in window.tmCharts by canvas id (the browser test reads the plotted data back from there).
+(function () {
+  'use strict';
+  const data = JSON.parse(document.getElementById('tm-data').textContent);
+  const css = getComputedStyle(document.documentElement);
+  const color = (name) => css.getPropertyValue('--' + name).trim();
+  const palette = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map(color);
+  const pick = (i) => palette[i % palette.length];
+  Chart.defaults.color = color('muted');
+  Chart.defaults.borderColor = color('line');
+  Chart.defaults.animation = false;
+  Chart.defaults.maintainAspectRatio = false;
+  Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", sans-serif';
+  const charts = {};
+  window.tmCharts = charts;
+
+  function make(id, config) {
+    const canvas = document.getElementById(id);
+    if (canvas) {
+      charts[id] = new Chart(canvas, config);
+    }
+  }
+  function axis(title, extra) {
+    return Object.assign({ title: { display: true, text: title } }, extra || {});
+  }
+  function line(label, values, i, extra) {
+    return Object.assign({ label: label, data: values, borderColor: pick(i), backgroundColor: pick(i),
+      pointRadius: 3, borderWidth: 2, spanGaps: false }, extra || {});
+  }
+
+  // Shades warm-up and cool-down behind a stage's series (options.plugins.phaseShade.phases).
+  const phaseShade = {
+    id: 'phaseShade',
+    beforeDatasetsDraw(chart, args, opts) {
+      const area = chart.chartArea;
+      const x = chart.scales.x;
+      chart.ctx.save();
+      chart.ctx.fillStyle = color('shade');
+      for (const [name, start, end] of (opts.phases || [])) {
+        if (name === 'measured' || start === null || end === null) continue;
+        const x0 = Math.max(area.left, x.getPixelForValue(start));
+        const x1 = Math.min(area.right, x.getPixelForValue(end));
+        if (x1 > x0) chart.ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
+      }
+      chart.ctx.restore();
+    }
+  };
+
+  const curve = data.curve;
+  const labels = curve.map((c) => c.label);
+  const loadAxis = axis('load (' + data.loadAxis + ')');
+  make('chart-degradation', {
+    type: 'line',
+    data: { labels: labels, datasets: [
+      line('Per-user TPS p50 (tokens/s)', curve.map((c) => c.userP50), 0),
+      line('Per-user TPS p10, slowest tenth (tokens/s)', curve.map((c) => c.userP10), 0, { borderDash: [6, 4] }),
+      line('Aggregate output tokens/s', curve.map((c) => c.aggTps), 1, { yAxisID: 'y2' }),
+      line('Fluid threshold (' + data.fluidTps + ' tokens/s)', curve.map(() => data.fluidTps), 5,
+        { borderDash: [2, 4], pointRadius: 0, borderWidth: 1 })
+    ] },
+    options: { interaction: { mode: 'index', intersect: false }, scales: {
+      x: loadAxis, y: axis('per-user tokens/s', { beginAtZero: true }),
+      y2: axis('aggregate tokens/s', { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false } }) } }
+  });
+  for (const metric of ['ttft', 'tpot']) {
+    const name = metric.toUpperCase();
+    make('chart-' + metric, {
+      type: 'line',
+      data: { labels: labels, datasets: ['p50', 'p90', 'p99'].map((p, i) =>
+        line(name + ' ' + p + ' (ms)', curve.map((c) => c[metric][p]), i)) },
+      options: { interaction: { mode: 'index', intersect: false },
+        scales: { x: loadAxis, y: axis(name + ' (ms)', { beginAtZero: true }) } }
+    });
+  }
+
+  for (const stage of data.stages) {
+    const s = stage.series;
+    if (!s) continue;
+    // Each value covers [i, i + 1) intervals from the stage start: plotted at its middle.
+    const at = (values) => values.map((v, i) => ({ x: (i + 0.5) * s.interval, y: v }));
+    const shade = { phaseShade: { phases: s.phases } };
+    const seconds = axis('seconds from the stage start', { type: 'linear', min: 0, offset: false });
+    make('chart-stage-' + stage.index + '-tps', {
+      type: 'line',
+      data: { datasets: [
+        line('Output tokens/s', at(s.tps), 0, { pointRadius: 0 }),
+        line('Requests in flight', at(s.inFlight), 3, { pointRadius: 0, yAxisID: 'y2' })
+      ] },
+      options: { plugins: shade, scales: { x: seconds, y: axis('tokens/s', { beginAtZero: true }),
+        y2: axis('requests in flight', { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false } }) } },
+      plugins: [phaseShade]
+    });
+    make('chart-stage-' + stage.index + '-latency', {
+      type: 'line',
+      data: { datasets: [
+        line('Mean TTFT (ms)', at(s.ttft), 2, { pointRadius: 0 }),
+        line('Failed requests', at(s.errors), 1, { type: 'bar', yAxisID: 'y2' })
+      ] },
+      options: { plugins: shade, scales: { x: seconds, y: axis('TTFT (ms)', { beginAtZero: true }),
+        y2: axis('failed requests per second', { position: 'right', beginAtZero: true,
+          ticks: { precision: 0 }, grid: { drawOnChartArea: false } }) } },
+      plugins: [phaseShade]
+    });
+  }
+
+  for (const metric of ['ttft', 'itl']) {
+    make('chart-cdf-' + metric, {
+      type: 'line',
+      data: { datasets: data.stages.map((stage, i) => line(stage.label,
+        stage.cdf[metric].filter((p) => p[0] > 0).map((p) => ({ x: p[0], y: p[1] })), i, { pointRadius: 0 })) },
+      options: { scales: { x: axis(metric.toUpperCase() + ' (ms)', { type: 'logarithmic' }),
+        y: axis('fraction of ' + (metric === 'itl' ? 'tokens' : 'requests'), { min: 0, max: 1 }) } }
+    });
+  }
+
+  for (const kind of ['input', 'output']) {
+    const l = data.lengths[kind];
+    make('chart-lengths-' + kind, {
+      type: 'bar',
+      data: { labels: l.labels, datasets: [{ label: 'Requests', data: l.counts,
+        backgroundColor: pick(kind === 'input' ? 3 : 4) }] },
+      options: { scales: { x: axis(kind + ' tokens per request'), y: axis('requests', { beginAtZero: true }) } }
+    });
+  }
+
+  const health = data.stages.filter((s) => s.health);
+  make('chart-health', {
+    type: 'bar',
+    data: { labels: health.map((s) => s.label), datasets: [
+      { label: 'Event-loop lag p99 (ms)', data: health.map((s) => s.health.loopLagP99), backgroundColor: pick(0) },
+      { label: 'Send lag p99 (ms)', data: health.map((s) => s.health.sendLagP99), backgroundColor: pick(4) },
+      line('Loop-lag limit (5 ms)', health.map(() => 5), 1, { type: 'line', borderDash: [2, 4], pointRadius: 0, borderWidth: 1 }),
+      line('Send-lag limit (10 ms)', health.map(() => 10), 5, { type: 'line', borderDash: [2, 4], pointRadius: 0, borderWidth: 1 })
+    ] },
+    options: { scales: { x: axis('stage'), y: axis('ms', { beginAtZero: true }) } }
+  });
+})();

@@ -1,0 +1,208 @@
+package dev.tokenmeter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.testkit.Cli;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+
+/**
+ * report.html in headless Chromium, opened from file:// with the network unused: it renders with no
+ * console errors, loads nothing from elsewhere, every chart exists and plots exactly summary.json's
+ * numbers, and the headline names the right stage. The results folder is a real one, written by
+ * {@code tokenmeter simulate} in-process (virtual time: a second).
+ *
+ * <p>Needs {@code /usr/bin/chromium} and {@code /usr/bin/chromedriver} (scripts/ensure-chromium.sh
+ * installs them). Without them the test is skipped, or fails when {@code TOKENMETER_REQUIRE_BROWSER=1}
+ * (as in .ci/run). The driver path is set explicitly, so Selenium Manager never goes online.
+ */
+@Timeout(120)
+class HtmlReportBrowserIT {
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir static Path tmp;
+  private static ChromeDriver driver;
+  private static JsonNode summary;
+  private static List<LogEntry> console;
+
+  @BeforeAll
+  static void renderAndOpen() throws Exception {
+    boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+    if (!present && "1".equals(System.getenv("TOKENMETER_REQUIRE_BROWSER"))) {
+      fail("TOKENMETER_REQUIRE_BROWSER=1 but " + CHROMIUM + " or " + CHROMEDRIVER
+          + " is missing: run scripts/ensure-chromium.sh");
+    }
+    assumeTrue(present, "headless Chromium not installed (" + CHROMIUM + ", " + CHROMEDRIVER
+        + "): run scripts/ensure-chromium.sh to run the report's browser test");
+    Path dir = tmp.resolve("run");
+    // 1, 64 and 256 users of the default model: per-user TPS halves by 256, so the run has a knee.
+    Cli.Result r = Cli.run("simulate", "--concurrency", "256,1,64", "--duration", "8s", "--warmup", "2s",
+        "--cooldown", "1s", "--input-tokens", "256", "--output-tokens", "uniform:64,256", "--out", dir.toString());
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    summary = JSON.readTree(dir.resolve("summary.json").toFile());
+
+    // The driver named explicitly: Selenium Manager (which would look online) is never asked.
+    // (Through the system property: ChromeDriverService.Builder's class file makes javac warn.)
+    System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--window-size=1280,2000");
+    LoggingPreferences logs = new LoggingPreferences();
+    logs.enable(LogType.BROWSER, Level.ALL);
+    options.setCapability("goog:loggingPrefs", logs);
+    driver = new ChromeDriver(options);
+    driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+    driver.get(dir.resolve("report.html").toUri().toString());
+    console = driver.manage().logs().get(LogType.BROWSER).getAll();
+  }
+
+  @AfterAll
+  static void close() {
+    if (driver != null) {
+      driver.quit();
+    }
+  }
+
+  private static Object js(String script) {
+    return ((JavascriptExecutor) driver).executeScript(script);
+  }
+
+  /** {@code data} of dataset {@code i} of the chart on canvas {@code id}, as numbers (y of points). */
+  @SuppressWarnings("unchecked")
+  private static List<Double> plotted(String id, int dataset) {
+    List<Object> raw = (List<Object>) js("return window.tmCharts['" + id + "'].data.datasets[" + dataset
+        + "].data.map(v => v === null ? null : (typeof v === 'object' ? v.y : v));");
+    List<Double> out = new ArrayList<>();
+    raw.forEach(v -> out.add(v == null ? null : ((Number) v).doubleValue()));
+    return out;
+  }
+
+  /** summary.json's stages in load order (the curve's order). */
+  private static List<JsonNode> byLoad() {
+    List<JsonNode> stages = new ArrayList<>();
+    summary.get("stages").forEach(stages::add);
+    stages.sort((a, b) -> Integer.compare(a.at("/load/concurrency").asInt(), b.at("/load/concurrency").asInt()));
+    return stages;
+  }
+
+  @Test
+  void rendersWithNoConsoleErrorsAndLoadsNothingFromElsewhere() {
+    assertThat(console).filteredOn(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
+        .as("SEVERE console entries").isEmpty();
+    assertThat(((Number) js("return performance.getEntriesByType('resource').length")).longValue()).isZero();
+    assertThat(js("return typeof Chart")).isEqualTo("function");
+  }
+
+  @Test
+  void everyChartExistsAndIsDrawn() {
+    List<String> ids = new ArrayList<>(List.of("chart-degradation", "chart-ttft", "chart-tpot", "chart-cdf-ttft",
+        "chart-cdf-itl", "chart-lengths-input", "chart-lengths-output", "chart-health"));
+    for (int i = 0; i < summary.get("stages").size(); i++) {
+      ids.add("chart-stage-" + i + "-tps");
+      ids.add("chart-stage-" + i + "-latency");
+    }
+    for (String id : ids) {
+      assertThat(js("return !!window.tmCharts['" + id + "']")).as(id).isEqualTo(true);
+      assertThat(driver.findElement(By.id(id)).getSize().getWidth()).as(id).isPositive();
+    }
+    assertThat(((Number) js("return Object.keys(window.tmCharts).length")).intValue()).isEqualTo(ids.size());
+  }
+
+  @Test
+  void degradationCurvePlotsTheFilesNumbersInLoadOrder() {
+    List<JsonNode> stages = byLoad();
+    @SuppressWarnings("unchecked")
+    List<String> labels = (List<String>) js("return window.tmCharts['chart-degradation'].data.labels");
+    assertThat(labels).containsExactly("c=1", "c=64", "c=256");
+    List<Double> p50 = plotted("chart-degradation", 0);
+    List<Double> p10 = plotted("chart-degradation", 1);
+    List<Double> aggregate = plotted("chart-degradation", 2);
+    List<Double> ttftP99 = plotted("chart-ttft", 2);
+    List<Double> tpotP50 = plotted("chart-tpot", 0);
+    for (int i = 0; i < stages.size(); i++) {
+      JsonNode s = stages.get(i);
+      assertThat(p50.get(i)).isEqualTo(s.at("/metrics/decode_tps/p50").asDouble());
+      assertThat(p10.get(i)).isEqualTo(s.at("/metrics/decode_tps/p10").asDouble());
+      assertThat(aggregate.get(i)).isEqualTo(s.at("/throughput/output_tokens_per_s").asDouble());
+      assertThat(ttftP99.get(i)).isEqualTo(s.at("/metrics/ttft_ms/p99").asDouble());
+      assertThat(tpotP50.get(i)).isEqualTo(s.at("/metrics/tpot_ms/p50").asDouble());
+    }
+  }
+
+  @Test
+  void stageSeriesAndCdfsPlotTheFilesNumbers() {
+    for (int i = 0; i < summary.get("stages").size(); i++) {
+      JsonNode s = summary.get("stages").get(i);
+      JsonNode tokens = s.at("/time_series/output_tokens");
+      List<Double> tps = plotted("chart-stage-" + i + "-tps", 0);
+      assertThat(tps).hasSize(tokens.size());
+      for (int k = 0; k < tokens.size(); k++) {
+        assertThat(tps.get(k)).isEqualTo(tokens.get(k).asDouble() / s.at("/time_series/interval_s").asDouble());
+      }
+      List<Double> failed = plotted("chart-stage-" + i + "-latency", 1);
+      assertThat(failed.stream().mapToDouble(Double::doubleValue).sum())
+          .isEqualTo(sum(s.at("/time_series/failed")));
+      // The TTFT CDF passes through (p99, 0.99) of the file.
+      @SuppressWarnings("unchecked")
+      List<Map<String, Number>> cdf = (List<Map<String, Number>>) js(
+          "return window.tmCharts['chart-cdf-ttft'].data.datasets[" + i + "].data");
+      double atP99 = cdf.stream().filter(p -> p.get("y").doubleValue() == 0.99).findFirst().orElseThrow()
+          .get("x").doubleValue();
+      assertThat(atP99).isEqualTo(s.at("/metrics/ttft_ms/p99").asDouble());
+    }
+  }
+
+  private static double sum(JsonNode array) {
+    double total = 0;
+    for (JsonNode v : array) {
+      total += v.asDouble();
+    }
+    return total;
+  }
+
+  @Test
+  void headlineNamesTheLastLoadBeforeTheKnee() {
+    // The knee by hand: first stage in load order below 30 tokens/s or below half of c=1's p50.
+    List<JsonNode> stages = byLoad();
+    double base = stages.get(0).at("/metrics/decode_tps/p50").asDouble();
+    int knee = -1;
+    for (int i = 1; i < stages.size() && knee < 0; i++) {
+      double v = stages.get(i).at("/metrics/decode_tps/p50").asDouble();
+      if (v < 30 || v < 0.5 * base) {
+        knee = i;
+      }
+    }
+    JsonNode answer = stages.get(knee < 0 ? stages.size() - 1 : knee - 1);
+    String text = driver.findElement(By.id("answer")).getText();
+    assertThat(text).startsWith("At " + answer.at("/load/concurrency").asInt() + " concurrent users each user would see ");
+    assertThat(driver.findElement(By.id("simulated")).getText()).startsWith("Simulated, not measured.");
+    if (knee > 0) {
+      assertThat(driver.findElement(By.cssSelector(".knee")).getText())
+          .contains("at " + stages.get(knee).at("/load/concurrency").asInt() + " users");
+    }
+  }
+}
