@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
     description = "Measures how fast LLM servers really serve tokens: TTFT, TPOT, ITL, tokens/s, under load.",
     subcommands = {
       BenchCommand.class,
+      CompareCommand.class,
       DemoCommand.class,
       SimCommand.class,
       SimulateCommand.class,
