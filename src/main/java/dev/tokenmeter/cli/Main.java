@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       CompareCommand.class,
       DemoCommand.class,
+      MergeCommand.class,
       SimCommand.class,
       SimulateCommand.class,
       TokensCommand.class,
