@@ -8,7 +8,6 @@ import dev.tokenmeter.report.RunFolder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,10 +88,11 @@ final class CompareCommand implements Callable<Integer> {
     if (!Files.isDirectory(dir)) {
       throw new UsageException(dir + " is not a results folder (no such directory)");
     }
+    if (!Files.isRegularFile(dir.resolve("summary.json"))) {
+      throw new UsageException(dir + " is not a results folder: no summary.json in it");
+    }
     try {
       return RunFolder.read(dir);
-    } catch (NoSuchFileException e) {
-      throw new UsageException(dir + " is not a results folder: no summary.json in it");
     } catch (IOException | RuntimeException e) {
       throw new UsageException("cannot read " + dir + ": " + e.getMessage());
     }

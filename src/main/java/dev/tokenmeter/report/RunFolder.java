@@ -48,8 +48,7 @@ public record RunFolder(
   /**
    * Reads {@code dir}.
    *
-   * @throws java.nio.file.NoSuchFileException when summary.json is missing
-   * @throws IOException when a file cannot be read or parsed
+   * @throws IOException when summary.json is missing, or a file cannot be read or parsed
    */
   public static RunFolder read(Path dir) throws IOException {
     Path summaryFile = dir.resolve("summary.json");
