@@ -69,16 +69,16 @@ final class CompareCommand implements Callable<Integer> {
       comparisons.add(RunComparison.of(runs.get(0).stages(), runs.get(i).stages(), settings));
     }
     System.out.print(CompareReport.console(runs, comparisons, settings));
+    if (comparisons.stream().allMatch(c -> c.stages().isEmpty())) {
+      throw new UsageException("no stage of the runs matched: their load labels all differ;"
+          + " compare runs of the same loads");
+    }
     if (markdown != null) {
       write(markdown, () -> Files.writeString(markdown,
           CompareReport.markdown(runs, comparisons, settings), StandardCharsets.UTF_8));
     }
     if (json != null) {
       write(json, () -> CompareJsonWriter.write(json, runs, comparisons, settings));
-    }
-    if (comparisons.stream().allMatch(c -> c.stages().isEmpty())) {
-      throw new UsageException("no stage of the runs matched: their load labels all differ;"
-          + " compare runs of the same loads");
     }
     return Main.EXIT_OK;
   }
