@@ -78,23 +78,28 @@ public final class CompareReport {
 
   /** The verdict in words: {@code "B slower, significant (p<0.001)"}. */
   public static String verdict(Row r, String b, StageComparison.Settings settings) {
+    String p = p(r.test().pAdjusted(), settings.alpha());
     return switch (r.verdict()) {
       case NOT_TESTED -> "n/a: " + r.test().note();
-      case NEGLIGIBLE -> "negligible: significant (" + p(r.test().pAdjusted()) + ") but under "
-          + percent(settings.minChangePercent());
-      case NO_SIGNIFICANT_DIFFERENCE -> "no significant difference (" + p(r.test().pAdjusted()) + ")";
+      case NEGLIGIBLE ->
+          "negligible: significant (" + p + ") but under " + percent(settings.minChangePercent());
+      case NO_SIGNIFICANT_DIFFERENCE -> "no significant difference (" + p + ")";
       case BETTER, WORSE ->
           b + " " + (r.larger() ? r.quantity().largerWord() : r.quantity().smallerWord())
-              + ", significant (" + p(r.test().pAdjusted()) + ")";
+              + ", significant (" + p + ")";
     };
   }
 
-  /** {@code "p<0.001"}, {@code "p=0.012"}. */
-  static String p(double p) {
+  /**
+   * {@code "p<0.001"}, {@code "p=0.012"}: two significant digits, three when two would round a
+   * p-value below α up to α (0.0497 at α 0.05 shows as 0.0497, not 0.050).
+   */
+  static String p(double p, double alpha) {
     if (p < 0.001) {
       return "p<0.001";
     }
-    return String.format(Locale.ROOT, "p=%.2g", p);
+    String two = String.format(Locale.ROOT, "%.2g", p);
+    return "p=" + (p < alpha && Double.parseDouble(two) >= alpha ? String.format(Locale.ROOT, "%.3g", p) : two);
   }
 
   private static String[] cells(Row r, String b, StageComparison.Settings settings) {

@@ -65,7 +65,7 @@ public enum ComparedQuantity {
     return name().toLowerCase(java.util.Locale.ROOT);
   }
 
-  /** Whether a larger value is better or worse, and the words for each change. */
+  /** Whether a larger value is better or worse. */
   public enum Direction {
     LOWER_IS_BETTER,
     HIGHER_IS_BETTER
