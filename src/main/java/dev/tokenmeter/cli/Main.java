@@ -17,7 +17,9 @@ import picocli.CommandLine.Command;
     description = "Measures how fast LLM servers really serve tokens: TTFT, TPOT, ITL, tokens/s, under load.",
     subcommands = {
       BenchCommand.class,
+      CompareCommand.class,
       DemoCommand.class,
+      MergeCommand.class,
       SimCommand.class,
       SimulateCommand.class,
       ReportCommand.class,

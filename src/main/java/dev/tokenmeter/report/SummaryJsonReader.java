@@ -39,6 +39,11 @@ public final class SummaryJsonReader {
     return of(MAPPER.readTree(json));
   }
 
+  /** Reads an already parsed summary.json tree. */
+  public static SavedSummary read(JsonNode root) throws IOException {
+    return of(root);
+  }
+
   private static SavedSummary of(JsonNode root) throws IOException {
     String version = text(root, "schema_version");
     if (version == null || !version.startsWith("1.")) {

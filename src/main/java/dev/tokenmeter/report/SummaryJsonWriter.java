@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -39,16 +40,31 @@ public final class SummaryJsonWriter {
   public static void write(RunSummary summary, OutputStream out) throws IOException {
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-      DefaultPrettyPrinter printer =
-          new DefaultPrettyPrinter()
-              .withSeparators(
-                  Separators.createDefaultInstance()
-                      .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
-              .withArrayIndenter(DefaultPrettyPrinter.FixedSpaceIndenter.instance);
-      g.setPrettyPrinter(printer);
+      g.setPrettyPrinter(printer());
       run(g, summary);
       g.writeRaw('\n');
     }
+  }
+
+  /**
+   * Writes a summary built as a JSON tree (a merged one, {@link SummaryMerger}) to {@code file} in
+   * the same layout, replacing it.
+   */
+  public static void write(JsonNode summary, Path file) throws IOException {
+    try (OutputStream out = Files.newOutputStream(file);
+        JsonGenerator g = FACTORY.createGenerator(out)) {
+      g.setPrettyPrinter(printer());
+      MAPPER.writeTree(g, summary);
+      g.writeRaw('\n');
+    }
+  }
+
+  /** Objects indented, arrays on one line. */
+  private static DefaultPrettyPrinter printer() {
+    return new DefaultPrettyPrinter()
+        .withSeparators(
+            Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+        .withArrayIndenter(DefaultPrettyPrinter.FixedSpaceIndenter.instance);
   }
 
   /** The JSON text of {@code summary}. */

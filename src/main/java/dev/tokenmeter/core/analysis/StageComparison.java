@@ -1,0 +1,232 @@
+package dev.tokenmeter.core.analysis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Two runs' stage side by side, every {@link ComparedQuantity} with its change and whether the
+ * change is significant. Immutable; computed by {@link #of}.
+ *
+ * <p>Tests, per row (docs/METRICS.md, "Comparing runs"):
+ *
+ * <ul>
+ *   <li>p50 of TTFT, TPOT, E2E, decode TPS: the Mann-Whitney U test on the per-request values
+ *       (does one run's requests tend to take longer?), with a bootstrap interval of the change in
+ *       median;
+ *   <li>p99 (p10 for decode TPS, its slow tail): a bootstrap of the percentile's change, its
+ *       p-value and interval; not done when either run has fewer than {@value
+ *       QuantileBootstrap#MIN_TAIL} requests beyond the percentile (p99 needs 500);
+ *   <li>error rate: Fisher's exact test;
+ *   <li>ITL (per token, not independent), output tokens/s and requests/s (one value per run):
+ *       not tested. A throughput interval needs repeated runs.
+ * </ul>
+ *
+ * P-values are adjusted with {@link Holm} over the rows tested in the stage, and a row is
+ * significant when its adjusted p-value is below α. The interval is at level 1 − α, unadjusted.
+ * A significant change of a percentile smaller than {@link Settings#minChangePercent()} of the
+ * baseline is {@link Verdict#NEGLIGIBLE}: with thousands of requests (or a deterministic
+ * simulator) a 0.3% shift is real but nobody would act on it.
+ *
+ * @param label the stage's load label
+ * @param a the baseline's stage
+ * @param b the compared run's stage
+ * @param rows one per {@link ComparedQuantity}, in its order
+ */
+public record StageComparison(String label, StageSample a, StageSample b, List<Row> rows) {
+
+  public StageComparison {
+    rows = List.copyOf(rows);
+  }
+
+  /**
+   * How a comparison is computed.
+   *
+   * @param alpha significance level, after Holm's correction
+   * @param resamples bootstrap resamples (the smallest bootstrap p-value is 2/(resamples+1))
+   * @param seed bootstrap seed
+   * @param minChangePercent smallest change of a percentile, in percent of the baseline's value,
+   *     that counts as better or worse when significant; smaller ones are negligible
+   */
+  public record Settings(double alpha, int resamples, long seed, double minChangePercent) {
+    /** α 0.05, 1,000 bootstrap resamples, seed 1, changes under 1% negligible. */
+    public static final Settings DEFAULT = new Settings(0.05, 1_000, 1, 1.0);
+
+    public Settings {
+      if (!(alpha > 0 && alpha < 1)) {
+        throw new IllegalArgumentException("alpha must lie between 0 and 1, got " + alpha);
+      }
+      if (resamples < 100) {
+        throw new IllegalArgumentException("at least 100 bootstrap resamples, got " + resamples);
+      }
+      if (!(minChangePercent >= 0)) {
+        throw new IllegalArgumentException("the smallest change must be 0% or more, got " + minChangePercent);
+      }
+    }
+  }
+
+  /** How a row was tested. */
+  public enum Method {
+    MANN_WHITNEY,
+    BOOTSTRAP,
+    FISHER_EXACT,
+    NONE;
+
+    public String wireName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** The row's verdict. */
+  public enum Verdict {
+    /** B is significantly better. */
+    BETTER,
+    /** B is significantly worse. */
+    WORSE,
+    /** Significant, but smaller than {@link Settings#minChangePercent()}. */
+    NEGLIGIBLE,
+    NO_SIGNIFICANT_DIFFERENCE,
+    NOT_TESTED
+  }
+
+  /**
+   * The test behind a row.
+   *
+   * @param method how it was tested
+   * @param pValue two-sided p-value, NaN when not tested
+   * @param pAdjusted Holm-adjusted p-value over the stage's tested rows
+   * @param estimate the change B − A of the row's percentile on the per-request values (exact, where
+   *     the headline values come from histograms, within 0.1%), NaN when not tested
+   * @param ciLow lower end of the interval of the change B − A (row unit), NaN when none
+   * @param ciHigh upper end
+   * @param commonLanguage Mann-Whitney rows: {@code P(B > A) + ½P(B = A)}, else NaN
+   * @param note why the row was not tested, null when it was
+   */
+  public record Test(
+      Method method,
+      double pValue,
+      double pAdjusted,
+      double estimate,
+      double ciLow,
+      double ciHigh,
+      double commonLanguage,
+      String note) {
+    static Test none(String note) {
+      return new Test(Method.NONE, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+          Double.NaN, note);
+    }
+
+    Test adjusted(double p) {
+      return new Test(method, pValue, p, estimate, ciLow, ciHigh, commonLanguage, note);
+    }
+  }
+
+  /**
+   * One row.
+   *
+   * @param quantity what is compared
+   * @param a the baseline's value (headline, from its histogram)
+   * @param b the compared run's value
+   * @param test the test
+   * @param larger whether B is larger (by the test's own estimate: the sign of the common-language
+   *     effect − ½, of the bootstrap estimate, or of the rate difference)
+   * @param verdict the verdict at α
+   */
+  public record Row(
+      ComparedQuantity quantity, double a, double b, Test test, boolean larger, Verdict verdict) {
+    /** {@code b − a}. */
+    public double change() {
+      return b - a;
+    }
+
+    /** {@code (b − a)/a} in percent; NaN when a is 0 or missing. */
+    public double changePercent() {
+      return a == 0 || Double.isNaN(a) ? Double.NaN : 100 * (b - a) / a;
+    }
+  }
+
+  /** Compares stage {@code b} to the baseline {@code a}. */
+  public static StageComparison of(StageSample a, StageSample b, Settings settings) {
+    Objects.requireNonNull(settings, "settings");
+    ComparedQuantity[] all = ComparedQuantity.values();
+    Test[] tests = new Test[all.length];
+    boolean[] larger = new boolean[all.length];
+    double[] p = new double[all.length];
+    for (ComparedQuantity q : all) {
+      int i = q.ordinal();
+      tests[i] = test(q, a, b, settings);
+      larger[i] = larger(q, a, b, tests[i]);
+      p[i] = tests[i].pValue();
+    }
+    double[] adjusted = Holm.adjust(p);
+    List<Row> rows = new ArrayList<>();
+    for (ComparedQuantity q : all) {
+      int i = q.ordinal();
+      Test t = tests[i].adjusted(adjusted[i]);
+      double va = a.value(q);
+      rows.add(new Row(q, va, b.value(q), t, larger[i], verdict(q, va, t, larger[i], settings)));
+    }
+    return new StageComparison(a.label(), a, b, rows);
+  }
+
+  private static Test test(ComparedQuantity q, StageSample a, StageSample b, Settings s) {
+    if (q == ComparedQuantity.ERROR_RATE) {
+      double p = FisherExact.twoSided(a.failed(), a.completed() + a.failed(), b.failed(),
+          b.completed() + b.failed());
+      return Double.isNaN(p) ? Test.none("no requests")
+          : new Test(Method.FISHER_EXACT, p, p, b.errorRatePercent() - a.errorRatePercent(),
+              Double.NaN, Double.NaN, Double.NaN, null);
+    }
+    if (q.metric() == null) {
+      return Test.none("one value per run; repeat the runs for an interval");
+    }
+    if (q.metric() == Metric.ITL) {
+      return Test.none("per token, not independent; see TPOT");
+    }
+    double[] va = a.perRequest().get(q.metric());
+    double[] vb = b.perRequest().get(q.metric());
+    if (va == null || vb == null || va.length == 0 || vb.length == 0) {
+      return Test.none("no per-request values");
+    }
+    long seed = s.seed() * 31 + q.ordinal();
+    if (q.quantile() == 0.5) {
+      MannWhitney.Result mw = MannWhitney.test(va, vb);
+      QuantileBootstrap.Interval ci =
+          QuantileBootstrap.difference(va, vb, 0.5, 1 - s.alpha(), s.resamples(), seed);
+      return new Test(Method.MANN_WHITNEY, mw.pValue(), mw.pValue(), ci.estimate(), ci.low(), ci.high(),
+          mw.commonLanguage(), null);
+    }
+    if (!QuantileBootstrap.enoughFor(Math.min(va.length, vb.length), q.quantile())) {
+      int need = (int) Math.ceil(QuantileBootstrap.MIN_TAIL / Math.min(q.quantile(), 1 - q.quantile()));
+      return Test.none("too few requests for a " + q.title().replaceAll(".* ", "") + " test (needs "
+          + need + " per run)");
+    }
+    QuantileBootstrap.Interval ci =
+        QuantileBootstrap.difference(va, vb, q.quantile(), 1 - s.alpha(), s.resamples(), seed);
+    return new Test(Method.BOOTSTRAP, ci.pValue(), ci.pValue(), ci.estimate(), ci.low(), ci.high(),
+        Double.NaN, null);
+  }
+
+  private static boolean larger(ComparedQuantity q, StageSample a, StageSample b, Test t) {
+    return switch (t.method()) {
+      case MANN_WHITNEY -> t.commonLanguage() > 0.5;
+      case BOOTSTRAP, FISHER_EXACT -> t.estimate() > 0;
+      case NONE -> b.value(q) > a.value(q);
+    };
+  }
+
+  private static Verdict verdict(
+      ComparedQuantity q, double baseline, Test t, boolean larger, Settings s) {
+    if (t.method() == Method.NONE) {
+      return Verdict.NOT_TESTED;
+    }
+    if (!(t.pAdjusted() < s.alpha())) {
+      return Verdict.NO_SIGNIFICANT_DIFFERENCE;
+    }
+    if (q.metric() != null && Math.abs(t.estimate()) < s.minChangePercent() / 100 * Math.abs(baseline)) {
+      return Verdict.NEGLIGIBLE;
+    }
+    boolean largerIsBetter = q.direction() == ComparedQuantity.Direction.HIGHER_IS_BETTER;
+    return larger == largerIsBetter ? Verdict.BETTER : Verdict.WORSE;
+  }
+}

@@ -1,0 +1,292 @@
+package dev.tokenmeter.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.Metric;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Merges one stage of several side-by-side parts (elements of {@code stages[]}), field by field;
+ * the rules are docs/RESULTS.md's "Merged folders". Distributions are recomputed from the summed
+ * histograms, so the merged p99 is the p99 of every part's requests together (within the
+ * histograms' 0.1%), never an average of percentiles. Stateless.
+ */
+final class StageMerger {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final String[] THROUGHPUTS = {
+    "output_tokens_per_s", "input_tokens_per_s", "requests_per_s", "goodput_requests_per_s"
+  };
+
+  private StageMerger() {}
+
+  static ObjectNode merge(List<JsonNode> parts, List<String> warnings) {
+    JsonNode first = parts.get(0);
+    ObjectNode out = MAPPER.createObjectNode();
+    out.set("index", first.get("index").deepCopy());
+    ObjectNode load = first.get("load").deepCopy();
+    out.put("label", load(load, parts, first.get("label").asText()));
+    out.set("load", load);
+    ObjectNode stop = first.get("stop").deepCopy();
+    if ("requests".equals(stop.path("kind").asText())) {
+      stop.put("requests", sum(parts, "/stop/requests"));
+    }
+    out.set("stop", stop);
+    for (String f : new String[] {"warmup_s", "cooldown_s", "seed"}) {
+      out.set(f, first.get(f).deepCopy());
+    }
+    out.put("stage_length_s", max(parts, "/stage_length_s"));
+    window(out.putObject("window"), parts);
+    ObjectNode requests = out.putObject("requests");
+    requests.put("completed", sum(parts, "/requests/completed"));
+    requests.put("failed", sum(parts, "/requests/failed"));
+    ObjectNode byPhase = requests.putObject("by_phase");
+    for (String phase : new String[] {"warmup", "measured", "cooldown"}) {
+      byPhase.putObject(phase)
+          .put("completed", sum(parts, "/requests/by_phase/" + phase + "/completed"))
+          .put("failed", sum(parts, "/requests/by_phase/" + phase + "/failed"));
+    }
+    out.set("errors", sumFields(parts, "errors"));
+    ObjectNode throughput = out.putObject("throughput");
+    for (String f : THROUGHPUTS) {
+      number(throughput, f, sumOrNull(parts, "/throughput/" + f));
+    }
+    throughput.put("window_output_tokens", sum(parts, "/throughput/window_output_tokens"));
+    throughput.put("window_input_tokens", sum(parts, "/throughput/window_input_tokens"));
+    number(out, "achieved_concurrency", sumOrNull(parts, "/achieved_concurrency"));
+    Map<Metric, Histogram> histograms = histograms(parts, "histograms");
+    Map<Metric, Histogram> failedHistograms = histograms(parts, "failed_histograms");
+    out.set("metrics", distributions(first.get("metrics"), histograms, false));
+    out.set("failed_metrics", distributions(null, failedHistograms, true));
+    tokens(out.putObject("tokens"), parts);
+    steadyState(out.putObject("steady_state"), parts);
+    clientHealth(out.putObject("client_health"), parts, histograms);
+    out.set("time_series", TimeSeriesMerger.merge(parts));
+    out.set("histograms", encoded(histograms));
+    out.set("failed_histograms", encoded(failedHistograms));
+    return out;
+  }
+
+  /** Sums the load (concurrency, rate, cap) into {@code load}; returns the label of the sum. */
+  private static String load(ObjectNode load, List<JsonNode> parts, String label) {
+    if ("closed".equals(load.path("model").asText())) {
+      long c = sum(parts, "/load/concurrency");
+      load.put("concurrency", c);
+      return "c=" + c;
+    }
+    double rate = sumOrNull(parts, "/load/rate_per_s");
+    load.put("rate_per_s", rate);
+    if (load.get("max_concurrency").isNumber()) {
+      load.put("max_concurrency", sum(parts, "/load/max_concurrency"));
+    }
+    String r = rate == Math.rint(rate) ? Long.toString((long) rate) : Double.toString(rate);
+    return label.replaceFirst("^rate=[^/]*/s", "rate=" + r + "/s"); // "rate=4/s poisson"
+  }
+
+  /** The span of the parts' windows (offsets are each part's own); complete when all are. */
+  private static void window(ObjectNode w, List<JsonNode> parts) {
+    double start = Double.POSITIVE_INFINITY;
+    double end = Double.NEGATIVE_INFINITY;
+    boolean complete = true;
+    for (JsonNode p : parts) {
+      JsonNode pw = p.get("window");
+      complete &= pw.get("complete").asBoolean();
+      if (pw.get("start_s").isNumber()) {
+        start = Math.min(start, pw.get("start_s").asDouble());
+        end = Math.max(end, pw.get("end_s").asDouble());
+      }
+    }
+    boolean started = start != Double.POSITIVE_INFINITY;
+    number(w, "start_s", started ? start : Double.NaN);
+    number(w, "end_s", started ? end : Double.NaN);
+    w.put("length_s", started ? end - start : 0);
+    w.put("complete", complete);
+  }
+
+  private static Map<Metric, Histogram> histograms(List<JsonNode> parts, String field) {
+    Map<Metric, Histogram> out = new LinkedHashMap<>();
+    for (JsonNode p : parts) {
+      for (Map.Entry<String, JsonNode> e : p.get(field).properties()) {
+        Histogram h = HistogramCodec.decode(e.getValue().get("data").asText());
+        out.computeIfAbsent(Metric.ofWireName(e.getKey()), m -> {
+          Histogram sum = new Histogram(h.getNumberOfSignificantValueDigits());
+          sum.setAutoResize(true);
+          return sum;
+        }).add(h);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Distributions of the summed histograms under the keys of {@code template} (every metric of
+   * the first part), or of every non-empty histogram when {@code onlyPresent}.
+   */
+  private static ObjectNode distributions(
+      JsonNode template, Map<Metric, Histogram> histograms, boolean onlyPresent) {
+    ObjectNode out = MAPPER.createObjectNode();
+    for (Metric m : Metric.values()) {
+      Histogram h = histograms.get(m);
+      boolean wanted = onlyPresent ? h != null && h.getTotalCount() > 0 : template.has(m.reportKey());
+      if (wanted) {
+        out.set(m.reportKey(), distribution(h == null ? Distribution.EMPTY : Distribution.of(h, m)));
+      }
+    }
+    return out;
+  }
+
+  static ObjectNode distribution(Distribution d) {
+    ObjectNode n = MAPPER.createObjectNode();
+    n.put("count", d.count());
+    double[] values = {d.min(), d.mean(), d.p1(), d.p5(), d.p10(), d.p50(), d.p90(), d.p95(),
+        d.p99(), d.p999(), d.max()};
+    String[] names = {"min", "mean", "p1", "p5", "p10", "p50", "p90", "p95", "p99", "p999", "max"};
+    for (int i = 0; i < names.length; i++) {
+      number(n, names[i], values[i]);
+    }
+    return n;
+  }
+
+  private static ObjectNode encoded(Map<Metric, Histogram> histograms) {
+    ObjectNode out = MAPPER.createObjectNode();
+    histograms.forEach((m, h) -> out.putObject(m.wireName())
+        .put("unit", m.unit().wireName())
+        .put("encoding", HistogramCodec.ENCODING)
+        .put("count", h.getTotalCount())
+        .put("data", HistogramCodec.encode(h)));
+    return out;
+  }
+
+  private static void tokens(ObjectNode t, List<JsonNode> parts) {
+    t.set("output_sources", sumFields(parts.stream().map(p -> p.get("tokens")).toList(), "output_sources"));
+    t.put("usage_chunk_disagreements", sum(parts, "/tokens/usage_chunk_disagreements"));
+    long count = sum(parts, "/tokens/prompt_overhead/count");
+    double weighted = 0;
+    for (JsonNode p : parts) {
+      JsonNode o = p.at("/tokens/prompt_overhead");
+      if (o.get("count").asLong() > 0) {
+        weighted += o.get("count").asLong() * o.get("mean_tokens").asDouble();
+      }
+    }
+    number(t.putObject("prompt_overhead").put("count", count), "mean_tokens",
+        count == 0 ? Double.NaN : weighted / count);
+  }
+
+  /** Steady when every part was; otherwise the first part that was not says why. */
+  private static void steadyState(ObjectNode s, List<JsonNode> parts) {
+    int unsteady = -1;
+    for (int i = 0; i < parts.size() && unsteady < 0; i++) {
+      unsteady = parts.get(i).at("/steady_state/reached").asBoolean() ? -1 : i;
+    }
+    JsonNode decider = parts.get(Math.max(0, unsteady)).get("steady_state");
+    s.put("reached", unsteady < 0);
+    s.set("failed_check", decider.get("failed_check").deepCopy());
+    s.put("reason", unsteady < 0 ? "every part reached steady state"
+        : "part " + unsteady + ": " + decider.get("reason").asText());
+    s.put("seconds", (long) min(parts, "/steady_state/seconds"));
+    s.set("third_output_tokens_per_s", elementwise(parts, "/steady_state/third_output_tokens_per_s", false));
+    s.set("third_mean_ttft_ms", elementwise(parts, "/steady_state/third_mean_ttft_ms", true));
+  }
+
+  /**
+   * Client health of the parts together: bottleneck when any part was, each part's reasons, lag
+   * distributions of the summed histograms, CPU seconds and cores summed, fractions the worst.
+   */
+  private static void clientHealth(ObjectNode h, List<JsonNode> parts, Map<Metric, Histogram> hs) {
+    h.put("bottleneck", parts.stream().anyMatch(p -> p.at("/client_health/bottleneck").asBoolean()));
+    ArrayNode reasons = h.putArray("reasons");
+    for (int i = 0; i < parts.size(); i++) {
+      for (JsonNode r : parts.get(i).at("/client_health/reasons")) {
+        reasons.add("part " + i + ": " + r.asText());
+      }
+    }
+    for (Metric m : new Metric[] {Metric.SEND_LAG, Metric.LOOP_LAG}) {
+      Histogram lag = hs.get(m);
+      h.set(m.reportKey(), lag != null ? distribution(Distribution.of(lag, m))
+          : parts.get(0).at("/client_health/" + m.reportKey()).deepCopy());
+    }
+    double cpu = sumOrNull(parts, "/client_health/cpu_seconds");
+    number(h, "cpu_seconds", cpu);
+    number(h, "cpu_fraction_of_one_core", sumOrNull(parts, "/client_health/cpu_fraction_of_one_core"));
+    number(h, "cpu_fraction_of_all_cores", max(parts, "/client_health/cpu_fraction_of_all_cores"));
+    number(h, "loop_thread_cpu_fraction", max(parts, "/client_health/loop_thread_cpu_fraction"));
+    h.put("available_processors", sum(parts, "/client_health/available_processors"));
+    double tokens = 0;
+    for (JsonNode p : parts) {
+      JsonNode c = p.get("client_health");
+      if (c.get("cpu_seconds").isNumber() && c.get("output_tokens_per_cpu_second").isNumber()) {
+        tokens += c.get("cpu_seconds").asDouble() * c.get("output_tokens_per_cpu_second").asDouble();
+      }
+    }
+    number(h, "output_tokens_per_cpu_second", cpu > 0 ? tokens / cpu : Double.NaN);
+  }
+
+  /** Elementwise sum (or mean) of equally long arrays; empty when their lengths differ. */
+  private static ArrayNode elementwise(List<JsonNode> parts, String path, boolean mean) {
+    ArrayNode out = MAPPER.createArrayNode();
+    int n = parts.get(0).at(path).size();
+    if (parts.stream().anyMatch(p -> p.at(path).size() != n)) {
+      return out;
+    }
+    for (int i = 0; i < n; i++) {
+      double sum = 0;
+      for (JsonNode p : parts) {
+        JsonNode v = p.at(path).get(i);
+        sum += v.isNumber() ? v.asDouble() : Double.NaN;
+      }
+      out.add(Double.isNaN(sum) ? null : MAPPER.getNodeFactory().numberNode(mean ? sum / parts.size() : sum));
+    }
+    return out;
+  }
+
+  static ObjectNode sumFields(List<JsonNode> parts, String field) {
+    ObjectNode out = MAPPER.createObjectNode();
+    for (JsonNode p : parts) {
+      for (Map.Entry<String, JsonNode> e : p.get(field).properties()) {
+        out.put(e.getKey(), out.path(e.getKey()).asLong() + e.getValue().asLong());
+      }
+    }
+    return out;
+  }
+
+  static long sum(List<JsonNode> parts, String path) {
+    return parts.stream().mapToLong(p -> p.at(path).asLong()).sum();
+  }
+
+  /** Sum of the numbers at {@code path}; NaN (null) when any part has none. */
+  static double sumOrNull(List<JsonNode> parts, String path) {
+    double s = 0;
+    for (JsonNode p : parts) {
+      JsonNode v = p.at(path);
+      if (!v.isNumber()) {
+        return Double.NaN;
+      }
+      s += v.asDouble();
+    }
+    return s;
+  }
+
+  private static double max(List<JsonNode> parts, String path) {
+    return parts.stream().map(p -> p.at(path)).filter(JsonNode::isNumber)
+        .mapToDouble(JsonNode::asDouble).max().orElse(Double.NaN);
+  }
+
+  private static double min(List<JsonNode> parts, String path) {
+    return parts.stream().map(p -> p.at(path)).filter(JsonNode::isNumber)
+        .mapToDouble(JsonNode::asDouble).min().orElse(0);
+  }
+
+  /** Puts {@code value}, or null when it is NaN or infinite (the writer's rule). */
+  static void number(ObjectNode n, String field, double value) {
+    if (Double.isFinite(value)) {
+      n.put(field, value);
+    } else {
+      n.putNull(field);
+    }
+  }
+}
