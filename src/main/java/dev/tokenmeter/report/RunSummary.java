@@ -1,5 +1,6 @@
 package dev.tokenmeter.report;
 
+import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.StageResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +25,8 @@ import java.util.Objects;
  * @param settings timeouts and workload
  * @param completion whether the run finished or was cut short
  * @param stages the stages in run order; a partial run holds the stages that ran
+ * @param analysis the degradation curve and knee, SLO verdicts and capacity search across the
+ *     stages (schema 1.2); {@link RunAnalysis#NONE} when not analysed
  */
 public record RunSummary(
     Tool tool,
@@ -34,13 +37,14 @@ public record RunSummary(
     long seed,
     Settings settings,
     Completion completion,
-    List<StageResult> stages) {
+    List<StageResult> stages,
+    RunAnalysis analysis) {
 
   /**
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.1";
+  public static final String SCHEMA_VERSION = "1.2";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -51,6 +55,21 @@ public record RunSummary(
     Objects.requireNonNull(completion, "completion");
     commandLine = List.copyOf(commandLine);
     stages = List.copyOf(stages);
+    analysis = analysis == null ? RunAnalysis.NONE : analysis;
+  }
+
+  /** A summary with no cross-stage analysis. */
+  public RunSummary(
+      Tool tool,
+      Instant startedAt,
+      Instant endedAt,
+      Target target,
+      List<String> commandLine,
+      long seed,
+      Settings settings,
+      Completion completion,
+      List<StageResult> stages) {
+    this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, RunAnalysis.NONE);
   }
 
   /** The measuring tool: {@code tokenmeter} and its version. */

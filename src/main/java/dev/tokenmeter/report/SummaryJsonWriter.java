@@ -94,6 +94,7 @@ public final class SummaryJsonWriter {
       StageJsonWriter.write(g, stage);
     }
     g.writeEndArray();
+    AnalysisJsonWriter.write(g, s.analysis());
     g.writeEndObject();
   }
 
