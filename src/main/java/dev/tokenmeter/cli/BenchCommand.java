@@ -34,10 +34,13 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nTimeouts and output:%n")
   OutputOptions output = new OutputOptions();
 
+  @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
+  SloOptions slo = new SloOptions();
+
   @Override
   public Integer call() {
     PrintStream err = System.err;
-    var stages = load.stages();
+    SloRun sloRun = slo.resolve(load);
     workload.validate();
     output.timeouts(); // validate before contacting the server
     EndpointConfig probe = target.config(target.model);
@@ -51,6 +54,6 @@ final class BenchCommand implements Callable<Integer> {
     EndpointConfig cfg = target.config(model);
     var requests = workload.factory(model);
     err.println("tokenmeter: " + workload.tokenizerLine());
-    return BenchRun.execute(cfg, StageSequence.of(stages), requests, workload, output, load.seed, spec);
+    return BenchRun.execute(cfg, sloRun.stages(), requests, workload, output, load.seed, spec, sloRun);
   }
 }

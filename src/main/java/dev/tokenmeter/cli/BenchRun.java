@@ -4,6 +4,7 @@ import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.ClientCpu;
+import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.engine.StageRunner;
@@ -58,7 +59,8 @@ final class BenchRun {
       long seed,
       Map<String, Object> workload,
       boolean rawTimes,
-      OutputTokenCounter counter) {}
+      OutputTokenCounter counter,
+      SloRun slo) {}
 
   private final Settings s;
   private final PrintStream out;
@@ -67,6 +69,7 @@ final class BenchRun {
   private volatile StageRunner current;
   private volatile boolean interrupted;
   private final CountDownLatch written = new CountDownLatch(1);
+  private int sloExitCode = Main.EXIT_OK;
 
   BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this.s = settings;
@@ -137,15 +140,19 @@ final class BenchRun {
         // already shutting down: the hook is running and waits for `written`
       }
     }
+    RunAnalysis analysis = s.slo().analyze(results);
     if (results.size() > 1) {
       out.println();
-      out.print(ConsoleReport.sweep(results));
+      out.print(ConsoleReport.sweep(results, analysis.sweep()));
     }
-    out.println();
-    out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
     if (failure != null) {
+      out.println();
+      out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
       throw failure;
     }
+    sloExitCode = s.slo().finish(analysis, results, target(s.endpoint()), startedAt, out);
+    out.println();
+    out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
     return results;
   }
 
@@ -164,7 +171,8 @@ final class BenchRun {
       WorkloadOptions workload,
       OutputOptions output,
       long seed,
-      picocli.CommandLine.Model.CommandSpec spec) {
+      picocli.CommandLine.Model.CommandSpec spec,
+      SloRun slo) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
     commandLine.add(spec.name());
@@ -182,18 +190,19 @@ final class BenchRun {
                 seed,
                 workload.describe(),
                 output.rawTimes,
-                workload.outputCounter()),
+                workload.outputCounter(),
+                slo),
             System.out,
             System.err);
     run.run();
-    return run.interrupted() ? Main.EXIT_INTERRUPTED : Main.EXIT_OK;
+    return run.interrupted() ? Main.EXIT_INTERRUPTED : run.sloExitCode;
   }
 
   private StageResult runStage(
       OpenAiEndpoint endpoint, StagePlan plan, RequestsJsonlWriter jsonl, ProgressLine progress, long loopThreadId) {
     StageRunner runner =
         new StageRunner(
-            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, jsonl, s.counter());
+            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, s.slo().sink(jsonl), s.counter());
     current = runner;
     long cpu0 = processCpuNanos();
     long loopCpu0 = threadCpuNanos(loopThreadId);
@@ -219,7 +228,7 @@ final class BenchRun {
             cpu0 < 0 || cpu < 0 ? -1 : cpu - cpu0,
             loopCpu0 < 0 || loopCpu < 0 ? -1 : loopCpu - loopCpu0,
             Runtime.getRuntime().availableProcessors());
-    return runner.recorder().finish(endNanos, clientCpu);
+    return s.slo().withGoodput(runner.recorder().finish(endNanos, clientCpu));
   }
 
   /** A stage where nothing succeeded and everything failed the same way stops the run. */
@@ -264,7 +273,8 @@ final class BenchRun {
             s.seed(),
             new RunSummary.Settings(timeouts(s.timeouts()), s.workload()),
             completion,
-            results);
+            results,
+            s.slo().analyze(results));
     writeSummary(dir, summary, err);
   }
 
@@ -281,6 +291,11 @@ final class BenchRun {
     } catch (IOException ex) {
       err.println("tokenmeter: could not write " + dir.resolve("summary.json") + ": " + ex.getMessage());
     }
+  }
+
+  /** {@code http://127.0.0.1:8000 model llama}: the target as JUnit and Markdown name it. */
+  private static String target(EndpointConfig e) {
+    return e.baseUrl() + (e.model() == null ? "" : " model " + e.model());
   }
 
   static RunSummary.Timeouts timeouts(Timeouts t) {

@@ -62,15 +62,18 @@ final class DemoCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nOutput:%n")
   OutputOptions output = new OutputOptions();
 
+  @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
+  SloOptions slo = new SloOptions();
+
   @Override
   public Integer call() {
     PrintStream err = System.err;
     LoadOptions load = new LoadOptions();
-    load.concurrency = concurrency;
+    load.concurrency = slo.searching() ? new ArrayList<>() : concurrency; // a search picks its own
     load.duration = duration;
     load.warmup = warmup;
     load.cooldown = cooldown;
-    var stages = load.stages();
+    SloRun sloRun = slo.resolve(load);
     workload.withDefaults("256", "128");
     var requests = workload.factory(null);
     err.println("tokenmeter demo: " + workload.tokenizerLine());
@@ -100,7 +103,7 @@ final class DemoCommand implements Callable<Integer> {
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
-      return BenchRun.execute(cfg, StageSequence.of(stages), requests, workload, output, load.seed, spec);
+      return BenchRun.execute(cfg, sloRun.stages(), requests, workload, output, load.seed, spec, sloRun);
     }
   }
 }

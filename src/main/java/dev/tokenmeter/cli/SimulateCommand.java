@@ -58,11 +58,15 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
   OutputOptions output = new OutputOptions();
 
+  @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
+  SloOptions slo = new SloOptions();
+
   @Override
   public Integer call() {
     PrintStream out = System.out;
     PrintStream err = System.err;
-    StageSequence stages = StageSequence.of(load.stages());
+    SloRun sloRun = slo.resolve(load);
+    StageSequence stages = sloRun.stages();
     EngineConfig config = engine.config();
     var requests = workload.lengthsFactory();
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
@@ -87,7 +91,7 @@ final class SimulateCommand implements Callable<Integer> {
     Simulation sim;
     try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, output.rawTimes)) {
       // The default max_tokens is never used: the workload always sets one (checked above).
-      sim = new Simulation(config, output.timeouts(), 256, jsonl, null);
+      sim = new Simulation(config, output.timeouts(), 256, sloRun.sink(jsonl), null);
       err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
@@ -95,7 +99,7 @@ final class SimulateCommand implements Callable<Integer> {
       StagePlan plan;
       while ((plan = stages.next(results)) != null) {
         err.println(BenchRun.describe(plan, planned));
-        StageResult r = sim.runStage(plan, requests.apply(plan));
+        StageResult r = sloRun.withGoodput(sim.runStage(plan, requests.apply(plan)));
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
@@ -107,11 +111,13 @@ final class SimulateCommand implements Callable<Integer> {
       }
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
-    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds), err);
+    var analysis = sloRun.analyze(results);
+    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds, analysis), err);
     if (results.size() > 1) {
       out.println();
-      out.print(ConsoleReport.sweep(results));
+      out.print(ConsoleReport.sweep(results, analysis.sweep()));
     }
+    int code = failure != null ? Main.EXIT_FAILED : sloRun.finish(analysis, results, target(config), startedAt, out);
     out.println();
     long requestsSimulated = sim.endpoint().requestsStarted();
     err.println(String.format(Locale.ROOT,
@@ -121,7 +127,7 @@ final class SimulateCommand implements Callable<Integer> {
     if (failure != null) {
       throw failure;
     }
-    return Main.EXIT_OK;
+    return code;
   }
 
   private RunSummary summary(
@@ -130,7 +136,8 @@ final class SimulateCommand implements Callable<Integer> {
       Instant startedAt,
       RunSummary.Completion completion,
       List<StageResult> results,
-      double wallSeconds) {
+      double wallSeconds,
+      dev.tokenmeter.core.analysis.RunAnalysis analysis) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
     commandLine.add(spec.name());
@@ -158,7 +165,8 @@ final class SimulateCommand implements Callable<Integer> {
         load.seed,
         new RunSummary.Settings(BenchRun.timeouts(output.timeouts()), described, simulation),
         completion,
-        results);
+        results,
+        analysis);
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

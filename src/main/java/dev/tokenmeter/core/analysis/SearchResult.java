@@ -2,7 +2,6 @@ package dev.tokenmeter.core.analysis;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * What a {@link LoadSearch} found: the highest load that met the SLO, its goodput, and the load
@@ -50,7 +49,7 @@ public record SearchResult(
     int bi = indexOf(probes, best);
     int fi = indexOf(probes, fail);
     String kind = search.integer() ? "concurrency" : "rate";
-    String failure = fi < 0 ? null : stages.get(fi).label() + " failed " + reasons(report.stages().get(fi));
+    String failure = fi < 0 ? null : stages.get(fi).label() + " failed " + report.stages().get(fi).reasons();
     String statement;
     if (bi < 0) {
       statement = stages.isEmpty()
@@ -84,10 +83,4 @@ public record SearchResult(
     return Math.round(v * 10) / 10.0;
   }
 
-  /** {@code "ttft.p99 (912 ms > 800 ms), errors (no data: ...)"}. */
-  static String reasons(SloReport.StageVerdict v) {
-    return v.failed().stream()
-        .map(c -> c.objective().name() + " (" + c.note() + ")")
-        .collect(Collectors.joining(", "));
-  }
 }

@@ -101,6 +101,13 @@ public record SloReport(Slo slo, List<StageVerdict> stages) {
       return checks.stream().allMatch(Check::passed);
     }
 
+    /** {@code "ttft.p99 (912 ms > 800 ms), errors (2% > 1%)"}: the failed checks, empty when passed. */
+    public String reasons() {
+      return failed().stream()
+          .map(c -> c.objective().name() + " (" + c.note() + ")")
+          .collect(java.util.stream.Collectors.joining(", "));
+    }
+
     /** The failed checks, in the SLO's order. */
     public List<Check> failed() {
       return checks.stream().filter(c -> !c.passed()).toList();
