@@ -77,7 +77,7 @@ public final class SloRender {
       sb.append("\n**Capacity:** ").append(escape(search.statement())).append('\n');
     }
     if (a.sweep() != null && a.sweep().points().size() > 1) {
-      sb.append("\n**Knee:** ").append(escape(a.sweep().knee().statement())).append('\n');
+      sb.append('\n').append(escape(a.sweep().knee().statement())).append('\n');
     }
     return sb.toString();
   }

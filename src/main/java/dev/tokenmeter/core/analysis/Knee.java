@@ -78,7 +78,7 @@ public record Knee(
       return new Knee(Status.NO_BAR, Double.NaN, "none", Double.NaN, -1, -1, false,
           "No knee bar: set --knee-tps, or --knee-fraction with a lowest-load stage that has a TPS value.");
     }
-    String what = "Per-user decode TPS (p50)";
+    String what = "per-user decode TPS (p50)";
     String barText = source.contains("%") ? Slo.number(bar) + " tok/s (" + source + ")" : source;
     int below = -1;
     for (int i = 0; i < points.size(); i++) {

@@ -80,7 +80,7 @@ public record SearchResult(
   }
 
   private static double round1(double v) {
-    return Math.round(v * 10) / 10.0;
+    return Double.isNaN(v) ? v : Math.round(v * 10) / 10.0;
   }
 
 }

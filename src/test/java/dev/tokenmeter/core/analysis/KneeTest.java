@@ -30,7 +30,7 @@ class KneeTest {
     assertThat(k.firstBelowIndex()).isEqualTo(3);
     assertThat(k.recovers()).isFalse();
     assertThat(k.statement()).isEqualTo(
-        "Knee: Per-user decode TPS (p50) falls below 30 tok/s between c=32 (42 tok/s) and c=64 (22 tok/s),"
+        "Knee: per-user decode TPS (p50) falls below 30 tok/s between c=32 (42 tok/s) and c=64 (22 tok/s),"
             + " at about c=51.2 by linear interpolation; the last load meeting it is c=32.");
   }
 
@@ -63,13 +63,13 @@ class KneeTest {
     assertThat(none.status()).isEqualTo(Knee.Status.NONE_BELOW);
     assertThat(none.lastMeetingIndex()).isEqualTo(1);
     assertThat(none.statement())
-        .isEqualTo("No knee: Per-user decode TPS (p50) stayed at or above 30 tok/s at every load tested, up to c=2 (70 tok/s).");
+        .isEqualTo("No knee: per-user decode TPS (p50) stayed at or above 30 tok/s at every load tested, up to c=2 (70 tok/s).");
 
     Knee all = Sweep.of(curve(new int[] {4, 8}, new double[] {20, 10}), 30, Double.NaN).knee();
     assertThat(all.status()).isEqualTo(Knee.Status.ALL_BELOW);
     assertThat(all.lastMeetingIndex()).isEqualTo(-1);
     assertThat(all.crossingLoad()).isNaN();
-    assertThat(all.statement()).startsWith("Knee: Per-user decode TPS (p50) is below 30 tok/s already at the lowest load tested, c=4 (20 tok/s).");
+    assertThat(all.statement()).startsWith("Knee: per-user decode TPS (p50) is below 30 tok/s already at the lowest load tested, c=4 (20 tok/s).");
 
     Knee single = Sweep.of(curve(new int[] {16}, new double[] {31}), 30, Double.NaN).knee();
     assertThat(single.status()).isEqualTo(Knee.Status.NONE_BELOW);
