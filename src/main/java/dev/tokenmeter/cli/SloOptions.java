@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  */
 final class SloOptions {
   @Option(names = "--slo", paramLabel = "SPEC",
-      description = "Objectives every stage must meet, e.g. \"ttft.p99<=800ms,tpot.p99<=60ms,errors<=1%,tps.p10>=30\" (docs/METRICS.md, SLOs). Exit code 3 when a stage misses one.")
+      description = "Objectives every stage must meet, e.g. \"ttft.p99<=800ms,tpot.p99<=60ms,errors<=1%%,tps.p10>=30\" (docs/METRICS.md, SLOs). Exit code 3 when a stage misses one.")
   String slo;
 
   @Option(names = "--junit", paramLabel = "FILE", description = "Write the SLO verdicts as JUnit XML (one test case per stage and objective). Needs --slo.")

@@ -128,6 +128,16 @@ class SloCommandTest {
   }
 
   @Test
+  void helpListsTheOptionsWithoutFormatWarnings() {
+    for (String command : new String[] {"bench", "demo", "simulate"}) {
+      Cli.Result r = Cli.run(command, "--help");
+      assertThat(r.exitCode()).isZero();
+      assertThat(r.out()).contains("SLO gates and capacity search:").contains("errors<=1%,tps.").contains("--find-max-rate");
+      assertThat(r.both()).doesNotContain("WARN");
+    }
+  }
+
+  @Test
   void rangesParse() {
     assertThat(SloOptions.range("--f", "1..512", true)).containsExactly(1, 512);
     assertThat(SloOptions.range("--f", " 64 ", true)).containsExactly(1, 64);
