@@ -40,10 +40,14 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nTimeouts and output:%n")
   OutputOptions output = new OutputOptions();
 
+  @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
+  SloOptions slo = new SloOptions();
+
   @Override
   public Integer call() {
     PrintStream err = System.err;
-    var stages = repeats.sequence(load.stages());
+    SloRun sloRun = slo.resolve(load);
+    var stages = repeats.sequence(sloRun.stages());
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
@@ -58,6 +62,6 @@ final class BenchCommand implements Callable<Integer> {
     EndpointConfig cfg = target.config(model);
     var requests = workload.factory(model);
     err.println("tokenmeter: " + workload.tokenizerLine());
-    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec);
+    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec, sloRun);
   }
 }

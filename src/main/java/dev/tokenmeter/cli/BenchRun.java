@@ -6,6 +6,7 @@ import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
+import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.engine.StageRunner;
@@ -62,7 +63,8 @@ final class BenchRun {
       Map<String, Object> workload,
       boolean rawTimes,
       OutputTokenCounter counter,
-      Cost.Model cost) {}
+      Cost.Model cost,
+      SloRun slo) {}
 
   private final Settings s;
   private final PrintStream out;
@@ -71,6 +73,7 @@ final class BenchRun {
   private volatile StageRunner current;
   private volatile boolean interrupted;
   private final CountDownLatch written = new CountDownLatch(1);
+  private int sloExitCode = Main.EXIT_OK;
 
   BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this.s = settings;
@@ -146,17 +149,18 @@ final class BenchRun {
         // already shutting down: the hook is running and waits for `written`
       }
     }
+    RunAnalysis analysis = s.slo().analyze(results);
     if (results.size() > 1) {
       out.println();
-      out.print(ConsoleReport.sweep(results));
+      out.print(ConsoleReport.sweep(results, analysis.sweep()));
     }
     printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), results));
-    out.println();
-    out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
-    dev.tokenmeter.report.html.HtmlReport.printLocation(dir, out);
     if (failure != null) {
+      printResults(dir, out);
       throw failure;
     }
+    sloExitCode = s.slo().finish(analysis, results, target(s.endpoint()), startedAt, out);
+    printResults(dir, out);
     return results;
   }
 
@@ -176,7 +180,8 @@ final class BenchRun {
       OutputOptions output,
       long seed,
       Cost.Model cost,
-      picocli.CommandLine.Model.CommandSpec spec) {
+      picocli.CommandLine.Model.CommandSpec spec,
+      SloRun slo) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
     commandLine.add(spec.name());
@@ -195,18 +200,19 @@ final class BenchRun {
                 workload.describe(),
                 output.rawTimes,
                 workload.outputCounter(),
-                cost),
+                cost,
+                slo),
             System.out,
             System.err);
     run.run();
-    return run.interrupted() ? Main.EXIT_INTERRUPTED : Main.EXIT_OK;
+    return run.interrupted() ? Main.EXIT_INTERRUPTED : run.sloExitCode;
   }
 
   private StageResult runStage(
       OpenAiEndpoint endpoint, StagePlan plan, RequestsJsonlWriter jsonl, ProgressLine progress, long loopThreadId) {
     StageRunner runner =
         new StageRunner(
-            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, jsonl, s.counter());
+            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, s.slo().sink(jsonl), s.counter());
     current = runner;
     long cpu0 = processCpuNanos();
     long loopCpu0 = threadCpuNanos(loopThreadId);
@@ -232,7 +238,7 @@ final class BenchRun {
             cpu0 < 0 || cpu < 0 ? -1 : cpu - cpu0,
             loopCpu0 < 0 || loopCpu < 0 ? -1 : loopCpu - loopCpu0,
             Runtime.getRuntime().availableProcessors());
-    return runner.recorder().finish(endNanos, clientCpu);
+    return s.slo().withGoodput(runner.recorder().finish(endNanos, clientCpu));
   }
 
   /** A stage where nothing succeeded and everything failed the same way stops the run. */
@@ -279,8 +285,15 @@ final class BenchRun {
             completion,
             results,
             RepeatingSequence.repeatsOf(s.stages(), results),
-            CostOptions.pricing(s.cost(), results));
+            CostOptions.pricing(s.cost(), results),
+            s.slo().analyze(results));
     writeSummary(dir, summary, err);
+  }
+
+  private static void printResults(Path dir, PrintStream out) {
+    out.println();
+    out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
+    dev.tokenmeter.report.html.HtmlReport.printLocation(dir, out);
   }
 
   /** The repeats table, when the run repeated its stages. */
@@ -304,6 +317,11 @@ final class BenchRun {
     } catch (IOException ex) {
       err.println("tokenmeter: could not write " + dir.resolve("summary.json") + ": " + ex.getMessage());
     }
+  }
+
+  /** {@code http://127.0.0.1:8000 model llama}: the target as JUnit and Markdown name it. */
+  private static String target(EndpointConfig e) {
+    return e.baseUrl() + (e.model() == null ? "" : " model " + e.model());
   }
 
   static RunSummary.Timeouts timeouts(Timeouts t) {

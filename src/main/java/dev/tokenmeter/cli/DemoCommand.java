@@ -68,15 +68,19 @@ final class DemoCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nOutput:%n")
   OutputOptions output = new OutputOptions();
 
+  @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
+  SloOptions slo = new SloOptions();
+
   @Override
   public Integer call() {
     PrintStream err = System.err;
     LoadOptions load = new LoadOptions();
-    load.concurrency = concurrency;
+    load.concurrency = slo.searching() ? new ArrayList<>() : concurrency; // a search picks its own
     load.duration = duration;
     load.warmup = warmup;
     load.cooldown = cooldown;
-    var stages = repeats.sequence(load.stages());
+    SloRun sloRun = slo.resolve(load);
+    var stages = repeats.sequence(sloRun.stages());
     var pricing = cost.model(engine.gpus);
     workload.withDefaults("256", "128");
     var requests = workload.factory(null);
@@ -107,7 +111,7 @@ final class DemoCommand implements Callable<Integer> {
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
-      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec);
+      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec, sloRun);
     }
   }
 }

@@ -30,6 +30,8 @@ public final class Main {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILED = 1;
   public static final int EXIT_USAGE = 2;
+  /** The run finished but violated its {@code --slo} (with a search: no load met it). */
+  public static final int EXIT_SLO_VIOLATED = 3;
   public static final int EXIT_INTERRUPTED = 130;
 
   public static void main(String[] args) {

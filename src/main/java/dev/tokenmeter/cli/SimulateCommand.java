@@ -65,11 +65,15 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
   OutputOptions output = new OutputOptions();
 
+  @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
+  SloOptions slo = new SloOptions();
+
   @Override
   public Integer call() {
     PrintStream out = System.out;
     PrintStream err = System.err;
-    StageSequence stages = repeats.sequence(load.stages());
+    SloRun sloRun = slo.resolve(load);
+    StageSequence stages = repeats.sequence(sloRun.stages());
     EngineConfig config = engine.config();
     Cost.Model costModel = cost.model(config.tensorParallel());
     var requests = workload.lengthsFactory();
@@ -95,7 +99,7 @@ final class SimulateCommand implements Callable<Integer> {
     Simulation sim;
     try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, output.rawTimes)) {
       // The default max_tokens is never used: the workload always sets one (checked above).
-      sim = new Simulation(config, output.timeouts(), 256, jsonl, null);
+      sim = new Simulation(config, output.timeouts(), 256, sloRun.sink(jsonl), null);
       err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
@@ -103,7 +107,7 @@ final class SimulateCommand implements Callable<Integer> {
       StagePlan plan;
       while ((plan = stages.next(results)) != null) {
         err.println(BenchRun.describe(plan, planned) + RepeatingSequence.noteOf(stages, plan));
-        StageResult r = sim.runStage(plan, requests.apply(plan));
+        StageResult r = sloRun.withGoodput(sim.runStage(plan, requests.apply(plan)));
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
@@ -117,13 +121,15 @@ final class SimulateCommand implements Callable<Integer> {
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
     var repeated = RepeatingSequence.repeatsOf(stages, results);
-    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, CostOptions.pricing(costModel, results), wallSeconds), err);
+    var analysis = sloRun.analyze(results);
+    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, CostOptions.pricing(costModel, results), wallSeconds, analysis), err);
     dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
     if (results.size() > 1) {
       out.println();
-      out.print(ConsoleReport.sweep(results));
+      out.print(ConsoleReport.sweep(results, analysis.sweep()));
     }
     BenchRun.printRepeats(out, repeated);
+    int code = failure != null ? Main.EXIT_FAILED : sloRun.finish(analysis, results, target(config), startedAt, out);
     out.println();
     long requestsSimulated = sim.endpoint().requestsStarted();
     err.println(String.format(Locale.ROOT,
@@ -134,7 +140,7 @@ final class SimulateCommand implements Callable<Integer> {
     if (failure != null) {
       throw failure;
     }
-    return Main.EXIT_OK;
+    return code;
   }
 
   private RunSummary summary(
@@ -145,7 +151,8 @@ final class SimulateCommand implements Callable<Integer> {
       List<StageResult> results,
       dev.tokenmeter.core.analysis.Repeats repeated,
       RunSummary.Pricing pricing,
-      double wallSeconds) {
+      double wallSeconds,
+      dev.tokenmeter.core.analysis.RunAnalysis analysis) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
     commandLine.add(spec.name());
@@ -175,7 +182,8 @@ final class SimulateCommand implements Callable<Integer> {
         completion,
         results,
         repeated,
-        pricing);
+        pricing,
+        analysis);
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

@@ -4,6 +4,7 @@ import dev.tokenmeter.core.analysis.ClientHealth;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.analysis.Sweep;
 import dev.tokenmeter.core.request.ErrorClass;
 import java.util.List;
 import java.util.Locale;
@@ -99,41 +100,44 @@ public final class ConsoleReport {
     return sb.toString();
   }
 
-  /** One row per stage, and where per-user TPS starts to drop. */
+  /** Default knee bar of {@link #sweep(List)}: 30 tokens/s, a common bar for fluid streaming. */
+  public static final double DEFAULT_KNEE_TPS = 30;
+
+  /** The degradation curve of {@code stages} with the default knee bar. */
   public static String sweep(List<StageResult> stages) {
+    return sweep(stages, Sweep.of(stages, DEFAULT_KNEE_TPS, Double.NaN));
+  }
+
+  /**
+   * The degradation curve: one row per load, in load order (per-user decode TPS p50 and its slow
+   * tail p10, aggregate output TPS, TTFT p50/p90/p99, TPOT p50/p99, errors, and goodput when an SLO
+   * gave one), then where per-user TPS starts to drop and the knee.
+   */
+  public static String sweep(List<StageResult> stages, Sweep curve) {
+    boolean goodput = curve.points().stream().anyMatch(p -> !Double.isNaN(p.goodputRequestsPerSecond()));
+    String fmt = "%-22s %8s %8s %11s %8s %8s %8s %8s %8s %8s %6s %8s" + (goodput ? " %8s" : "%s") + "%n";
     StringBuilder sb = new StringBuilder();
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "%-22s %7s %6s %9s %9s %9s %10s %10s %11s %8s%n",
-            "load", "ok", "failed", "TTFT p50", "TTFT p99", "TPOT p50", "user TPS", "user TPS", "output", "req/s"));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "%-22s %7s %6s %9s %9s %9s %10s %10s %11s %8s%n",
-            "", "", "", "ms", "ms", "ms", "p50", "p10", "tok/s", ""));
-    for (StageResult r : stages) {
-      Distribution tps = r.metric(Metric.DECODE_TPS);
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              "%-22s %7d %6d %9s %9s %9s %10s %10s %11s %8s%n",
-              r.label(),
-              r.requests().completed(),
-              r.requests().failed(),
-              num(r.metric(Metric.TTFT).p50()),
-              num(r.metric(Metric.TTFT).p99()),
-              num(r.metric(Metric.TPOT).p50()),
-              num(tps.p50()),
-              num(tps.p10()),
-              num(r.throughput().outputTokensPerSecond()),
-              num(r.throughput().requestsPerSecond())));
+    sb.append(String.format(Locale.ROOT, fmt, "load", "user TPS", "user TPS", "output", "TTFT", "TTFT", "TTFT",
+        "TPOT", "TPOT", "ok", "err", "req/s", goodput ? "goodput" : ""));
+    sb.append(String.format(Locale.ROOT, fmt, "", "p50", "p10", "tok/s", "p50 ms", "p90 ms", "p99 ms",
+        "p50 ms", "p99 ms", "", "%", "", goodput ? "req/s" : ""));
+    for (Sweep.Point p : curve.points()) {
+      StageResult r = stages.stream().filter(x -> x.plan().index() == p.index()).findFirst().orElse(null);
+      sb.append(String.format(Locale.ROOT, fmt, p.label(), num(p.decodeTpsP50()), num(p.decodeTpsP10()),
+          num(p.outputTokensPerSecond()), num(p.ttftP50Millis()), num(p.ttftP90Millis()), num(p.ttftP99Millis()),
+          num(p.tpotP50Millis()), num(p.tpotP99Millis()), r == null ? "-" : Long.toString(r.requests().completed()),
+          percent(p.errorPercent()), num(p.requestsPerSecond()), goodput ? num(p.goodputRequestsPerSecond()) : ""));
     }
     String drop = dropStatement(stages);
     if (drop != null) {
       sb.append(drop).append(System.lineSeparator());
     }
+    sb.append(curve.knee().statement()).append(System.lineSeparator());
     return sb.toString();
+  }
+
+  private static String percent(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.tokenmeter.report;
 
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
+import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.StageResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +30,8 @@ import java.util.Objects;
  * @param repeats the stages' repeats, aggregated ({@code --repeat N}, schema 1.2); null when each
  *     stage ran once
  * @param pricing the prices given and each stage's cost (schema 1.2); null when no price was given
+ * @param analysis the degradation curve and knee, SLO verdicts and capacity search across the
+ *     stages (schema 1.2); {@link RunAnalysis#NONE} when not analysed
  */
 public record RunSummary(
     Tool tool,
@@ -41,7 +44,8 @@ public record RunSummary(
     Completion completion,
     List<StageResult> stages,
     Repeats repeats,
-    Pricing pricing) {
+    Pricing pricing,
+    RunAnalysis analysis) {
 
   /**
    * Version of the summary.json schema: major changes break readers (a field removed or its
@@ -61,9 +65,10 @@ public record RunSummary(
     if (pricing != null && pricing.stages().size() != stages.size()) {
       throw new IllegalArgumentException("one cost per stage");
     }
+    analysis = analysis == null ? RunAnalysis.NONE : analysis;
   }
 
-  /** A run whose stages each ran once. */
+  /** A run whose stages each ran once, with no prices and no cross-stage analysis. */
   public RunSummary(
       Tool tool,
       Instant startedAt,
@@ -74,7 +79,8 @@ public record RunSummary(
       Settings settings,
       Completion completion,
       List<StageResult> stages) {
-    this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, null, null);
+    this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, null, null,
+        RunAnalysis.NONE);
   }
 
   /**

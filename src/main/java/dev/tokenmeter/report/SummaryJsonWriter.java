@@ -115,6 +115,7 @@ public final class SummaryJsonWriter {
     if (s.repeats() != null) {
       RepeatsJsonWriter.write(g, s.repeats());
     }
+    AnalysisJsonWriter.write(g, s.analysis());
     g.writeEndObject();
   }
 

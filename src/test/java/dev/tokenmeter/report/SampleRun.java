@@ -30,6 +30,19 @@ final class SampleRun {
         List.of(SampleStages.closed(42), SampleStages.openInterrupted(43)));
   }
 
+  /**
+   * The same run as {@link #summary()} with an SLO (the first stage passes, the second, with no
+   * successes, fails), a knee bar and a search over its two loads.
+   */
+  static RunSummary analysed() {
+    RunSummary r = summary();
+    var analysis = dev.tokenmeter.core.analysis.RunAnalysis.of(r.stages(), 30, 0.5,
+        dev.tokenmeter.core.analysis.Slo.parse("ttft.p99<=10s,errors<=50%,tps.p10>=1"),
+        new dev.tokenmeter.core.analysis.LoadSearch(1, 8, true, 0, 10));
+    return new RunSummary(r.tool(), r.startedAt(), r.endedAt(), r.target(), r.commandLine(), r.seed(),
+        r.settings(), r.completion(), r.stages(), null, null, analysis);
+  }
+
   /** The same run as {@link #summary()}, marked as simulated. */
   static RunSummary simulated() {
     RunSummary r = summary();

@@ -40,6 +40,21 @@ class SummarySchemaTest {
   }
 
   @Test
+  void analysedSummaryMatchesTheSchema() throws Exception {
+    JsonNode doc = MAPPER.readTree(SummaryJsonWriter.toJson(SampleRun.analysed()));
+    assertThat(JsonSchemaSubset.check(schema, doc)).isEmpty();
+    assertThat(doc.at("/slo/objectives/0/name").asText()).isEqualTo("ttft.p99");
+    assertThat(doc.at("/slo/stages").size()).isEqualTo(2);
+    assertThat(doc.at("/slo/stages/0/checks").size()).isEqualTo(3);
+    assertThat(doc.at("/slo/search/probes").size()).isEqualTo(2);
+    assertThat(doc.at("/sweep/points").size()).isEqualTo(2);
+    assertThat(doc.at("/sweep/knee/statement").asText()).isNotEmpty();
+    JsonNode plain = MAPPER.readTree(json);
+    assertThat(plain.get("slo").isNull()).isTrue();
+    assertThat(plain.get("sweep").isNull()).isTrue();
+  }
+
+  @Test
   void checkerCatchesMissingExtraAndMistypedFields() throws Exception {
     ObjectNode doc = (ObjectNode) MAPPER.readTree(json);
     ObjectNode ttft = (ObjectNode) doc.at("/stages/0/metrics/ttft_ms");

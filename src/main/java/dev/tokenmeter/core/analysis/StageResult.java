@@ -68,6 +68,21 @@ public record StageResult(
     return metrics.getOrDefault(m, Distribution.EMPTY);
   }
 
+  /**
+   * This stage with its goodput filled in: {@code goodRequests} (measured requests that met every
+   * per-request objective) per second of window, NaN when the window has no length.
+   */
+  public StageResult withGoodput(long goodRequests) {
+    double seconds = window.lengthNanos() / 1e9;
+    Throughput t = throughput;
+    Throughput withGoodput =
+        new Throughput(t.outputTokensPerSecond(), t.inputTokensPerSecond(), t.requestsPerSecond(),
+            seconds > 0 ? goodRequests / seconds : Double.NaN, t.achievedConcurrency(),
+            t.windowOutputTokens(), t.windowInputTokens());
+    return new StageResult(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics,
+        withGoodput, requests, errors, tokens, steadyState, clientHealth, timeSeries, histograms, failedHistograms);
+  }
+
   private static <K extends Enum<K>, V> Map<K, V> frozen(Map<K, V> map, Class<K> type) {
     EnumMap<K, V> copy = new EnumMap<>(type);
     copy.putAll(map);
@@ -96,8 +111,8 @@ public record StageResult(
    * @param inputTokensPerSecond prompt tokens of completed measured requests per second of window
    *     (a request refused with 429 had no prompt processed, so failures are left out)
    * @param requestsPerSecond completed measured requests per second of window
-   * @param goodputRequestsPerSecond measured requests meeting every SLO per second; NaN until SLOs
-   *     are given
+   * @param goodputRequestsPerSecond measured requests meeting every per-request SLO objective per
+   *     second of window (see {@code docs/METRICS.md}, "Goodput"); NaN when no SLO was given
    * @param achievedConcurrency time-weighted mean of requests in flight over the window
    * @param windowOutputTokens the numerator of {@code outputTokensPerSecond}
    * @param windowInputTokens the numerator of {@code inputTokensPerSecond}
