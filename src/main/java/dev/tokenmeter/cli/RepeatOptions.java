@@ -37,6 +37,12 @@ final class RepeatOptions {
     if (repeat < 1 || repeat > MAX_REPEAT) {
       throw new UsageException("--repeat must be between 1 and " + MAX_REPEAT + ", got " + repeat);
     }
+    if (repeat > 1 && stages.plannedStages() < 0) {
+      // A search picks its next load from each probe's verdict; repeats would judge the first of
+      // them only, and the probes would no longer be the search's stages one for one.
+      throw new UsageException("--repeat cannot be combined with --find-max-concurrency or --find-max-rate:"
+          + " run the search, then repeat a fixed list of loads around its answer");
+    }
     double level = confidenceLevel();
     if (repeat == 1) {
       if (varySeed) {

@@ -109,6 +109,8 @@ class RepeatCommandTest {
     assertUsage(Cli.run("simulate", "--concurrency", "2", "--repeat", "0"), "--repeat");
     assertUsage(Cli.run("simulate", "--concurrency", "2", "--vary-seed"), "--vary-seed");
     assertUsage(Cli.run("simulate", "--concurrency", "2", "--repeat", "2", "--confidence", "120%"), "--confidence");
+    assertUsage(Cli.run("simulate", "--find-max-concurrency", "1..8", "--slo", "ttft.p99<=1s", "--repeat", "2"),
+        "--find-max-concurrency");
   }
 
   private static void assertUsage(Cli.Result r, String mention) {
