@@ -10,6 +10,7 @@ import dev.tokenmeter.core.engine.StageRunner;
 import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.metrics.CountingThread;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.time.Ticker;
@@ -100,6 +101,7 @@ final class BenchRun {
     RunFailedException failure = null;
     try (OpenAiEndpoint endpoint = OpenAiEndpoint.create(s.endpoint(), ticker);
         RequestsJsonlWriter jsonl = openJsonl(dir.resolve("requests.jsonl"), runStartNanos, s.rawTimes());
+        CountingThread counting = new CountingThread("tokenmeter-counter");
         ProgressLine progress = new ProgressLine(err, s.progress())) {
       long loopThreadId = loopThreadId(endpoint);
       for (StagePlan plan : s.stages()) {
@@ -107,7 +109,7 @@ final class BenchRun {
           break;
         }
         err.println(describe(plan, s.stages().size()));
-        StageResult r = runStage(endpoint, plan, jsonl, progress, loopThreadId);
+        StageResult r = runStage(endpoint, plan, jsonl, counting, progress, loopThreadId);
         results.add(r);
         progress.pause();
         out.println();
@@ -189,10 +191,15 @@ final class BenchRun {
   }
 
   private StageResult runStage(
-      OpenAiEndpoint endpoint, StagePlan plan, RequestsJsonlWriter jsonl, ProgressLine progress, long loopThreadId) {
+      OpenAiEndpoint endpoint,
+      StagePlan plan,
+      RequestsJsonlWriter jsonl,
+      CountingThread counting,
+      ProgressLine progress,
+      long loopThreadId) {
     StageRunner runner =
         new StageRunner(
-            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, jsonl, s.counter());
+            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, jsonl, s.counter(), counting);
     current = runner;
     long cpu0 = processCpuNanos();
     long loopCpu0 = threadCpuNanos(loopThreadId);

@@ -8,6 +8,9 @@ package dev.tokenmeter.core.metrics;
 @FunctionalInterface
 public interface OutputTokenCounter {
 
-  /** Tokens in {@code generatedText} (the answer text of one request). */
+  /**
+   * Tokens in {@code generatedText} (the answer text of one request); a negative value means "no
+   * count" and the request falls back to its chunk count.
+   */
   int count(CharSequence generatedText);
 }

@@ -85,11 +85,15 @@ public final class RequestMetrics {
       chars[i] = t.chunkChars(i);
     }
     usageOutputTokens = t.usageCompletionTokens();
+    int counted = -1;
+    if (usageOutputTokens < 0 && counter != null && t.reasoningChars() == 0) {
+      counted = counter.count(t.content());
+    }
     if (usageOutputTokens >= 0) {
       outputTokens = usageOutputTokens;
       outputTokenSource = TokenCountSource.USAGE;
-    } else if (counter != null && t.reasoningChars() == 0) {
-      outputTokens = counter.count(t.content());
+    } else if (counted >= 0) {
+      outputTokens = counted;
       outputTokenSource = TokenCountSource.TOKENIZER;
     } else {
       outputTokens = chunks;
