@@ -139,7 +139,7 @@ final class WorkloadOptions {
   /** Counts output tokens with the chosen tokenizer when the server sends no usage; null without one. */
   OutputTokenCounter outputCounter() {
     Tokenizer t = chosen;
-    return t == null ? null : t::count;
+    return t == null ? null : OutputTokenCounter.named(t.name(), t::count);
   }
 
   /** One line for the terminal saying how tokens are counted. */

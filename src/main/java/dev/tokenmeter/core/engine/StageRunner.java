@@ -4,6 +4,7 @@ import dev.tokenmeter.core.load.ArrivalSchedule;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.metrics.AnswerCounts;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.metrics.RequestMetrics;
 import dev.tokenmeter.core.metrics.StageRecorder;
@@ -98,9 +99,9 @@ public final class StageRunner {
   }
 
   /**
-   * A runner that counts output tokens off the loop: a request that needs a count (its server sent
-   * no usage) hands its answer text to {@code counting}, and its metrics go to the recorder and the
-   * sink when the count comes back to the loop. The stage's future completes only after every
+   * A runner that counts answers off the loop: a request with answer text hands it to {@code
+   * counting} (tokenizer count and words), and its metrics go to the recorder and the sink when
+   * the counts come back to the loop. The stage's future completes only after every
    * count landed.
    *
    * @param counter the target's tokenizer, or null when there is none
@@ -149,7 +150,7 @@ public final class StageRunner {
 
   private void begin() {
     stageStartNanos = ticker.nanos();
-    recorder = new StageRecorder(plan, stageStartNanos);
+    recorder = new StageRecorder(plan, stageStartNanos, counter == null ? null : counter.name());
     windowStartNanos = stageStartNanos + plan.warmupNanos();
     if (plan.stop() instanceof StopCondition.Duration d) {
       windowEndNanos = windowStartNanos + d.nanos();
@@ -326,21 +327,20 @@ public final class StageRunner {
 
   /** {@code counter}, with -1 (no count: the request falls back to chunks) when it throws. */
   private static OutputTokenCounter failSafe(OutputTokenCounter counter) {
-    return text -> {
-      try {
-        return counter.count(text);
-      } catch (RuntimeException e) {
-        return -1;
-      }
-    };
+    return OutputTokenCounter.named(
+        counter.name(),
+        text -> {
+          try {
+            return counter.count(text);
+          } catch (RuntimeException e) {
+            return -1;
+          }
+        });
   }
 
-  /** True when {@code t}'s output is counted with the tokenizer, off the loop. */
+  /** True when {@code t}'s answer is counted (tokens and words) off the loop. */
   private boolean countOffLoop(RequestTimeline t) {
-    return counting != null
-        && counter != null
-        && t.usageCompletionTokens() < 0
-        && t.reasoningChars() == 0;
+    return counting != null && t.content().length() > 0;
   }
 
   /**
@@ -351,17 +351,18 @@ public final class StageRunner {
     StageRecorder.Pending p = recorder.requestEnding(t);
     countsOutstanding++;
     String text = t.content().toString();
+    OutputTokenCounter c = t.reasoningChars() == 0 ? counter : null;
     counting.execute(
         () -> {
-          int count = counter.count(text);
-          loop.execute(() -> counted(p, t, count));
+          AnswerCounts counts = AnswerCounts.of(text, c);
+          loop.execute(() -> counted(p, t, counts));
         });
   }
 
-  /** Back on the loop: {@code t}'s output has {@code count} tokens (-1: counting failed). */
-  private void counted(StageRecorder.Pending p, RequestTimeline t, int count) {
+  /** Back on the loop: {@code t}'s answer was counted. */
+  private void counted(StageRecorder.Pending p, RequestTimeline t, AnswerCounts counts) {
     advanceWindow();
-    RequestMetrics m = RequestMetrics.of(t, text -> count);
+    RequestMetrics m = RequestMetrics.withCounts(t, counts);
     recorder.requestCounted(p, m);
     sink.accept(t, m);
     countsOutstanding--;

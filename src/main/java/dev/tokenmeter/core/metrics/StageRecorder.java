@@ -12,7 +12,6 @@ import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.RequestTimeline;
-import dev.tokenmeter.core.request.TokenCountSource;
 import java.util.EnumMap;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -62,15 +61,23 @@ public final class StageRecorder {
   private long stageOutputTokens;
   private final long[][] phaseCounts = new long[Phase.values().length][2];
   private final long[] errors = new long[ErrorClass.values().length];
-  private final long[] sources = new long[TokenCountSource.values().length];
-  private long disagreements;
-  private long promptDiffSum;
-  private long promptDiffCount;
+  private final TokenTally tokens;
   private boolean finished;
   private int pending;
 
-  /** A recorder for the stage {@code plan} that started at {@code stageStartNanos}. */
+  /** A recorder for the stage {@code plan} that started at {@code stageStartNanos}, no tokenizer. */
   public StageRecorder(StagePlan plan, long stageStartNanos) {
+    this(plan, stageStartNanos, null);
+  }
+
+  /**
+   * A recorder for the stage {@code plan} that started at {@code stageStartNanos}.
+   *
+   * @param tokenizerOrNull the name of the tokenizer that counts answers, for the comparison with
+   *     usage; null when there is none
+   */
+  public StageRecorder(StagePlan plan, long stageStartNanos, String tokenizerOrNull) {
+    this.tokens = new TokenTally(tokenizerOrNull);
     this.plan = plan;
     this.stageStartNanos = stageStartNanos;
     this.lastChangeNanos = stageStartNanos;
@@ -255,14 +262,7 @@ public final class StageRecorder {
     Histogram itlChunk = h.get(Metric.ITL_CHUNK);
     m.forEachItlPerChunk(itlChunk::recordValueWithCount);
 
-    sources[m.outputTokenSource().ordinal()]++;
-    if (m.countsDisagree()) {
-      disagreements++;
-    }
-    if (m.usagePromptTokens() >= 0 && m.clientPromptTokens() >= 0) {
-      promptDiffSum += m.usagePromptTokens() - m.clientPromptTokens();
-      promptDiffCount++;
-    }
+    tokens.add(m);
     if (m.succeeded()) {
       windowInputTokens += Math.max(0, m.inputTokens());
     } else {
@@ -354,7 +354,7 @@ public final class StageRecorder {
         throughput(window.lengthNanos()),
         requestCounts(),
         errorCounts(),
-        tokenAccounting(),
+        tokens.result(),
         SteadyState.detect(ts),
         health,
         ts,
@@ -397,15 +397,6 @@ public final class StageRecorder {
       }
     }
     return map;
-  }
-
-  private StageResult.TokenAccounting tokenAccounting() {
-    Map<TokenCountSource, Long> map = new EnumMap<>(TokenCountSource.class);
-    for (TokenCountSource s : TokenCountSource.values()) {
-      map.put(s, sources[s.ordinal()]);
-    }
-    double mean = promptDiffCount == 0 ? Double.NaN : (double) promptDiffSum / promptDiffCount;
-    return new StageResult.TokenAccounting(map, disagreements, promptDiffCount, mean);
   }
 
   private static Map<Metric, Distribution> distributions(
