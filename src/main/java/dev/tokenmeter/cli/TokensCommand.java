@@ -41,6 +41,9 @@ final class TokensCommand implements Callable<Integer> {
   @Option(names = {"-t", "--tokenizer"}, split = ",", paramLabel = "SPEC", description = "Tokenizer(s), repeatable or comma-separated: o200k_base, cl100k_base, a model name (gpt-4o), path/to/tokenizer.json, hf:org/name (default: o200k_base).")
   List<String> tokenizers = new ArrayList<>();
 
+  @Option(names = "--tokenizer-map", paramLabel = "FILE", description = "Model names or globs to tokenizers (JSON object), over ~/.config/tokenmeter/tokenizers.json and the built-in map.")
+  Path tokenizerMap;
+
   @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Count this file (UTF-8).")
   Path file;
 
@@ -88,7 +91,7 @@ final class TokensCommand implements Callable<Integer> {
   }
 
   private List<Tokenizer> resolve() {
-    TokenizerResolver r = TokenizerResolver.system();
+    TokenizerResolver r = TokenizerResolver.system(tokenizerMap);
     List<String> specs = tokenizers.isEmpty() ? List.of("o200k_base") : tokenizers;
     return specs.stream().map(r::resolve).toList();
   }

@@ -48,10 +48,61 @@ public final class TokenizerResolver {
     this.models = Objects.requireNonNull(models, "models");
   }
 
-  /** The process environment, the user's home and the built-in model table. */
+  /**
+   * The process environment, the user's home, and the model table: built in, under the user's
+   * default map file ({@link #defaultMapFile}) when there is one.
+   */
   public static TokenizerResolver system() {
-    return new TokenizerResolver(
-        System.getenv(), Path.of(System.getProperty("user.home")), ModelTokenizers.builtIn());
+    return system(null);
+  }
+
+  /**
+   * As {@link #system()}, with {@code mapFileOrNull} ({@code --tokenizer-map}) over the default
+   * map file.
+   *
+   * @throws TokenizerException when a map file cannot be read
+   */
+  public static TokenizerResolver system(Path mapFileOrNull) {
+    Map<String, String> env = System.getenv();
+    Path home = Path.of(System.getProperty("user.home"));
+    return new TokenizerResolver(env, home, models(env, home, mapFileOrNull));
+  }
+
+  /**
+   * The model table for this environment: built in, under the default map file, under {@code
+   * mapFileOrNull}.
+   */
+  static ModelTokenizers models(Map<String, String> env, Path home, Path mapFileOrNull) {
+    ModelTokenizers m = ModelTokenizers.builtIn();
+    Optional<Path> user = defaultMapFile(env, home);
+    if (user.isPresent()) {
+      m = m.with(user.get().toString(), ModelTokenizers.readFile(user.get()));
+    }
+    if (mapFileOrNull != null) {
+      m = m.with(mapFileOrNull.toString(), ModelTokenizers.readFile(mapFileOrNull));
+    }
+    return m;
+  }
+
+  /**
+   * The user's default map file: {@code $TOKENMETER_TOKENIZER_MAP} (which must exist), else {@code
+   * $XDG_CONFIG_HOME/tokenmeter/tokenizers.json}, else {@code ~/.config/tokenmeter/tokenizers.json},
+   * when present.
+   */
+  static Optional<Path> defaultMapFile(Map<String, String> env, Path home) {
+    String explicit = env.get("TOKENMETER_TOKENIZER_MAP");
+    if (explicit != null && !explicit.isBlank()) {
+      Path p = Path.of(explicit);
+      if (!Files.isRegularFile(p)) {
+        throw new TokenizerException(
+            "TOKENMETER_TOKENIZER_MAP names " + p + ", which does not exist; create it or unset it");
+      }
+      return Optional.of(p);
+    }
+    String xdg = env.get("XDG_CONFIG_HOME");
+    Path config = xdg != null && !xdg.isBlank() ? Path.of(xdg) : home.resolve(".config");
+    Path p = config.resolve("tokenmeter").resolve("tokenizers.json");
+    return Files.isRegularFile(p) ? Optional.of(p) : Optional.empty();
   }
 
   /**
@@ -63,33 +114,82 @@ public final class TokenizerResolver {
     if (spec == null || spec.isBlank()) {
       throw new TokenizerException("empty tokenizer; " + FORMS);
     }
-    String key = spec.strip();
+    return resolve(spec.strip(), 0);
+  }
+
+  /** Map entries may name other entries ({@code my-model → gpt-4o}); a cycle stops here. */
+  private static final int MAX_ALIASES = 8;
+
+  private Tokenizer resolve(String key, int aliases) {
     Tokenizer cached = cache.get(key);
     if (cached != null) {
       return cached;
     }
-    Tokenizer t = load(key);
+    if (aliases > MAX_ALIASES) {
+      throw new TokenizerException(
+          "tokenizer '" + key + "': more than " + MAX_ALIASES + " model-map entries lead to one"
+              + " another (a cycle?); map the model to an encoding, a path or hf:org/name");
+    }
+    Tokenizer t = load(key, aliases);
     Tokenizer raced = cache.putIfAbsent(key, t);
     return raced == null ? t : raced;
   }
 
   /**
-   * The tokenizer of a served model, when tokenmeter knows it: the model table, then (for an
-   * {@code org/name} model) the Hugging Face cache. Empty when neither knows the model; a known
-   * spec that fails to load still throws.
+   * The tokenizer of a served model, when tokenmeter knows it without a download: a user's map
+   * entry (loaded as {@code --tokenizer} would load it, so a bad entry throws); else the model's
+   * own {@code tokenizer.json} in the Hugging Face cache (an {@code org/name} model); else the
+   * built-in table, where a Hugging Face spec counts only when cached. Empty when none applies:
+   * {@link #hintFor} then says what would help.
    */
   public Optional<Tokenizer> forModel(String model) {
     if (model == null || model.isBlank()) {
       return Optional.empty();
     }
-    Optional<String> spec = models.specFor(model);
-    if (spec.isPresent()) {
-      return Optional.of(resolve(spec.get()));
+    String name = model.strip();
+    Optional<ModelTokenizers.Match> match = models.match(name);
+    if (match.isPresent() && !match.get().builtIn()) {
+      return Optional.of(resolve(match.get().spec()));
     }
-    if (isRepoId(model.strip()) && findInHubCache(model.strip()).isPresent()) {
-      return Optional.of(resolve("hf:" + model.strip()));
+    if (isRepoId(name) && findInHubCache(name).isPresent()) {
+      return Optional.of(resolve("hf:" + name));
+    }
+    if (match.isPresent()) {
+      String spec = match.get().spec();
+      if (!spec.startsWith("hf:")) {
+        return Optional.of(resolve(spec));
+      }
+      String repo = repoOf(spec.substring(3).strip());
+      if (isRepoId(repo) && findInHubCache(repo).isPresent()) {
+        return Optional.of(resolve(spec));
+      }
     }
     return Optional.empty();
+  }
+
+  /**
+   * When {@link #forModel} found nothing for {@code model}: a sentence on how to get its exact
+   * tokenizer, or null when tokenmeter knows of none.
+   */
+  public String hintFor(String model) {
+    Optional<ModelTokenizers.Match> match = models.match(model == null ? "" : model);
+    if (match.isPresent() && match.get().spec().startsWith("hf:")) {
+      String spec = match.get().spec();
+      return model.strip() + " uses " + spec + ", which is not in the Hugging Face cache ("
+          + hubCache() + "); pass --tokenizer " + spec + " once to download it (gated models need"
+          + " HF_TOKEN)";
+    }
+    if (model != null && isRepoId(model.strip())) {
+      return "pass --tokenizer hf:" + model.strip() + " to download its tokenizer.json, or map the"
+          + " model in ~/.config/tokenmeter/tokenizers.json (docs/TOKENIZERS.md)";
+    }
+    return null;
+  }
+
+  /** {@code org/name} of {@code org/name@revision}. */
+  private static String repoOf(String repoAndRevision) {
+    int at = repoAndRevision.indexOf('@');
+    return at < 0 ? repoAndRevision : repoAndRevision.substring(0, at);
   }
 
   private static final String FORMS =
@@ -97,7 +197,7 @@ public final class TokenizerResolver {
           + " (gpt-4o, gpt-4.1, o3, gpt-4, ...), a path to tokenizer.json or a model folder, or"
           + " hf:org/name from the local Hugging Face cache";
 
-  private Tokenizer load(String spec) {
+  private Tokenizer load(String spec, int aliases) {
     if (TiktokenTokenizer.NAMES.contains(spec.toLowerCase(Locale.ROOT))) {
       return Tokenizer.openAi(spec);
     }
@@ -116,7 +216,7 @@ public final class TokenizerResolver {
     }
     Optional<String> mapped = models.specFor(spec);
     if (mapped.isPresent() && !mapped.get().equals(spec)) {
-      return resolve(mapped.get());
+      return resolve(mapped.get(), aliases + 1);
     }
     if (spec.endsWith(".json") || spec.contains(java.io.File.separator)) {
       throw new TokenizerException(

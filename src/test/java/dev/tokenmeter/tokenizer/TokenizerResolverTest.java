@@ -31,7 +31,10 @@ class TokenizerResolverTest {
     assertThat(m.specFor("ft:gpt-4o-mini:acme::abc")).hasValue("o200k_base"); // longest prefix
     assertThat(m.specFor("text-davinci-003")).hasValue("p50k_base");
     assertThat(m.specFor("davinci")).hasValue("r50k_base");
-    assertThat(m.specFor("meta-llama/Llama-3.1-8B-Instruct")).isEmpty();
+    assertThat(m.specFor("meta-llama/Llama-3.1-8B-Instruct"))
+        .hasValue("hf:meta-llama/Llama-3.1-8B-Instruct");
+    assertThat(m.specFor("meta-llama/Llama-3.1-70B")).hasValue("hf:meta-llama/Llama-3.1-8B-Instruct");
+    assertThat(m.specFor("meta-llama/Llama-3.2-1B")).isEmpty();
     assertThat(m.with(Map.of("My-Model", "cl100k_base")).specFor("my-model")).hasValue("cl100k_base");
   }
 
