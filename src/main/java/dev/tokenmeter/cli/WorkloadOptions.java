@@ -60,7 +60,7 @@ final class WorkloadOptions {
   @Option(names = "--shared-prefix-tokens", paramLabel = "N", description = "Synthetic prompts start with the same N-token prefix (prefix-cache experiments; default: 0).")
   int sharedPrefixTokens;
 
-  @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name from the local Hugging Face cache. Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
+  @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name[@revision] (Hugging Face cache, downloaded when missing; HF_TOKEN for gated models). Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
   String tokenizer;
 
   @Option(names = "--tokenizer-map", paramLabel = "FILE", description = "Model names or globs to tokenizers, a JSON object ({\"my-llama-*\": \"hf:meta-llama/Llama-3.1-8B-Instruct\"}), over ~/.config/tokenmeter/tokenizers.json (or $TOKENMETER_TOKENIZER_MAP) and the built-in map.")

@@ -1,17 +1,13 @@
 package dev.tokenmeter.tokenizer;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 
 /**
  * Turns a {@code --tokenizer} spec into a {@link Tokenizer}, loading each one once:
@@ -20,11 +16,12 @@ import java.util.stream.Stream;
  *   <li>an OpenAI encoding: {@code o200k_base}, {@code cl100k_base}, {@code p50k_base}, {@code
  *       r50k_base};
  *   <li>a path to a {@code tokenizer.json}, or to a model folder holding one;
- *   <li>{@code hf:org/name}: the {@code tokenizer.json} of that Hugging Face model in the local
- *       hub cache ({@code $HF_HUB_CACHE}, else {@code $HF_HOME/hub}, else {@code
+ *   <li>{@code hf:org/name[@revision]}: the {@code tokenizer.json} of that Hugging Face model in
+ *       the local hub cache ({@code $HF_HUB_CACHE}, else {@code $HF_HOME/hub}, else {@code
  *       $XDG_CACHE_HOME/huggingface/hub}, else {@code ~/.cache/huggingface/hub}), at the snapshot
- *       {@code refs/main} names, else the newest snapshot that has one. tokenmeter does not
- *       download: when the file is missing, the error names the file to place where;
+ *       {@code refs/<revision>} names (default main), else (no revision) the newest snapshot that
+ *       has one; else downloaded from {@code $HF_ENDPOINT} into that cache ({@link HubCache});
+ *       offline, the error names the file to place where;
  *   <li>a hosted model name ({@code gpt-4o}, {@code gpt-4.1-mini}, ...) via {@link
  *       ModelTokenizers}.
  * </ul>
@@ -32,19 +29,23 @@ import java.util.stream.Stream;
  * Thread-safe; loaded tokenizers are cached by spec.
  */
 public final class TokenizerResolver {
-  private final Map<String, String> env;
-  private final Path home;
+  private final HubCache hub;
   private final ModelTokenizers models;
   private final Map<String, Tokenizer> cache = new ConcurrentHashMap<>();
 
   /**
-   * @param env environment variables to read the cache location from ({@code System.getenv()})
+   * @param env environment variables: the cache location, HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE
+   *     ({@code System.getenv()})
    * @param home the user's home folder
    * @param models model names to specs
    */
   public TokenizerResolver(Map<String, String> env, Path home, ModelTokenizers models) {
-    this.env = Map.copyOf(env);
-    this.home = Objects.requireNonNull(home, "home");
+    this(env, home, models, HubCache.DEFAULT_TIMEOUT);
+  }
+
+  /** As the public constructor, with the connect and per-exchange timeout of downloads. */
+  TokenizerResolver(Map<String, String> env, Path home, ModelTokenizers models, Duration timeout) {
+    this.hub = new HubCache(env, Objects.requireNonNull(home, "home"), timeout);
     this.models = Objects.requireNonNull(models, "models");
   }
 
@@ -151,7 +152,7 @@ public final class TokenizerResolver {
     if (match.isPresent() && !match.get().builtIn()) {
       return Optional.of(resolve(match.get().spec()));
     }
-    if (isRepoId(name) && findInHubCache(name).isPresent()) {
+    if (isRepoId(name) && hub.find(name, null).isPresent()) {
       return Optional.of(resolve("hf:" + name));
     }
     if (match.isPresent()) {
@@ -159,8 +160,8 @@ public final class TokenizerResolver {
       if (!spec.startsWith("hf:")) {
         return Optional.of(resolve(spec));
       }
-      String repo = repoOf(spec.substring(3).strip());
-      if (isRepoId(repo) && findInHubCache(repo).isPresent()) {
+      HfName hf = HfName.parse(spec);
+      if (hf != null && hub.find(hf.repo(), hf.revision()).isPresent()) {
         return Optional.of(resolve(spec));
       }
     }
@@ -186,29 +187,43 @@ public final class TokenizerResolver {
     return null;
   }
 
-  /** {@code org/name} of {@code org/name@revision}. */
-  private static String repoOf(String repoAndRevision) {
-    int at = repoAndRevision.indexOf('@');
-    return at < 0 ? repoAndRevision : repoAndRevision.substring(0, at);
+  /** {@code hf:org/name[@revision]}, parsed. */
+  private record HfName(String repo, String revision) {
+    private static final java.util.regex.Pattern REVISION =
+        java.util.regex.Pattern.compile("[A-Za-z0-9._/-]{1,128}");
+
+    /** The name, or null when {@code spec} is not a well-formed hf: spec. */
+    static HfName parse(String spec) {
+      String rest = spec.substring(3).strip();
+      int at = rest.indexOf('@');
+      String repo = at < 0 ? rest : rest.substring(0, at);
+      String revision = at < 0 ? null : rest.substring(at + 1);
+      if (!isRepoId(repo)
+          || (revision != null
+              && (!REVISION.matcher(revision).matches() || revision.contains("..")))) {
+        return null;
+      }
+      return new HfName(repo, revision);
+    }
   }
 
   private static final String FORMS =
       "use an OpenAI encoding (o200k_base, cl100k_base, p50k_base, r50k_base), a model name"
           + " (gpt-4o, gpt-4.1, o3, gpt-4, ...), a path to tokenizer.json or a model folder, or"
-          + " hf:org/name from the local Hugging Face cache";
+          + " hf:org/name[@revision] (from the Hugging Face cache, downloaded when missing)";
 
   private Tokenizer load(String spec, int aliases) {
     if (TiktokenTokenizer.NAMES.contains(spec.toLowerCase(Locale.ROOT))) {
       return Tokenizer.openAi(spec);
     }
     if (spec.startsWith("hf:")) {
-      String repo = spec.substring(3).strip();
-      if (!isRepoId(repo)) {
+      HfName hf = HfName.parse(spec);
+      if (hf == null) {
         throw new TokenizerException(
-            "'" + spec + "': expected hf:org/name, e.g. hf:meta-llama/Llama-3.1-8B-Instruct");
+            "'" + spec + "': expected hf:org/name or hf:org/name@revision, e.g."
+                + " hf:meta-llama/Llama-3.1-8B-Instruct");
       }
-      Path file = findInHubCache(repo).orElseThrow(() -> notInCache(repo));
-      return Tokenizer.huggingFace(file, spec);
+      return Tokenizer.huggingFace(hub.fetch(hf.repo(), hf.revision()), spec);
     }
     Path path = Path.of(spec);
     if (Files.exists(path)) {
@@ -227,67 +242,7 @@ public final class TokenizerResolver {
 
   /** The hub cache folder, by the precedence huggingface_hub uses. */
   Path hubCache() {
-    String hubCache = env.get("HF_HUB_CACHE");
-    if (hubCache != null && !hubCache.isBlank()) {
-      return Path.of(hubCache);
-    }
-    String hfHome = env.get("HF_HOME");
-    if (hfHome != null && !hfHome.isBlank()) {
-      return Path.of(hfHome, "hub");
-    }
-    String xdg = env.get("XDG_CACHE_HOME");
-    if (xdg != null && !xdg.isBlank()) {
-      return Path.of(xdg, "huggingface", "hub");
-    }
-    return home.resolve(".cache").resolve("huggingface").resolve("hub");
-  }
-
-  private Path repoFolder(String repo) {
-    return hubCache().resolve("models--" + repo.replace("/", "--"));
-  }
-
-  private Optional<Path> findInHubCache(String repo) {
-    Path folder = repoFolder(repo);
-    Path snapshots = folder.resolve("snapshots");
-    try {
-      Path ref = folder.resolve("refs").resolve("main");
-      if (Files.isRegularFile(ref)) {
-        Path file = snapshots.resolve(Files.readString(ref).strip()).resolve("tokenizer.json");
-        if (Files.isRegularFile(file)) {
-          return Optional.of(file);
-        }
-      }
-      if (!Files.isDirectory(snapshots)) {
-        return Optional.empty();
-      }
-      List<Path> found = new ArrayList<>();
-      try (Stream<Path> s = Files.list(snapshots)) {
-        s.map(p -> p.resolve("tokenizer.json")).filter(Files::isRegularFile).forEach(found::add);
-      }
-      return found.stream().max(Comparator.comparing(TokenizerResolver::modified));
-    } catch (IOException e) {
-      throw new TokenizerException("cannot read the Hugging Face cache " + folder + ": " + e, e);
-    }
-  }
-
-  private static long modified(Path p) {
-    try {
-      return Files.getLastModifiedTime(p).toMillis();
-    } catch (IOException e) {
-      return Long.MIN_VALUE;
-    }
-  }
-
-  private TokenizerException notInCache(String repo) {
-    Path folder = repoFolder(repo);
-    return new TokenizerException(
-        "hf:" + repo + ": no tokenizer.json in the Hugging Face cache (looked in "
-            + folder.resolve("snapshots")
-            + "). tokenmeter does not download. Either place the model's tokenizer.json at "
-            + folder.resolve("snapshots").resolve("main").resolve("tokenizer.json")
-            + " (any snapshot folder name works), run 'huggingface-cli download " + repo
-            + " tokenizer.json' where the hub is reachable and copy the cache (or set HF_HOME /"
-            + " HF_HUB_CACHE to it), or pass --tokenizer path/to/tokenizer.json");
+    return hub.root();
   }
 
   private static boolean isRepoId(String s) {

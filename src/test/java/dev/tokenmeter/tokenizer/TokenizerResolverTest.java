@@ -88,11 +88,11 @@ class TokenizerResolverTest {
 
   @Test
   void missingHfTokenizerSaysWhichFileToPlaceWhere() {
-    TokenizerResolver r = resolver(Map.of("HF_HUB_CACHE", "/hub"));
+    TokenizerResolver r = resolver(Map.of("HF_HUB_CACHE", "/hub", "HF_HUB_OFFLINE", "1"));
     assertThatThrownBy(() -> r.resolve("hf:Qwen/Qwen3-8B"))
         .isInstanceOf(TokenizerException.class)
         .hasMessageContaining("/hub/models--Qwen--Qwen3-8B/snapshots/main/tokenizer.json")
-        .hasMessageContaining("does not download")
+        .hasMessageContaining("HF_HUB_OFFLINE is set, so tokenmeter does not download")
         .hasMessageContaining("huggingface-cli download Qwen/Qwen3-8B tokenizer.json");
   }
 
