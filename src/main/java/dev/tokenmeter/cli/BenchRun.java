@@ -13,6 +13,7 @@ import dev.tokenmeter.core.engine.StageRunner;
 import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.metrics.CountingThread;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.time.Ticker;
@@ -107,6 +108,7 @@ final class BenchRun {
     RunFailedException failure = null;
     try (OpenAiEndpoint endpoint = OpenAiEndpoint.create(s.endpoint(), ticker);
         RequestsJsonlWriter jsonl = openJsonl(dir.resolve("requests.jsonl"), runStartNanos, s.rawTimes());
+        CountingThread counting = new CountingThread("tokenmeter-counter");
         ProgressLine progress = new ProgressLine(err, s.progress())) {
       long loopThreadId = loopThreadId(endpoint);
       int planned = s.stages().plannedStages();
@@ -116,7 +118,7 @@ final class BenchRun {
         if (RepeatingSequence.freshConnections(s.stages(), plan)) {
           endpoint.closeIdleConnections().join(); // each repeat pays its connects, as a new client would
         }
-        StageResult r = runStage(endpoint, plan, jsonl, progress, loopThreadId);
+        StageResult r = runStage(endpoint, plan, jsonl, counting, progress, loopThreadId);
         results.add(r);
         progress.pause();
         out.println();
@@ -209,10 +211,15 @@ final class BenchRun {
   }
 
   private StageResult runStage(
-      OpenAiEndpoint endpoint, StagePlan plan, RequestsJsonlWriter jsonl, ProgressLine progress, long loopThreadId) {
+      OpenAiEndpoint endpoint,
+      StagePlan plan,
+      RequestsJsonlWriter jsonl,
+      CountingThread counting,
+      ProgressLine progress,
+      long loopThreadId) {
     StageRunner runner =
         new StageRunner(
-            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, s.slo().sink(jsonl), s.counter());
+            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, s.slo().sink(jsonl), s.counter(), counting);
     current = runner;
     long cpu0 = processCpuNanos();
     long loopCpu0 = threadCpuNanos(loopThreadId);

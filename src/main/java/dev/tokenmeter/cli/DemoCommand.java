@@ -83,8 +83,7 @@ final class DemoCommand implements Callable<Integer> {
     var stages = repeats.sequence(sloRun.stages());
     var pricing = cost.model(engine.gpus);
     workload.withDefaults("256", "128");
-    var requests = workload.factory(null);
-    err.println("tokenmeter demo: " + workload.tokenizerLine());
+    workload.validate();
     boolean fixed = serverTtft != null || serverItl != null;
     SimConfig.Builder sim = SimConfig.builder().port(0);
     String model;
@@ -105,6 +104,10 @@ final class DemoCommand implements Callable<Integer> {
           "simulating " + EngineOptions.describe(timing.roofline().config()) + ", KV cache "
               + timing.roofline().kvCapacityTokens() + " tokens";
     }
+    // The served model's tokenizer when known (meta-llama/Llama-3.1-8B-Instruct: from the Hugging
+    // Face cache), else the labelled estimate.
+    var requests = workload.factory(model);
+    err.println("tokenmeter demo: " + workload.tokenizerLine());
     try (SimServer server = SimServer.start(sim.servedModelName(model).build())) {
       err.println("tokenmeter demo: embedded server at " + server.baseUrl() + " (" + what + ")");
       EndpointConfig cfg =

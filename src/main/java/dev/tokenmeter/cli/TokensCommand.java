@@ -1,15 +1,11 @@
 package dev.tokenmeter.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -41,6 +37,9 @@ final class TokensCommand implements Callable<Integer> {
   @Option(names = {"-t", "--tokenizer"}, split = ",", paramLabel = "SPEC", description = "Tokenizer(s), repeatable or comma-separated: o200k_base, cl100k_base, a model name (gpt-4o), path/to/tokenizer.json, hf:org/name (default: o200k_base).")
   List<String> tokenizers = new ArrayList<>();
 
+  @Option(names = "--tokenizer-map", paramLabel = "FILE", description = "Model names or globs to tokenizers (JSON object), over ~/.config/tokenmeter/tokenizers.json and the built-in map.")
+  Path tokenizerMap;
+
   @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Count this file (UTF-8).")
   Path file;
 
@@ -49,6 +48,9 @@ final class TokensCommand implements Callable<Integer> {
 
   @Option(names = "--field", paramLabel = "NAME", description = "With --input-jsonl: the string field to count (default: ${DEFAULT-VALUE}).")
   String field = "text";
+
+  @Option(names = "--threads", paramLabel = "N", description = "With --input-jsonl: counting threads (default: the number of cores). Output stays in input order.")
+  Integer threads;
 
   @Option(names = "--ids", description = "Show the token ids and their pieces.")
   boolean ids;
@@ -72,7 +74,11 @@ final class TokensCommand implements Callable<Integer> {
       if (!text.isEmpty() || file != null) {
         throw new UsageException("--input-jsonl counts a dataset; give no TEXT or --file with it");
       }
-      countJsonl(toks, out);
+      if (threads != null && threads < 1) {
+        throw new UsageException("--threads must be at least 1");
+      }
+      int n = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+      new JsonlCounter(toks, field, priceIn, n).count(inputJsonl, out);
       return Main.EXIT_OK;
     }
     String input = readInput();
@@ -88,7 +94,7 @@ final class TokensCommand implements Callable<Integer> {
   }
 
   private List<Tokenizer> resolve() {
-    TokenizerResolver r = TokenizerResolver.system();
+    TokenizerResolver r = TokenizerResolver.system(tokenizerMap);
     List<String> specs = tokenizers.isEmpty() ? List.of("o200k_base") : tokenizers;
     return specs.stream().map(r::resolve).toList();
   }
@@ -198,65 +204,5 @@ final class TokensCommand implements Callable<Integer> {
       g.writeEndObject();
     }
     return w.toString();
-  }
-
-  /** One line per record and tokenizer, then one totals line per tokenizer. Streams the file. */
-  private void countJsonl(List<Tokenizer> toks, PrintStream out) throws IOException {
-    long[] totals = new long[toks.size()];
-    long records = 0;
-    long lineNo = 0;
-    JsonFactory f = MAPPER.getFactory();
-    OutputStream sink = new java.io.BufferedOutputStream(out, 1 << 16);
-    try (BufferedReader reader = Files.newBufferedReader(inputJsonl, StandardCharsets.UTF_8);
-        JsonGenerator g = f.createGenerator(sink)) {
-      g.setRootValueSeparator(new com.fasterxml.jackson.core.io.SerializedString("\n"));
-      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-        lineNo++;
-        if (line.isBlank()) {
-          continue;
-        }
-        JsonNode rec;
-        try {
-          rec = MAPPER.readTree(line);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-          throw new UsageException(inputJsonl + ":" + lineNo + ": not a JSON object: " + e.getOriginalMessage());
-        }
-        JsonNode value = rec.get(field);
-        if (value == null || !value.isTextual()) {
-          throw new UsageException(inputJsonl + ":" + lineNo + ": no string field \"" + field + "\" (choose it with --field)");
-        }
-        String s = value.asText();
-        JsonNode id = rec.get("id");
-        records++;
-        for (int i = 0; i < toks.size(); i++) {
-          int n = toks.get(i).count(s);
-          totals[i] += n;
-          g.writeStartObject();
-          if (id != null && (id.isTextual() || id.isIntegralNumber())) {
-            g.writeFieldName("id");
-            g.writeTree(id);
-          } else {
-            g.writeNumberField("line", lineNo);
-          }
-          g.writeStringField("tokenizer", toks.get(i).name());
-          g.writeNumberField("count", n);
-          g.writeEndObject();
-        }
-      }
-      for (int i = 0; i < toks.size(); i++) {
-        g.writeStartObject();
-        g.writeBooleanField("total", true);
-        g.writeStringField("tokenizer", toks.get(i).name());
-        g.writeNumberField("records", records);
-        g.writeNumberField("count", totals[i]);
-        if (priceIn != null) {
-          g.writeNumberField("cost_usd", cost(totals[i]));
-        }
-        g.writeEndObject();
-      }
-      g.writeRaw('\n');
-    } catch (NoSuchFileException e) {
-      throw new UsageException("file not found: " + inputJsonl);
-    }
   }
 }

@@ -60,9 +60,14 @@ final class WorkloadOptions {
   @Option(names = "--shared-prefix-tokens", paramLabel = "N", description = "Synthetic prompts start with the same N-token prefix (prefix-cache experiments; default: 0).")
   int sharedPrefixTokens;
 
-  @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name from the local Hugging Face cache. Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
+  @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name[@revision] (Hugging Face cache, downloaded when missing; HF_TOKEN for gated models). Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
   String tokenizer;
 
+  @Option(names = "--tokenizer-map", paramLabel = "FILE", description = "Model names or globs to tokenizers, a JSON object ({\"my-llama-*\": \"hf:meta-llama/Llama-3.1-8B-Instruct\"}), over ~/.config/tokenmeter/tokenizers.json (or $TOKENMETER_TOKENIZER_MAP) and the built-in map.")
+  Path tokenizerMap;
+
+  private TokenizerResolver resolver;
+  private String model;
   private LengthSpec out;
   private LengthSpec in;
   private PromptFile file;
@@ -82,7 +87,7 @@ final class WorkloadOptions {
       in = parse("--input-tokens", inputTokens, false);
     }
     if (tokenizer != null) {
-      chosen = TokenizerResolver.system().resolve(tokenizer);
+      chosen = resolver().resolve(tokenizer);
       chosenFrom = "--tokenizer";
     }
   }
@@ -96,8 +101,9 @@ final class WorkloadOptions {
     if (out == null && in == null && file == null) {
       validate();
     }
+    this.model = model;
     if (chosen == null && model != null) {
-      TokenizerResolver.system().forModel(model).ifPresent(t -> {
+      resolver().forModel(model).ifPresent(t -> {
         chosen = t;
         chosenFrom = "model " + model;
       });
@@ -131,6 +137,14 @@ final class WorkloadOptions {
     return plan -> SyntheticWorkload.lengthsOnly(i, o, plan.seed());
   }
 
+  /** The resolver, with the user's map files; loads them on first use. */
+  private TokenizerResolver resolver() {
+    if (resolver == null) {
+      resolver = TokenizerResolver.system(tokenizerMap);
+    }
+    return resolver;
+  }
+
   /** The tokenizer chosen by {@link #factory}, or null for the estimate. */
   Tokenizer tokenizer() {
     return chosen;
@@ -139,14 +153,17 @@ final class WorkloadOptions {
   /** Counts output tokens with the chosen tokenizer when the server sends no usage; null without one. */
   OutputTokenCounter outputCounter() {
     Tokenizer t = chosen;
-    return t == null ? null : t::count;
+    return t == null ? null : OutputTokenCounter.named(t.name(), t::count);
   }
 
   /** One line for the terminal saying how tokens are counted. */
   String tokenizerLine() {
-    return chosen == null
-        ? "tokenizer: none known for this model; prompt lengths are estimates (heuristic, about 10% off on English) and output without usage is counted by chunks. Pass --tokenizer for exact counts."
-        : "tokenizer: " + chosen.name() + " (from " + chosenFrom + "); prompt lengths are exact and output without usage is counted with it.";
+    if (chosen != null) {
+      return "tokenizer: " + chosen.name() + " (from " + chosenFrom + "); prompt lengths are exact and output without usage is counted with it.";
+    }
+    String hint = model == null ? null : resolver().hintFor(model);
+    return "tokenizer: none known for this model; prompt lengths are estimates (heuristic, about 10% off on English) and output without usage is counted by chunks. "
+        + (hint == null ? "Pass --tokenizer for exact counts." : "For exact counts: " + hint + ".");
   }
 
   private static LengthSpec parse(String option, String spec, boolean optional) {

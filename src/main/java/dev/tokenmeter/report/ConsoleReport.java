@@ -94,6 +94,18 @@ public final class ConsoleReport {
               "  note: %d requests' usage.completion_tokens differ from their chunk count (several tokens per chunk?)%n",
               tok.usageChunkDisagreements()));
     }
+    var vs = tok.usageVsTokenizer();
+    if (vs.disagreements() > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  note: usage and %s disagree on %d of %d requests, mean |diff| %.1f tokens (max %d)%n",
+              vs.tokenizer(),
+              vs.disagreements(),
+              vs.compared(),
+              vs.meanAbsDiffTokens(),
+              vs.maxAbsDiffTokens()));
+    }
     sb.append("  client: ")
         .append(virtualTime ? "none: simulated in virtual time, every time above is the engine model's prediction" : health(r.clientHealth()))
         .append(System.lineSeparator());

@@ -123,6 +123,10 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
     if (m.usageOutputTokens() >= 0) {
       g.writeNumberField("usage_completion_tokens", m.usageOutputTokens());
     }
+    if (m.tokenizerOutputTokens() >= 0) {
+      g.writeNumberField("tokenizer_output_tokens", m.tokenizerOutputTokens());
+    }
+    g.writeNumberField("output_words", m.outputWords());
     g.writeNumberField("chunks", m.chunkCount());
     if (m.inputTokens() >= 0) {
       g.writeNumberField("input_tokens", m.inputTokens());

@@ -181,11 +181,38 @@ final class StageJsonWriter {
     }
     g.writeEndObject();
     g.writeNumberField("usage_chunk_disagreements", t.usageChunkDisagreements());
+    StageResult.PromptOverhead p = t.promptOverhead();
     g.writeObjectFieldStart("prompt_overhead");
-    g.writeNumberField("count", t.promptOverheadCount());
-    number(g, "mean_tokens", t.promptOverheadMeanTokens());
+    g.writeNumberField("count", p.count());
+    g.writeNumberField("estimated_count", p.estimatedCount());
+    number(g, "mean_tokens", p.meanTokens());
+    nullableCount(g, "min_tokens", p.count() > 0, p.minTokens());
+    nullableCount(g, "max_tokens", p.count() > 0, p.maxTokens());
     g.writeEndObject();
+    StageResult.UsageVsTokenizer u = t.usageVsTokenizer();
+    g.writeObjectFieldStart("usage_vs_tokenizer");
+    g.writeStringField("tokenizer", u.tokenizer());
+    g.writeNumberField("compared", u.compared());
+    g.writeNumberField("disagreements", u.disagreements());
+    number(g, "mean_diff_tokens", u.meanDiffTokens());
+    number(g, "mean_abs_diff_tokens", u.meanAbsDiffTokens());
+    nullableCount(g, "max_abs_diff_tokens", u.disagreements() > 0, u.maxAbsDiffTokens());
+    number(g, "mean_rel_diff", u.meanRelDiff());
+    number(g, "max_rel_diff", u.maxRelDiff());
     g.writeEndObject();
+    g.writeNumberField("output_words", t.outputWords());
+    number(g, "words_per_output_token", t.wordsPerOutputToken());
+    g.writeEndObject();
+  }
+
+  private static void nullableCount(JsonGenerator g, String name, boolean present, long value)
+      throws IOException {
+    g.writeFieldName(name);
+    if (present) {
+      g.writeNumber(value);
+    } else {
+      g.writeNull();
+    }
   }
 
   private static void steadyState(JsonGenerator g, SteadyState s) throws IOException {

@@ -78,6 +78,37 @@ class TokensCommandTest {
   }
 
   @Test
+  void manyThreadsKeepInputOrderAcrossBatchesAndReportTheFirstBadLine() throws IOException {
+    // 5 batches of 512 and a partial one; each record's text differs so a reordering shows.
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 5 * JsonlCounter.BATCH + 37; i++) {
+      sb.append("{\"id\":").append(i).append(",\"text\":\"").append("word ".repeat(i % 50)).append(i).append("\"}\n");
+    }
+    Path f = Files.writeString(tmp.resolve("many.jsonl"), sb);
+    Cli.Result one = Cli.run("tokens", "--input-jsonl", f.toString(), "--threads", "1");
+    Cli.Result four = Cli.run("tokens", "--input-jsonl", f.toString(), "--threads", "4");
+    assertThat(four.exitCode()).as(four.both()).isZero();
+    assertThat(four.out()).isEqualTo(one.out());
+    List<JsonNode> out = lines(four.out());
+    assertThat(out).hasSize(5 * JsonlCounter.BATCH + 37 + 1);
+    var o200k = dev.tokenmeter.tokenizer.Tokenizer.openAi("o200k_base");
+    long total = 0;
+    for (int i = 0; i < out.size() - 1; i++) {
+      assertThat(out.get(i).get("id").asInt()).isEqualTo(i);
+      int expected = o200k.count("word ".repeat(i % 50) + i);
+      assertThat(out.get(i).get("count").asInt()).isEqualTo(expected);
+      total += expected;
+    }
+    assertThat(out.get(out.size() - 1).get("count").asLong()).isEqualTo(total);
+
+    Files.writeString(f, sb.toString().replace("{\"id\":2000,\"text\"", "{\"id\":2000,\"body\""));
+    Cli.Result bad = Cli.run("tokens", "--input-jsonl", f.toString(), "--threads", "4");
+    assertThat(bad.exitCode()).isEqualTo(Main.EXIT_USAGE);
+    assertThat(bad.err()).contains("many.jsonl:2001: no string field \"text\"");
+    assertThat(lines(bad.out())).hasSize(2000); // every record before it was written, in order
+  }
+
+  @Test
   void problemsAreUsageErrors() throws IOException {
     Path f = Files.writeString(tmp.resolve("d.jsonl"), "{\"prompt\":\"x\"}\n");
     Cli.Result r = Cli.run("tokens", "--input-jsonl", f.toString());

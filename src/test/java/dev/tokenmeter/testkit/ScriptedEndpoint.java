@@ -16,7 +16,7 @@ import java.util.function.Function;
 /**
  * An {@link Endpoint} in virtual time that answers every request with a scripted stream: sent
  * after {@code sendNanos}, first token after {@code ttftNanos}, then one token per {@code
- * itlNanos}, finish and usage with the last token. A script with {@code tokens == -1} never
+ * itlNanos}, finish and usage (unless {@link #withoutUsage}) with the last token. A script with {@code tokens == -1} never
  * answers (for timeout tests); {@code tokens == -2} fails to connect after {@code sendNanos}. Records the peak number of exchanges in flight.
  */
 public final class ScriptedEndpoint implements Endpoint {
@@ -28,6 +28,7 @@ public final class ScriptedEndpoint implements Endpoint {
   private final List<RequestSpec> started = new ArrayList<>();
   private int inFlight;
   private int peakInFlight;
+  private boolean usage = true;
 
   public ScriptedEndpoint(VirtualLoop loop, Function<RequestSpec, Script> scripts) {
     this.loop = loop;
@@ -41,6 +42,12 @@ public final class ScriptedEndpoint implements Endpoint {
   @Override
   public Loop loop() {
     return loop;
+  }
+
+  /** Streams end without a usage chunk (a server that does not report usage), for output counting. */
+  public ScriptedEndpoint withoutUsage() {
+    usage = false;
+    return this;
   }
 
   public List<RequestSpec> started() {
@@ -78,7 +85,9 @@ public final class ScriptedEndpoint implements Endpoint {
                     listener.item(new StreamItem.Text(" tok", TextKind.CONTENT), now);
                     if (last) {
                       listener.item(new StreamItem.Finish("length"), now);
-                      listener.item(new StreamItem.Usage(10, s.tokens(), -1), now);
+                      if (usage) {
+                        listener.item(new StreamItem.Usage(10, s.tokens(), -1), now);
+                      }
                       listener.item(new StreamItem.Done(), now);
                       x.end(new Outcome.Completed("length"), now);
                     }

@@ -31,7 +31,10 @@ class TokenizerResolverTest {
     assertThat(m.specFor("ft:gpt-4o-mini:acme::abc")).hasValue("o200k_base"); // longest prefix
     assertThat(m.specFor("text-davinci-003")).hasValue("p50k_base");
     assertThat(m.specFor("davinci")).hasValue("r50k_base");
-    assertThat(m.specFor("meta-llama/Llama-3.1-8B-Instruct")).isEmpty();
+    assertThat(m.specFor("meta-llama/Llama-3.1-8B-Instruct"))
+        .hasValue("hf:meta-llama/Llama-3.1-8B-Instruct");
+    assertThat(m.specFor("meta-llama/Llama-3.1-70B")).hasValue("hf:meta-llama/Llama-3.1-8B-Instruct");
+    assertThat(m.specFor("meta-llama/Llama-3.2-1B")).isEmpty();
     assertThat(m.with(Map.of("My-Model", "cl100k_base")).specFor("my-model")).hasValue("cl100k_base");
   }
 
@@ -85,11 +88,11 @@ class TokenizerResolverTest {
 
   @Test
   void missingHfTokenizerSaysWhichFileToPlaceWhere() {
-    TokenizerResolver r = resolver(Map.of("HF_HUB_CACHE", "/hub"));
+    TokenizerResolver r = resolver(Map.of("HF_HUB_CACHE", "/hub", "HF_HUB_OFFLINE", "1"));
     assertThatThrownBy(() -> r.resolve("hf:Qwen/Qwen3-8B"))
         .isInstanceOf(TokenizerException.class)
         .hasMessageContaining("/hub/models--Qwen--Qwen3-8B/snapshots/main/tokenizer.json")
-        .hasMessageContaining("does not download")
+        .hasMessageContaining("HF_HUB_OFFLINE is set, so tokenmeter does not download")
         .hasMessageContaining("huggingface-cli download Qwen/Qwen3-8B tokenizer.json");
   }
 

@@ -148,17 +148,66 @@ public record StageResult(
    * @param outputSources measured requests per count source, every source present
    * @param usageChunkDisagreements measured requests whose {@code usage.completion_tokens} differs
    *     from their text-chunk count
-   * @param promptOverheadCount measured requests with both a server and a client prompt count
-   * @param promptOverheadMeanTokens mean of {@code usage.prompt_tokens − client count} over them
-   *     (the chat template's overhead), NaN when none
+   * @param promptOverhead {@code usage.prompt_tokens − client count} (the chat template)
+   * @param usageVsTokenizer the server's output count against the client tokenizer's
+   * @param outputWords words ({@code core.metrics.Words}) of the answers of successful measured
+   *     requests without reasoning text
+   * @param wordsOutputTokens output tokens {@code n} of the same requests
    */
   public record TokenAccounting(
       Map<TokenCountSource, Long> outputSources,
       long usageChunkDisagreements,
-      long promptOverheadCount,
-      double promptOverheadMeanTokens) {
+      PromptOverhead promptOverhead,
+      UsageVsTokenizer usageVsTokenizer,
+      long outputWords,
+      long wordsOutputTokens) {
     public TokenAccounting {
       outputSources = frozen(outputSources, TokenCountSource.class);
+      Objects.requireNonNull(promptOverhead, "promptOverhead");
+      Objects.requireNonNull(usageVsTokenizer, "usageVsTokenizer");
+    }
+
+    /** {@code outputWords / wordsOutputTokens}, NaN when no token was counted. */
+    public double wordsPerOutputToken() {
+      return wordsOutputTokens > 0 ? (double) outputWords / wordsOutputTokens : Double.NaN;
     }
   }
+
+  /**
+   * {@code usage.prompt_tokens − client count} over measured requests that have both: the tokens
+   * the server's chat template adds around the raw prompt.
+   *
+   * @param count requests with both counts
+   * @param estimatedCount of them, requests whose client count was an estimate, not the tokenizer's
+   * @param meanTokens mean difference, NaN when {@code count} is 0
+   * @param minTokens smallest difference, 0 when {@code count} is 0
+   * @param maxTokens largest difference, 0 when {@code count} is 0
+   */
+  public record PromptOverhead(
+      long count, long estimatedCount, double meanTokens, long minTokens, long maxTokens) {}
+
+  /**
+   * The server's {@code usage.completion_tokens} against the client tokenizer's count of the
+   * answer, over measured requests that have both. {@code diff = tokenizer − usage}.
+   *
+   * @param tokenizer the tokenizer's name, null when the run had none
+   * @param compared requests with both counts
+   * @param disagreements of them, requests where the counts differ
+   * @param meanDiffTokens mean signed {@code diff} over the compared requests (a bias, e.g. an EOS
+   *     token the server counts and the text lacks), NaN when none
+   * @param meanAbsDiffTokens mean {@code |diff|} over the disagreeing requests, NaN when none
+   * @param maxAbsDiffTokens largest {@code |diff|}, 0 when none
+   * @param meanRelDiff mean {@code |diff| / usage} over the disagreeing requests with {@code usage
+   *     > 0}, NaN when none
+   * @param maxRelDiff largest {@code |diff| / usage}, NaN when none
+   */
+  public record UsageVsTokenizer(
+      String tokenizer,
+      long compared,
+      long disagreements,
+      double meanDiffTokens,
+      double meanAbsDiffTokens,
+      long maxAbsDiffTokens,
+      double meanRelDiff,
+      double maxRelDiff) {}
 }

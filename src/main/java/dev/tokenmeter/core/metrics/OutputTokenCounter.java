@@ -8,6 +8,29 @@ package dev.tokenmeter.core.metrics;
 @FunctionalInterface
 public interface OutputTokenCounter {
 
-  /** Tokens in {@code generatedText} (the answer text of one request). */
+  /**
+   * Tokens in {@code generatedText} (the answer text of one request); a negative value means "no
+   * count" and the request falls back to its chunk count.
+   */
   int count(CharSequence generatedText);
+
+  /** The tokenizer's name for reports ({@code o200k_base}); "tokenizer" when it has none. */
+  default String name() {
+    return "tokenizer";
+  }
+
+  /** {@code count} under the name {@code name}. */
+  static OutputTokenCounter named(String name, OutputTokenCounter count) {
+    return new OutputTokenCounter() {
+      @Override
+      public int count(CharSequence generatedText) {
+        return count.count(generatedText);
+      }
+
+      @Override
+      public String name() {
+        return name;
+      }
+    };
+  }
 }

@@ -12,8 +12,9 @@ import java.util.Arrays;
  *
  * <p>Output tokens {@code n}: {@code usage.completion_tokens} when the server sent it; else the
  * {@link OutputTokenCounter} over the answer text, used only when every chunk was answer text
- * (the timeline keeps no reasoning or tool-call text to count); else the text-chunk count. Both
- * the usage count and the chunk count are kept; {@link #countsDisagree()} says when they differ.
+ * (the timeline keeps no reasoning or tool-call text to count); else the text-chunk count. The
+ * usage count, the tokenizer's count (made even when usage came) and the chunk count are all kept;
+ * {@link #countsDisagree()} says when usage and chunks differ.
  *
  * <p>Tokens per chunk {@code k_i}: see {@link ChunkTokens}; {@code Σk_i = n}.
  *
@@ -51,13 +52,17 @@ public final class RequestMetrics {
   private final int outputTokens;
   private final TokenCountSource outputTokenSource;
   private final int usageOutputTokens;
+  private final int tokenizerOutputTokens;
+  private final long outputWords;
+  private final boolean answerOnly;
   private final int inputTokens;
   private final int usagePromptTokens;
   private final int clientPromptTokens;
+  private final boolean clientPromptTokensExact;
   private final long[] chunkNanos;
   private final int[] chunkTokens;
 
-  private RequestMetrics(RequestTimeline t, OutputTokenCounter counter) {
+  private RequestMetrics(RequestTimeline t, AnswerCounts counts) {
     if (t.outcome() == null) {
       throw new IllegalArgumentException("request " + t.id() + " has not ended");
     }
@@ -85,11 +90,14 @@ public final class RequestMetrics {
       chars[i] = t.chunkChars(i);
     }
     usageOutputTokens = t.usageCompletionTokens();
+    answerOnly = t.reasoningChars() == 0;
+    tokenizerOutputTokens = answerOnly ? counts.tokenizerTokens() : -1;
+    outputWords = counts.words();
     if (usageOutputTokens >= 0) {
       outputTokens = usageOutputTokens;
       outputTokenSource = TokenCountSource.USAGE;
-    } else if (counter != null && t.reasoningChars() == 0) {
-      outputTokens = counter.count(t.content());
+    } else if (tokenizerOutputTokens >= 0) {
+      outputTokens = tokenizerOutputTokens;
       outputTokenSource = TokenCountSource.TOKENIZER;
     } else {
       outputTokens = chunks;
@@ -103,16 +111,24 @@ public final class RequestMetrics {
 
     usagePromptTokens = t.usagePromptTokens();
     clientPromptTokens = t.spec().promptTokens();
+    clientPromptTokensExact = t.spec().promptTokensExact();
     inputTokens = usagePromptTokens >= 0 ? usagePromptTokens : clientPromptTokens;
   }
 
   /**
-   * The metrics of {@code t}, which must have ended.
+   * The metrics of {@code t}, which must have ended, counting its answer here (on the caller's
+   * thread): with the tokenizer when there is one and the answer has no reasoning text, and words.
    *
    * @param counterOrNull the target's tokenizer, or null when there is none
    */
   public static RequestMetrics of(RequestTimeline t, OutputTokenCounter counterOrNull) {
-    return new RequestMetrics(t, counterOrNull);
+    return new RequestMetrics(
+        t, AnswerCounts.of(t.content(), t.reasoningChars() == 0 ? counterOrNull : null));
+  }
+
+  /** The metrics of {@code t}, which must have ended, with its answer counted elsewhere. */
+  public static RequestMetrics withCounts(RequestTimeline t, AnswerCounts counts) {
+    return new RequestMetrics(t, counts);
   }
 
   private static long between(long from, long to) {
@@ -228,6 +244,24 @@ public final class RequestMetrics {
     return usageOutputTokens;
   }
 
+  /**
+   * The client tokenizer's count of the answer, -1 when not counted (no tokenizer, or reasoning
+   * text the client does not keep). Kept beside {@link #usageOutputTokens()} when both exist.
+   */
+  public int tokenizerOutputTokens() {
+    return tokenizerOutputTokens;
+  }
+
+  /** Words of the answer text ({@link Words}). */
+  public long outputWords() {
+    return outputWords;
+  }
+
+  /** True when every text chunk was answer (content), no reasoning: the answer is all the output. */
+  public boolean answerOnly() {
+    return answerOnly;
+  }
+
   /** Number of text chunks. */
   public int chunkCount() {
     return chunkNanos.length;
@@ -256,6 +290,11 @@ public final class RequestMetrics {
   /** The client's prompt token count, -1 when unknown. */
   public int clientPromptTokens() {
     return clientPromptTokens;
+  }
+
+  /** True when {@link #clientPromptTokens()} came from the target's tokenizer, not an estimate. */
+  public boolean clientPromptTokensExact() {
+    return clientPromptTokensExact;
   }
 
   /** Arrival of chunk {@code i}. */

@@ -12,7 +12,6 @@ import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.RequestTimeline;
-import dev.tokenmeter.core.request.TokenCountSource;
 import java.util.EnumMap;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -29,7 +28,8 @@ import org.HdrHistogram.Histogram;
  *
  * <p><b>Calls, in order:</b> {@code windowStarted} once (at the stage start when there is no
  * warm-up); {@code requestSent} right after {@code t.sent(..)}; {@code requestEnded} once per
- * request after {@code t.end(..)}, sent or not; {@code windowEnded} once, on time (before handling
+ * request after {@code t.end(..)}, sent or not, or {@code requestEnding} then, and {@code
+ * requestCounted} later when its metrics need work off the loop (an output token count); {@code windowEnded} once, on time (before handling
  * any later event: a request ending while the end is unknown has every chunk before it); {@code
  * loopLag}/{@code sendLag} whenever measured; {@code finish} once, after every request ended
  * (cancel the stragglers first, their received tokens count).
@@ -61,14 +61,23 @@ public final class StageRecorder {
   private long stageOutputTokens;
   private final long[][] phaseCounts = new long[Phase.values().length][2];
   private final long[] errors = new long[ErrorClass.values().length];
-  private final long[] sources = new long[TokenCountSource.values().length];
-  private long disagreements;
-  private long promptDiffSum;
-  private long promptDiffCount;
+  private final TokenTally tokens;
   private boolean finished;
+  private int pending;
 
-  /** A recorder for the stage {@code plan} that started at {@code stageStartNanos}. */
+  /** A recorder for the stage {@code plan} that started at {@code stageStartNanos}, no tokenizer. */
   public StageRecorder(StagePlan plan, long stageStartNanos) {
+    this(plan, stageStartNanos, null);
+  }
+
+  /**
+   * A recorder for the stage {@code plan} that started at {@code stageStartNanos}.
+   *
+   * @param tokenizerOrNull the name of the tokenizer that counts answers, for the comparison with
+   *     usage; null when there is none
+   */
+  public StageRecorder(StagePlan plan, long stageStartNanos, String tokenizerOrNull) {
+    this.tokens = new TokenTally(tokenizerOrNull);
     this.plan = plan;
     this.stageStartNanos = stageStartNanos;
     this.lastChangeNanos = stageStartNanos;
@@ -136,15 +145,58 @@ public final class StageRecorder {
 
   /** {@code t} ended; {@code m} are its metrics. −1 in flight when it had been sent. */
   public void requestEnded(RequestTimeline t, RequestMetrics m) {
+    requestCounted(requestEnding(t), m);
+  }
+
+  /**
+   * A request that ended but whose metrics wait for work done off the event loop (its output
+   * token count): what the recorder knew of the window when it ended. Opaque; pass it back to
+   * {@link #requestCounted}.
+   */
+  public static final class Pending {
+    private final RequestTimeline timeline;
+    private final long windowEndAtEndNanos;
+
+    private Pending(RequestTimeline timeline, long windowEndAtEndNanos) {
+      this.timeline = timeline;
+      this.windowEndAtEndNanos = windowEndAtEndNanos;
+    }
+  }
+
+  /**
+   * {@code t} ended ({@code t.end(..)} called) and its metrics follow later through {@link
+   * #requestCounted}: −1 in flight now, at {@code t.endNanos()}, so the in-flight level does not
+   * include the time spent counting. {@link #finish} refuses to run while a request is pending.
+   */
+  public Pending requestEnding(RequestTimeline t) {
     checkOpen();
-    advanceTo(m.endNanos());
+    if (t.outcome() == null) {
+      throw new IllegalArgumentException("request " + t.id() + " has not ended");
+    }
+    advanceTo(t.endNanos());
     if (t.sentNanos() >= 0) {
       if (inFlight == 0) {
         throw new IllegalStateException("request " + t.id() + " ended but was never sent");
       }
       inFlight--;
     }
-    long tokens = countTokensByArrival(m);
+    live.inFlight = inFlight;
+    pending++;
+    return new Pending(t, windowEndNanos);
+  }
+
+  /**
+   * The metrics {@code m} of the request {@code p} announced. Exactly as if {@link #requestEnded}
+   * had been called when it ended: its tokens are split by arrival against the window as known
+   * then (a request that ended before the window's end was known has every chunk inside it).
+   */
+  public void requestCounted(Pending p, RequestMetrics m) {
+    checkOpen();
+    if (m.id() != p.timeline.id()) {
+      throw new IllegalArgumentException("metrics of request " + m.id() + " for " + p.timeline.id());
+    }
+    pending--;
+    long tokens = countTokensByArrival(m, p.windowEndAtEndNanos);
     series.ended(m.endNanos(), m.succeeded());
     if (m.ttftNanos() >= 0) {
       series.firstToken(m.firstTokenNanos(), m.ttftNanos());
@@ -153,7 +205,6 @@ public final class StageRecorder {
     if (m.phase() == Phase.MEASURED) {
       recordMeasured(m);
     }
-    live.inFlight = inFlight;
     live.outputTokens += tokens;
     live.recordTtft(m.ttftNanos());
     if (m.succeeded()) {
@@ -163,8 +214,13 @@ public final class StageRecorder {
     }
   }
 
+  /** Requests announced by {@link #requestEnding} whose metrics have not come yet. */
+  public int pending() {
+    return pending;
+  }
+
   /** Adds each chunk's tokens to its arrival second and, inside the window, to the window count. */
-  private long countTokensByArrival(RequestMetrics m) {
+  private long countTokensByArrival(RequestMetrics m, long windowEnd) {
     long total = 0;
     for (int i = 0; i < m.chunkCount(); i++) {
       int k = m.chunkTokens(i);
@@ -176,7 +232,7 @@ public final class StageRecorder {
       total += k;
       if (windowStartNanos != NONE
           && at >= windowStartNanos
-          && (windowEndNanos == NONE || at < windowEndNanos)) {
+          && (windowEnd == NONE || at < windowEnd)) {
         windowOutputTokens += k;
       }
     }
@@ -206,14 +262,7 @@ public final class StageRecorder {
     Histogram itlChunk = h.get(Metric.ITL_CHUNK);
     m.forEachItlPerChunk(itlChunk::recordValueWithCount);
 
-    sources[m.outputTokenSource().ordinal()]++;
-    if (m.countsDisagree()) {
-      disagreements++;
-    }
-    if (m.usagePromptTokens() >= 0 && m.clientPromptTokens() >= 0) {
-      promptDiffSum += m.usagePromptTokens() - m.clientPromptTokens();
-      promptDiffCount++;
-    }
+    tokens.add(m);
     if (m.succeeded()) {
       windowInputTokens += Math.max(0, m.inputTokens());
     } else {
@@ -269,6 +318,9 @@ public final class StageRecorder {
    */
   public StageResult finish(long stageEndNanos, ClientCpu cpu) {
     checkOpen();
+    if (pending > 0) {
+      throw new IllegalStateException(pending + " requests still wait for their metrics");
+    }
     advanceTo(stageEndNanos);
     finished = true;
     long end = lastChangeNanos;
@@ -302,7 +354,7 @@ public final class StageRecorder {
         throughput(window.lengthNanos()),
         requestCounts(),
         errorCounts(),
-        tokenAccounting(),
+        tokens.result(),
         SteadyState.detect(ts),
         health,
         ts,
@@ -345,15 +397,6 @@ public final class StageRecorder {
       }
     }
     return map;
-  }
-
-  private StageResult.TokenAccounting tokenAccounting() {
-    Map<TokenCountSource, Long> map = new EnumMap<>(TokenCountSource.class);
-    for (TokenCountSource s : TokenCountSource.values()) {
-      map.put(s, sources[s.ordinal()]);
-    }
-    double mean = promptDiffCount == 0 ? Double.NaN : (double) promptDiffSum / promptDiffCount;
-    return new StageResult.TokenAccounting(map, disagreements, promptDiffCount, mean);
   }
 
   private static Map<Metric, Distribution> distributions(

@@ -156,8 +156,8 @@ class StageRecorderTest {
     assertThat(tokens.outputSources().get(TokenCountSource.CHUNKS)).isEqualTo(2); // C, D
     assertThat(tokens.outputSources().get(TokenCountSource.TOKENIZER)).isZero();
     assertThat(tokens.usageChunkDisagreements()).isEqualTo(1); // B: 6 tokens in 3 chunks
-    assertThat(tokens.promptOverheadCount()).isEqualTo(1);
-    assertThat(tokens.promptOverheadMeanTokens()).isEqualTo(5.0); // 20 − 15
+    assertThat(tokens.promptOverhead().count()).isEqualTo(1);
+    assertThat(tokens.promptOverhead().meanTokens()).isEqualTo(5.0); // 20 − 15
   }
 
   @Test
