@@ -25,6 +25,9 @@ final class EngineOptions {
   @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
   String kvPrecision = "bf16";
 
+  @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default, as in vLLM V1: prompt blocks already in the KV cache skip prefill).")
+  boolean noPrefixCaching;
+
   /**
    * The deployment these options describe.
    *
@@ -40,7 +43,8 @@ final class EngineOptions {
       EngineConfig c =
           EngineConfig.of(m, g)
               .withTensorParallel(gpus)
-              .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision));
+              .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision))
+              .withPrefixCaching(!noPrefixCaching);
       new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
       return c;
     } catch (IllegalArgumentException e) {
@@ -52,7 +56,8 @@ final class EngineOptions {
   static String describe(EngineConfig c) {
     return String.format(
         Locale.ROOT,
-        "%s on %d x %s (%s weights, %s KV cache)",
-        c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id());
+        "%s on %d x %s (%s weights, %s KV cache%s)",
+        c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id(),
+        c.prefixCaching() ? "" : ", no prefix caching");
   }
 }

@@ -68,9 +68,6 @@ final class SimulateCommand implements Callable<Integer> {
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
     }
-    if (workload.sharedPrefixTokens > 0) {
-      throw new UsageException("simulate: --shared-prefix-tokens would change nothing, the engine model has no prefix cache yet");
-    }
     Ticker wall = Ticker.system();
     Instant startedAt = Instant.now();
     long wallStartNanos = wall.nanos();
@@ -87,7 +84,7 @@ final class SimulateCommand implements Callable<Integer> {
     Simulation sim;
     try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, output.rawTimes)) {
       // The default max_tokens is never used: the workload always sets one (checked above).
-      sim = new Simulation(config, output.timeouts(), 256, jsonl, null);
+      sim = new Simulation(config, output.timeouts(), 256, jsonl, null, workload.sharedPrefixTokens);
       err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
@@ -138,7 +135,8 @@ final class SimulateCommand implements Callable<Integer> {
             NOTE, c.model().id(), c.gpu().id(), c.tensorParallel(), c.weights().id(), c.kvCache().id(),
             sim.endpoint().roofline().kvCapacityTokens(), sim.endpoint().maxModelLen(), c.maxNumSeqs(),
             c.maxBatchedTokens(), c.mfu(), c.mbu(), c.iterationOverheadNanos() / 1e6,
-            sim.endpoint().iterations(), sim.endpoint().preemptions(), sim.nanos() / 1e9, wallSeconds);
+            sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
+            sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds);
     Map<String, Object> described = workload.describe();
     if (workload.prompts == null) {
       // Synthetic lengths are the token counts the engine simulates: exact by construction.

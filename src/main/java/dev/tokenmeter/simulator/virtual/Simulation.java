@@ -58,7 +58,21 @@ public final class Simulation {
       int defaultMaxTokens,
       RequestSink sink,
       OutputTokenCounter counter) {
-    this.endpoint = new EngineEndpoint(config, loop, defaultMaxTokens);
+    this(config, timeouts, defaultMaxTokens, sink, counter, 0);
+  }
+
+  /**
+   * A simulation whose text-less prompts (synthetic lengths) all start with the same {@code
+   * sharedPrefixTokens} tokens, for the prefix cache (see {@link EngineEndpoint}).
+   */
+  public Simulation(
+      EngineConfig config,
+      Timeouts timeouts,
+      int defaultMaxTokens,
+      RequestSink sink,
+      OutputTokenCounter counter,
+      int sharedPrefixTokens) {
+    this.endpoint = new EngineEndpoint(config, loop, defaultMaxTokens, sharedPrefixTokens);
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.counter = counter;
