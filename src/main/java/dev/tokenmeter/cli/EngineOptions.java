@@ -5,16 +5,27 @@ import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.SpecFiles;
+import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /** The simulated deployment: model, accelerator, GPU count, precisions. Shared by commands. */
 final class EngineOptions {
-  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists them).")
-  String model = "llama-3.1-8b";
+  static final String DEFAULT_MODEL = "llama-3.1-8b";
+  static final String DEFAULT_GPU = "h100-sxm";
 
-  @Option(names = "--gpu", paramLabel = "PRESET", description = "Simulated accelerator (default: ${DEFAULT-VALUE}).")
-  String gpu = "h100-sxm";
+  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: llama-3.1-8b; `tokenmeter sim presets` lists them).")
+  String model;
+
+  @Option(names = "--model-file", paramLabel = "FILE", description = "Simulated model from a JSON file instead of a preset: one object of `tokenmeter sim presets --json`'s models, same fields and units.")
+  Path modelFile;
+
+  @Option(names = "--gpu", paramLabel = "PRESET", description = "Simulated accelerator (default: h100-sxm).")
+  String gpu;
+
+  @Option(names = "--gpu-file", paramLabel = "FILE", description = "Simulated accelerator from a JSON file instead of a preset: one object of `tokenmeter sim presets --json`'s gpus.")
+  Path gpuFile;
 
   @Option(names = "--gpus", paramLabel = "N", description = "GPUs the model is sharded over, tensor parallel (default: ${DEFAULT-VALUE}).")
   int gpus = 1;
@@ -38,8 +49,8 @@ final class EngineOptions {
       throw new UsageException("--gpus must be between 1 and 64, got " + gpus);
     }
     try {
-      ModelSpec m = Presets.model(model);
-      GpuSpec g = Presets.gpu(gpu);
+      ModelSpec m = model();
+      GpuSpec g = gpu();
       EngineConfig c =
           EngineConfig.of(m, g)
               .withTensorParallel(gpus)
@@ -50,6 +61,20 @@ final class EngineOptions {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
+  }
+
+  private ModelSpec model() {
+    if (model != null && modelFile != null) {
+      throw new UsageException("give --model or --model-file, not both");
+    }
+    return modelFile != null ? SpecFiles.readModel(modelFile) : Presets.model(model != null ? model : DEFAULT_MODEL);
+  }
+
+  private GpuSpec gpu() {
+    if (gpu != null && gpuFile != null) {
+      throw new UsageException("give --gpu or --gpu-file, not both");
+    }
+    return gpuFile != null ? SpecFiles.readGpu(gpuFile) : Presets.gpu(gpu != null ? gpu : DEFAULT_GPU);
   }
 
   /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16)"}. */
