@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,6 +60,13 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
   OutputOptions output = new OutputOptions();
 
+  /** The simulation running, for the Ctrl-C hook; null before it starts. */
+  private volatile Simulation running;
+  private volatile boolean interrupted;
+  /** Stages started so far, set before each runs (read by tests waiting for the sweep to get somewhere). */
+  volatile int stagesStarted;
+  private final CountDownLatch written = new CountDownLatch(1);
+
   @Override
   public Integer call() {
     PrintStream out = System.out;
@@ -81,28 +90,60 @@ final class SimulateCommand implements Callable<Integer> {
     List<StageResult> results = new ArrayList<>();
     RunSummary.Completion completion = RunSummary.Completion.complete();
     RunFailedException failure = null;
-    Simulation sim;
+    Simulation sim = null;
+    Thread hook = new Thread(this::onSignal, "tokenmeter-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
     try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, output.rawTimes)) {
       // The default max_tokens is never used: the workload always sets one (checked above).
       sim = new Simulation(config, output.timeouts(), 256, jsonl, null, workload.sharedPrefixTokens);
+      running = sim;
+      if (interrupted) {
+        sim.interrupt("interrupted (Ctrl-C)");
+      }
       err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
       for (StagePlan plan : stages) {
+        if (sim.interrupted()) {
+          completion = RunSummary.Completion.interrupted("stopped by the user before stage " + (plan.index() + 1));
+          break;
+        }
         err.println(BenchRun.describe(plan, stages.size()));
+        stagesStarted = plan.index() + 1;
         StageResult r = sim.runStage(plan, requests.apply(plan));
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, stages.size(), /* virtualTime= */ true));
+        if (sim.interrupted()) {
+          completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
+          break;
+        }
         failure = BenchRun.fatal(r);
         if (failure != null) {
           completion = RunSummary.Completion.error(failure.getMessage());
           break;
         }
+        if (results.size() < stages.size()) {
+          writeSummary(dir, config, sim, startedAt, RunSummary.Completion.error(
+              "run in progress (" + results.size() + " of " + stages.size()
+                  + " stages done); if this remains, the process died"), results, wall, wallStartNanos, err);
+        }
+      }
+    } finally {
+      try {
+        if (sim != null) {
+          writeSummary(dir, config, sim, startedAt, completion, results, wall, wallStartNanos, err);
+        }
+      } finally {
+        written.countDown(); // lets a Ctrl-C hook return, which ends the JVM
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // already shutting down: the hook is running and waited for `written`
+        }
       }
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
-    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds), err);
     if (results.size() > 1) {
       out.println();
       out.print(ConsoleReport.sweep(results));
@@ -112,11 +153,43 @@ final class SimulateCommand implements Callable<Integer> {
     err.println(String.format(Locale.ROOT,
         "tokenmeter simulate: %d requests over %.1f s of virtual time in %.2f s of wall time (%.0f requests per wall minute)",
         requestsSimulated, sim.nanos() / 1e9, wallSeconds, requestsSimulated / wallSeconds * 60));
-    out.println("Results (simulated): " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
+    out.println("Results (simulated" + (sim.interrupted() ? ", partial: interrupted" : "") + "): "
+        + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
     if (failure != null) {
       throw failure;
     }
-    return Main.EXIT_OK;
+    return sim.interrupted() ? Main.EXIT_INTERRUPTED : Main.EXIT_OK;
+  }
+
+  /**
+   * Ctrl-C (the JVM's shutdown hook), or a test: stops the simulation at its next event and waits
+   * (at most 15 s) until the partial summary.json is written. Any thread.
+   */
+  void onSignal() {
+    interrupted = true;
+    Simulation sim = running;
+    if (sim != null) {
+      sim.interrupt("interrupted (Ctrl-C)");
+    }
+    try {
+      written.await(15, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void writeSummary(
+      Path dir,
+      EngineConfig config,
+      Simulation sim,
+      Instant startedAt,
+      RunSummary.Completion completion,
+      List<StageResult> results,
+      Ticker wall,
+      long wallStartNanos,
+      PrintStream err) {
+    double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
+    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, wallSeconds), err);
   }
 
   private RunSummary summary(

@@ -130,4 +130,46 @@ class SimulateCommandTest {
     assertThat(r.exitCode()).as(r.both()).isZero();
     return JSON.readTree(out.resolve("summary.json").toFile());
   }
+
+  @Test
+  void anInterruptWritesTheStagesDoneAndThePartialOneAndExits130(@TempDir Path dir) throws Exception {
+    // Stage 1 (c=1, 600 s virtual, ~1,400 requests) takes well under a second; stage 2 (c=256,
+    // ~150,000 requests) a few seconds: it is interrupted as soon as it has started.
+    SimulateCommand cmd = new SimulateCommand();
+    picocli.CommandLine cl = new picocli.CommandLine(cmd);
+    int[] exit = {-1};
+    java.io.PrintStream oldOut = System.out;
+    java.io.PrintStream oldErr = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    Thread run;
+    try (java.io.PrintStream sink = new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8)) {
+      System.setOut(sink);
+      System.setErr(sink);
+      run = new Thread(() -> exit[0] = cl.execute("--concurrency", "1,256", "--duration", "600s",
+          "--warmup", "0s", "--cooldown", "0s", "--output-tokens", "64", "--out", dir.toString()));
+      run.start();
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (cmd.stagesStarted < 2 && System.nanoTime() < deadline && run.isAlive()) {
+        Thread.onSpinWait(); // waiting for the other thread, not for time to pass
+      }
+      assertThat(cmd.stagesStarted).as(captured.toString()).isEqualTo(2);
+      cmd.onSignal(); // what the Ctrl-C hook runs: returns once summary.json is written
+      run.join(30_000);
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+    assertThat(run.isAlive()).isFalse();
+    assertThat(exit[0]).as(captured.toString()).isEqualTo(Main.EXIT_INTERRUPTED);
+    assertThat(captured.toString()).contains("partial: interrupted").doesNotContain("Exception");
+    JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+    assertThat(summary.at("/partial").asBoolean()).isTrue();
+    assertThat(summary.at("/partial_reason").asText()).isEqualTo("interrupted");
+    assertThat(summary.get("stages").size()).isEqualTo(2);
+    assertThat(summary.at("/stages/0/window/complete").asBoolean()).isTrue();
+    assertThat(summary.at("/stages/1/window/complete").asBoolean()).isFalse();
+    assertThat(summary.at("/settings/simulation/simulated_s").asDouble()).isLessThan(600 + 600);
+    JsonNode schema = JSON.readTree(Path.of("docs/summary.schema.json").toFile());
+    assertThat(JsonSchemaSubset.check(schema, summary)).isEmpty();
+  }
 }
