@@ -5,16 +5,27 @@ import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.SpecFiles;
+import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /** The simulated deployment: model, accelerator, GPU count, precisions. Shared by commands. */
 final class EngineOptions {
-  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists them).")
-  String model = "llama-3.1-8b";
+  static final String DEFAULT_MODEL = "llama-3.1-8b";
+  static final String DEFAULT_GPU = "h100-sxm";
 
-  @Option(names = "--gpu", paramLabel = "PRESET", description = "Simulated accelerator (default: ${DEFAULT-VALUE}).")
-  String gpu = "h100-sxm";
+  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: llama-3.1-8b; `tokenmeter sim presets` lists them).")
+  String model;
+
+  @Option(names = "--model-file", paramLabel = "FILE", description = "Simulated model from a JSON file instead of a preset: one object of `tokenmeter sim presets --json`'s models, same fields and units.")
+  Path modelFile;
+
+  @Option(names = "--gpu", paramLabel = "PRESET", description = "Simulated accelerator (default: h100-sxm).")
+  String gpu;
+
+  @Option(names = "--gpu-file", paramLabel = "FILE", description = "Simulated accelerator from a JSON file instead of a preset: one object of `tokenmeter sim presets --json`'s gpus.")
+  Path gpuFile;
 
   @Option(names = "--gpus", paramLabel = "N", description = "GPUs the model is sharded over, tensor parallel (default: ${DEFAULT-VALUE}).")
   int gpus = 1;
@@ -24,6 +35,9 @@ final class EngineOptions {
 
   @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
   String kvPrecision = "bf16";
+
+  @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default, as in vLLM V1: prompt blocks already in the KV cache skip prefill).")
+  boolean noPrefixCaching;
 
   /**
    * The deployment these options describe.
@@ -35,12 +49,13 @@ final class EngineOptions {
       throw new UsageException("--gpus must be between 1 and 64, got " + gpus);
     }
     try {
-      ModelSpec m = Presets.model(model);
-      GpuSpec g = Presets.gpu(gpu);
+      ModelSpec m = model();
+      GpuSpec g = gpu();
       EngineConfig c =
           EngineConfig.of(m, g)
               .withTensorParallel(gpus)
-              .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision));
+              .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision))
+              .withPrefixCaching(!noPrefixCaching);
       new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
       return c;
     } catch (IllegalArgumentException e) {
@@ -48,11 +63,26 @@ final class EngineOptions {
     }
   }
 
+  private ModelSpec model() {
+    if (model != null && modelFile != null) {
+      throw new UsageException("give --model or --model-file, not both");
+    }
+    return modelFile != null ? SpecFiles.readModel(modelFile) : Presets.model(model != null ? model : DEFAULT_MODEL);
+  }
+
+  private GpuSpec gpu() {
+    if (gpu != null && gpuFile != null) {
+      throw new UsageException("give --gpu or --gpu-file, not both");
+    }
+    return gpuFile != null ? SpecFiles.readGpu(gpuFile) : Presets.gpu(gpu != null ? gpu : DEFAULT_GPU);
+  }
+
   /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16)"}. */
   static String describe(EngineConfig c) {
     return String.format(
         Locale.ROOT,
-        "%s on %d x %s (%s weights, %s KV cache)",
-        c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id());
+        "%s on %d x %s (%s weights, %s KV cache%s)",
+        c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id(),
+        c.prefixCaching() ? "" : ", no prefix caching");
   }
 }

@@ -2,6 +2,7 @@ package dev.tokenmeter.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tokenmeter.simulator.SpecFiles;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
@@ -21,7 +22,8 @@ import picocli.CommandLine.Spec;
     name = "presets",
     mixinStandardHelpOptions = true,
     description = {
-      "Lists the simulator's model and accelerator presets with their figures (sources in docs/SIMULATOR.md)."
+      "Lists the simulator's model and accelerator presets with their figures (sources in docs/SIMULATOR.md).",
+      "With --json, one object of 'models' or 'gpus', saved to a file and edited, is a --model-file or --gpu-file."
     })
 final class PresetsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -84,40 +86,12 @@ final class PresetsCommand implements Callable<Integer> {
       g.writeStartObject();
       g.writeArrayFieldStart("models");
       for (ModelSpec m : Presets.models()) {
-        g.writeStartObject();
-        g.writeStringField("id", m.id());
-        g.writeStringField("name", m.name());
-        g.writeNumberField("total_params", m.totalParams());
-        g.writeNumberField("active_params", m.activeParams());
-        g.writeNumberField("num_hidden_layers", m.layers());
-        g.writeNumberField("hidden_size", m.hiddenSize());
-        g.writeNumberField("num_attention_heads", m.attentionHeads());
-        g.writeNumberField("num_key_value_heads", m.kvHeads());
-        g.writeNumberField("head_dim", m.headDim());
-        g.writeNumberField("intermediate_size", m.intermediateSize());
-        g.writeNumberField("vocab_size", m.vocabSize());
-        g.writeNumberField("num_local_experts", m.experts());
-        g.writeNumberField("num_experts_per_tok", m.expertsPerToken());
-        g.writeNumberField("max_position_embeddings", m.maxContextTokens());
-        g.writeNumberField("kv_bytes_per_token_bf16", (long) m.kvBytesPerTokenPerGpu(Precision.BF16, 1));
-        g.writeStringField("source", m.source());
-        g.writeEndObject();
+        SpecFiles.write(g, m);
       }
       g.writeEndArray();
       g.writeArrayFieldStart("gpus");
       for (GpuSpec s : Presets.gpus()) {
-        g.writeStartObject();
-        g.writeStringField("id", s.id());
-        g.writeStringField("name", s.name());
-        g.writeNumberField("memory_bytes", s.memoryBytes());
-        g.writeNumberField("memory_bandwidth_bytes_per_second", s.memoryBandwidthBytesPerSecond());
-        g.writeNumberField("bf16_flops_per_second", s.bf16FlopsPerSecond());
-        g.writeNumberField("fp8_flops_per_second", s.fp8FlopsPerSecond());
-        g.writeNumberField("int8_ops_per_second", s.int8OpsPerSecond());
-        g.writeNumberField("interconnect_bytes_per_second_per_direction", s.interconnectBytesPerSecond());
-        g.writeStringField("interconnect", s.interconnect());
-        g.writeStringField("source", s.source());
-        g.writeEndObject();
+        SpecFiles.write(g, s);
       }
       g.writeEndArray();
       g.writeEndObject();

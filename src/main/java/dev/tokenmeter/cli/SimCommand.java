@@ -129,10 +129,14 @@ final class SimCommand {
                     }
                     System.err.printf(
                         Locale.ROOT,
-                        "%ntokenmeter sim: %d requests, %d tokens, %d connections; emission lateness p50 %.3f ms, p99 %.3f ms, max %.3f ms%n",
+                        "%ntokenmeter sim: %d requests, %d tokens, %d connections; emission lateness p50 %.3f ms, p99 %.3f ms, max %.3f ms%s%n",
                         stats.requests(), stats.tokens(), stats.connectionsOpened(),
                         jitter.getValueAtPercentile(50) / 1e6, jitter.getValueAtPercentile(99) / 1e6,
-                        jitter.getMaxValue() / 1e6);
+                        jitter.getMaxValue() / 1e6,
+                        engineTiming == null
+                            ? ""
+                            : String.format(Locale.ROOT, "; prefix cache hit rate %.1f%%",
+                                100 * engineTiming.prefixCacheHitRate()));
                     stopped.countDown();
                   }));
       stopped.await();

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -68,6 +70,13 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
   SloOptions slo = new SloOptions();
 
+  /** The simulation running, for the Ctrl-C hook; null before it starts. */
+  private volatile Simulation running;
+  private volatile boolean interrupted;
+  /** Stages started so far, set before each runs (read by tests waiting for the sweep to get somewhere). */
+  volatile int stagesStarted;
+  private final CountDownLatch written = new CountDownLatch(1);
+
   @Override
   public Integer call() {
     PrintStream out = System.out;
@@ -79,9 +88,6 @@ final class SimulateCommand implements Callable<Integer> {
     var requests = workload.lengthsFactory();
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
-    }
-    if (workload.sharedPrefixTokens > 0) {
-      throw new UsageException("simulate: --shared-prefix-tokens would change nothing, the engine model has no prefix cache yet");
     }
     Ticker wall = Ticker.system();
     Instant startedAt = Instant.now();
@@ -96,34 +102,67 @@ final class SimulateCommand implements Callable<Integer> {
     List<StageResult> results = new ArrayList<>();
     RunSummary.Completion completion = RunSummary.Completion.complete();
     RunFailedException failure = null;
-    Simulation sim;
+    Simulation sim = null;
+    Thread hook = new Thread(this::onSignal, "tokenmeter-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
     try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, output.rawTimes)) {
       // The default max_tokens is never used: the workload always sets one (checked above).
-      sim = new Simulation(config, output.timeouts(), 256, sloRun.sink(jsonl), null);
+      sim = new Simulation(config, output.timeouts(), 256, sloRun.sink(jsonl), null, workload.sharedPrefixTokens);
+      running = sim;
+      if (interrupted) {
+        sim.interrupt("interrupted (Ctrl-C)");
+      }
       err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
       int planned = stages.plannedStages();
       StagePlan plan;
       while ((plan = stages.next(results)) != null) {
+        if (sim.interrupted()) {
+          completion = RunSummary.Completion.interrupted("stopped by the user before stage " + (plan.index() + 1));
+          break;
+        }
         err.println(BenchRun.describe(plan, planned) + RepeatingSequence.noteOf(stages, plan));
+        stagesStarted = plan.index() + 1;
         StageResult r = sloRun.withGoodput(sim.runStage(plan, requests.apply(plan)));
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
         CostOptions.print(out, costModel, r);
+        if (sim.interrupted()) {
+          completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
+          break;
+        }
         failure = BenchRun.fatal(r);
         if (failure != null) {
           completion = RunSummary.Completion.error(failure.getMessage());
           break;
+        }
+        if (planned < 0 || results.size() < planned) {
+          writeSummary(dir, new Run(config, sim, startedAt, stages, sloRun, costModel, wall, wallStartNanos),
+              RunSummary.Completion.error("run in progress (" + results.size() + (planned < 0 ? "" : " of " + planned)
+                  + " stages done); if this remains, the process died"), results, err);
+        }
+      }
+    } finally {
+      try {
+        if (sim != null) {
+          writeSummary(dir, new Run(config, sim, startedAt, stages, sloRun, costModel, wall, wallStartNanos),
+              completion, results, err);
+          dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
+        }
+      } finally {
+        written.countDown(); // lets a Ctrl-C hook return, which ends the JVM
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // already shutting down: the hook is running and waited for `written`
         }
       }
     }
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
     var repeated = RepeatingSequence.repeatsOf(stages, results);
     var analysis = sloRun.analyze(results);
-    BenchRun.writeSummary(dir, summary(config, sim, startedAt, completion, results, repeated, CostOptions.pricing(costModel, results), wallSeconds, analysis), err);
-    dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
     if (results.size() > 1) {
       out.println();
       out.print(ConsoleReport.sweep(results, analysis.sweep()));
@@ -135,12 +174,52 @@ final class SimulateCommand implements Callable<Integer> {
     err.println(String.format(Locale.ROOT,
         "tokenmeter simulate: %d requests over %.1f s of virtual time in %.2f s of wall time (%.0f requests per wall minute)",
         requestsSimulated, sim.nanos() / 1e9, wallSeconds, requestsSimulated / wallSeconds * 60));
-    out.println("Results (simulated): " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
+    out.println("Results (simulated" + (sim.interrupted() ? ", partial: interrupted" : "") + "): "
+        + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
     dev.tokenmeter.report.html.HtmlReport.printLocation(dir, out);
     if (failure != null) {
       throw failure;
     }
-    return code;
+    return sim.interrupted() ? Main.EXIT_INTERRUPTED : code;
+  }
+
+  /**
+   * Ctrl-C (the JVM's shutdown hook), or a test: stops the simulation at its next event and waits
+   * (at most 15 s) until the partial summary.json is written. Any thread.
+   */
+  void onSignal() {
+    interrupted = true;
+    Simulation sim = running;
+    if (sim != null) {
+      sim.interrupt("interrupted (Ctrl-C)");
+    }
+    try {
+      written.await(15, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** What a summary of this run is made from, besides its completion and stages. */
+  private record Run(
+      EngineConfig config,
+      Simulation sim,
+      Instant startedAt,
+      StageSequence stages,
+      SloRun slo,
+      Cost.Model cost,
+      Ticker wall,
+      long wallStartNanos) {}
+
+  private void writeSummary(
+      Path dir, Run run, RunSummary.Completion completion, List<StageResult> results, PrintStream err) {
+    double wallSeconds = (run.wall().nanos() - run.wallStartNanos()) / 1e9;
+    BenchRun.writeSummary(
+        dir,
+        summary(run.config(), run.sim(), run.startedAt(), completion, results,
+            RepeatingSequence.repeatsOf(run.stages(), results), CostOptions.pricing(run.cost(), results),
+            wallSeconds, run.slo().analyze(results)),
+        err);
   }
 
   private RunSummary summary(
@@ -162,7 +241,8 @@ final class SimulateCommand implements Callable<Integer> {
             NOTE, c.model().id(), c.gpu().id(), c.tensorParallel(), c.weights().id(), c.kvCache().id(),
             sim.endpoint().roofline().kvCapacityTokens(), sim.endpoint().maxModelLen(), c.maxNumSeqs(),
             c.maxBatchedTokens(), c.mfu(), c.mbu(), c.iterationOverheadNanos() / 1e6,
-            sim.endpoint().iterations(), sim.endpoint().preemptions(), sim.nanos() / 1e9, wallSeconds);
+            sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
+            sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds);
     Map<String, Object> described = workload.describe();
     if (workload.prompts == null) {
       // Synthetic lengths are the token counts the engine simulates: exact by construction.

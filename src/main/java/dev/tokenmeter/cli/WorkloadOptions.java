@@ -125,7 +125,9 @@ final class WorkloadOptions {
   /**
    * The per-stage workload for a simulation, which reads only token counts: synthetic workloads
    * draw the same lengths as {@link #factory} without building prompt text (the drawn lengths are
-   * the counts); a prompt file is read as in bench, sized by --tokenizer or the estimate.
+   * the counts; with --shared-prefix-tokens N every prompt is at least N + 1 tokens and the
+   * simulation is told that the first N are shared); a prompt file is read as in bench, sized by
+   * --tokenizer or the estimate.
    */
   Function<StagePlan, RequestSource> lengthsFactory() {
     validate();
@@ -134,7 +136,8 @@ final class WorkloadOptions {
     }
     LengthSpec i = in;
     LengthSpec o = out;
-    return plan -> SyntheticWorkload.lengthsOnly(i, o, plan.seed());
+    int prefix = sharedPrefixTokens;
+    return plan -> SyntheticWorkload.lengthsOnly(i, o, plan.seed(), prefix);
   }
 
   /** The resolver, with the user's map files; loads them on first use. */

@@ -135,7 +135,7 @@ public record RunSummary(
   }
 
   /**
-   * What a simulated run simulated (schema 1.1): every time in such a summary is virtual, computed
+   * What a simulated run simulated (schema 1.1; the prefix-cache fields 1.2): every time in such a summary is virtual, computed
    * by the engine model, not measured.
    *
    * @param note a sentence saying so, for whoever opens the file
@@ -153,6 +153,9 @@ public record RunSummary(
    * @param iterationOverheadMs fixed time per iteration, ms
    * @param iterations engine iterations simulated, all stages
    * @param preemptions sequences preempted for lack of KV cache, all stages
+   * @param prefixCaching whether the engine's prefix cache was on
+   * @param prefixCacheHitRate prompt tokens served from the prefix cache / prompt tokens, every
+   *     request admitted in all stages counted once, fraction 0..1
    * @param simulatedSeconds virtual time simulated, all stages, s
    * @param wallSeconds wall time the simulation took, s
    */
@@ -172,6 +175,8 @@ public record RunSummary(
       double iterationOverheadMs,
       long iterations,
       long preemptions,
+      boolean prefixCaching,
+      double prefixCacheHitRate,
       double simulatedSeconds,
       double wallSeconds) {
     public Simulation {

@@ -153,6 +153,8 @@ public final class SummaryJsonWriter {
     g.writeNumberField("iteration_overhead_ms", sim.iterationOverheadMs());
     g.writeNumberField("iterations", sim.iterations());
     g.writeNumberField("preemptions", sim.preemptions());
+    g.writeBooleanField("prefix_caching", sim.prefixCaching());
+    g.writeNumberField("prefix_cache_hit_rate", sim.prefixCacheHitRate());
     g.writeNumberField("simulated_s", sim.simulatedSeconds());
     g.writeNumberField("wall_s", sim.wallSeconds());
     g.writeEndObject();

@@ -2,6 +2,7 @@ package dev.tokenmeter.simulator;
 
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.simulator.engine.BatchEngine;
+import dev.tokenmeter.simulator.engine.BlockHashes;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Roofline;
 import java.util.HashMap;
@@ -30,6 +31,9 @@ import java.util.Map;
  *   NOT_YET with a retry at the end of the iteration in flight, when the next one is composed.
  *   A decoding sequence asks for token i when token i − 1 is written, at or after the end of the
  *   iteration that made it, that is at or after the start of the next: one ask per token.
+ * - Prefix caching: the request's stand-in token ids (PromptTokens.chatIds: 4 characters per
+ *   token) are cut into the engine's blocks and hashed, so requests sharing a system prompt share
+ *   its blocks, as vLLM's automatic prefix caching would with the real token ids.
  * - Requests whose prompt + output exceed the KV cache have their prompt cut to fit (the server's
  *   maxModelLen should refuse them first: see {@link #maxModelLen()}).
  * </pre>
@@ -91,7 +95,12 @@ public final class EngineTiming implements TimingModel {
       int prompt = (int) Math.max(1, Math.min(r.promptTokens(), room));
       t = new Track(r.outputTokens());
       tracks.put(r.serverRequestId(), t);
-      engine.submit(r.serverRequestId(), prompt, r.outputTokens(), r.arrivalNanos());
+      int[] ids = r.promptIds();
+      BlockHashes hashes =
+          ids == null
+              ? null
+              : BlockHashes.ofTokens(ids, Math.min(ids.length, prompt), engine.roofline().config().blockTokens());
+      engine.submit(r.serverRequestId(), prompt, r.outputTokens(), r.arrivalNanos(), hashes);
     }
     return answer(t, 0, r.arrivalNanos());
   }
@@ -142,5 +151,14 @@ public final class EngineTiming implements TimingModel {
   /** Preemptions so far. */
   public synchronized long preemptions() {
     return engine.preemptions();
+  }
+
+  /**
+   * Prefix-cache hit rate so far: prompt tokens served from the cache / prompt tokens, over every
+   * request admitted (each counted at its first admission); 0 before the first.
+   */
+  public synchronized double prefixCacheHitRate() {
+    long prompt = engine.admittedPromptTokens();
+    return prompt == 0 ? 0 : (double) engine.cachedPromptTokens() / prompt;
   }
 }

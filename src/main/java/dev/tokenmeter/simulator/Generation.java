@@ -27,9 +27,13 @@ import java.util.concurrent.TimeUnit;
  *   due times, so the schedule is exact and lateness shows up as jitter only.
  * - A model may answer NOT_YET (a batching engine before the iteration that makes the token has
  *   started): the generation flushes what it has and asks again at the model's retry time.
- * - One run() = one flush. Tokens due at the same instant (zero delay) are coalesced, up to
+ * - One run() = one flush. Every token already due when it runs is coalesced, up to
  *   zeroDelayBatchTokens per flush, then the task re-queues itself so other connections get the
- *   loop; tokens due at different instants get one flush each, even when overdue.
+ *   loop: tokens due at the same instant (zero delay), and overdue tokens of a server running
+ *   late. A token due later gets its own flush at its time. Coalescing the overdue ones keeps a
+ *   late server from paying one write per token exactly when it is short of time (it did so
+ *   before, and fell further behind: docs/PERFORMANCE.md §6); each token is still its own SSE
+ *   event, and its actual time is this flush's.
  * - actual(i) is the ticker read just before the buffer of its flush is built and written.
  * - A non-writable channel (slow reader) parks the generation until writability returns: the
  *   server does not buffer without bound, and the record shows the lateness honestly.
@@ -199,9 +203,8 @@ final class Generation implements Runnable {
       }
       long stall =
           next == faultAt && plan.fault() == Fault.STALL ? state.config.faults().stallNanos() : 0;
-      long previousDue = nextDue;
       resolveDue(timing.interTokenDelayNanos(request, next), stall);
-      if (!dueKnown || nextDue != previousDue || ++batch >= state.config.zeroDelayBatchTokens()) {
+      if (!dueKnown || nextDue > now || ++batch >= state.config.zeroDelayBatchTokens()) {
         break;
       }
     }

@@ -12,6 +12,8 @@ package dev.tokenmeter.simulator;
  *     naturally ({@code 1 ≤ outputTokens ≤ maxTokens})
  * @param arrivalNanos {@link dev.tokenmeter.core.time.Ticker} reading when the request's last
  *     byte was read
+ * @param promptIds stand-in token ids of the prompt (see {@link PromptTokens#chatIds}), the
+ *     content identity a prefix cache keys on; null when unknown. Not copied: do not modify
  */
 public record GenerationRequest(
     long serverRequestId,
@@ -20,7 +22,20 @@ public record GenerationRequest(
     int promptTokens,
     int maxTokens,
     int outputTokens,
-    long arrivalNanos) {
+    long arrivalNanos,
+    int[] promptIds) {
+
+  /** A request whose prompt content is unknown (no prefix-cache hits). */
+  public GenerationRequest(
+      long serverRequestId,
+      Api api,
+      boolean stream,
+      int promptTokens,
+      int maxTokens,
+      int outputTokens,
+      long arrivalNanos) {
+    this(serverRequestId, api, stream, promptTokens, maxTokens, outputTokens, arrivalNanos, null);
+  }
 
   /** The OpenAI-compatible generation endpoints the simulator serves. */
   public enum Api {

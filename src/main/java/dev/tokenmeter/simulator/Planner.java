@@ -69,7 +69,8 @@ final class Planner {
             parsed.promptTokens(),
             maxTokens,
             outputTokens,
-            arrivalNanos);
+            arrivalNanos,
+            parsed.promptIds());
     String prefix = parsed.api() == GenerationRequest.Api.CHAT ? "chatcmpl-" : "cmpl-";
     return new Generation.Plan(
         request,

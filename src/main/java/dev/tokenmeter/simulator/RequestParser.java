@@ -41,6 +41,8 @@ final class RequestParser {
    * @param model the requested model, or null when absent
    * @param maxTokens the request's max tokens, or -1 when absent
    * @param seed the request's {@code seed}, or null
+   * @param promptIds stand-in token ids of the prompt, {@code promptTokens} of them (the ids
+   *     themselves for a completions prompt of token ids): the prefix cache's content identity
    */
   record Parsed(
       GenerationRequest.Api api,
@@ -51,7 +53,8 @@ final class RequestParser {
       boolean ignoreEos,
       int minTokens,
       int promptTokens,
-      Long seed) {}
+      Long seed,
+      int[] promptIds) {}
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -70,8 +73,8 @@ final class RequestParser {
       throw Rejected.badRequest("Request body must be a JSON object");
     }
     String model = optionalText(root, "model");
-    int promptTokens =
-        api == GenerationRequest.Api.CHAT ? chatPromptTokens(root) : completionPromptTokens(root);
+    int[] promptIds =
+        api == GenerationRequest.Api.CHAT ? chatPromptIds(root) : completionPromptIds(root);
     boolean stream = optionalBoolean(root, "stream");
     JsonNode options = root.get("stream_options");
     boolean includeUsage = false;
@@ -113,23 +116,26 @@ final class RequestParser {
         maxTokens,
         optionalBoolean(root, "ignore_eos"),
         minTokens,
-        promptTokens,
-        seed);
+        promptIds.length,
+        seed,
+        promptIds);
   }
 
-  private static int chatPromptTokens(JsonNode root) throws Rejected {
+  private static int[] chatPromptIds(JsonNode root) throws Rejected {
     JsonNode messages = root.get("messages");
     if (messages == null || !messages.isArray() || messages.isEmpty()) {
       throw Rejected.badRequest("messages: a non-empty array of messages is required");
     }
+    List<String> roles = new ArrayList<>(messages.size());
     List<String> contents = new ArrayList<>(messages.size());
     for (JsonNode message : messages) {
       if (!message.isObject() || !message.path("role").isTextual()) {
         throw Rejected.badRequest("each message must be an object with a string role");
       }
+      roles.add(message.path("role").asText());
       contents.add(contentText(message.get("content")));
     }
-    return PromptTokens.chat(contents);
+    return PromptTokens.chatIds(roles, contents);
   }
 
   /** A message's text: a string, or the {@code text} of each part of a content-part array. */
@@ -150,20 +156,24 @@ final class RequestParser {
     throw Rejected.badRequest("message content must be a string or an array of parts");
   }
 
-  private static int completionPromptTokens(JsonNode root) throws Rejected {
+  private static int[] completionPromptIds(JsonNode root) throws Rejected {
     JsonNode prompt = root.get("prompt");
     if (prompt == null || prompt.isNull()) {
       throw Rejected.badRequest("prompt is required");
     }
     if (prompt.isTextual()) {
-      return PromptTokens.text(prompt.asText());
+      return PromptTokens.textIds(prompt.asText());
     }
     if (prompt.isArray() && !prompt.isEmpty()) {
       if (prompt.get(0).isIntegralNumber()) {
-        return prompt.size(); // token ids: exact
+        int[] ids = new int[prompt.size()]; // token ids: exact
+        for (int i = 0; i < ids.length; i++) {
+          ids[i] = prompt.get(i).asInt();
+        }
+        return ids;
       }
       if (prompt.size() == 1 && prompt.get(0).isTextual()) {
-        return PromptTokens.text(prompt.get(0).asText());
+        return PromptTokens.textIds(prompt.get(0).asText());
       }
       throw Rejected.badRequest("only one prompt per request is supported");
     }

@@ -91,10 +91,28 @@ public final class SyntheticWorkload implements RequestSource {
    * @param output {@code max_tokens} to ask for, or null to send none
    */
   public static RequestSource lengthsOnly(LengthSpec input, LengthSpec output, long seed) {
+    return lengthsOnly(input, output, seed, 0);
+  }
+
+  /**
+   * {@link #lengthsOnly(LengthSpec, LengthSpec, long)} for prompts behind a shared prefix of
+   * {@code sharedPrefixTokens}: the prefix counts toward the drawn length, and a prompt is at least
+   * one token longer than the prefix (bench's synthesizer always follows the prefix with some text
+   * of the request's own: a paragraph break and a sentence, a few tokens, when the prefix alone
+   * reaches the drawn length). The consumer knows the prefix from its own settings; the specs carry
+   * no text.
+   */
+  public static RequestSource lengthsOnly(
+      LengthSpec input, LengthSpec output, long seed, int sharedPrefixTokens) {
     Objects.requireNonNull(input, "input");
+    if (sharedPrefixTokens < 0) {
+      throw new IllegalArgumentException(
+          "shared prefix tokens must not be negative, got " + sharedPrefixTokens);
+    }
+    int minimum = sharedPrefixTokens == 0 ? 0 : sharedPrefixTokens + 1;
     Prompt.Text empty = new Prompt.Text("");
     return id -> {
-      int tokens = input.sample(Draws.forItem(seed, INPUT_STREAM, id));
+      int tokens = Math.max(minimum, input.sample(Draws.forItem(seed, INPUT_STREAM, id)));
       OptionalInt maxTokens =
           output == null
               ? OptionalInt.empty()

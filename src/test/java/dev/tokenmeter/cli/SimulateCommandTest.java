@@ -87,10 +87,89 @@ class SimulateCommandTest {
     Cli.Result big = Cli.run("simulate", "--model", "llama-3.1-70b", "--concurrency", "1");
     assertThat(big.exitCode()).isEqualTo(2);
     assertThat(big.err()).contains("does not fit on 1 x h100-sxm");
-    Cli.Result prefix = Cli.run("simulate", "--concurrency", "1", "--shared-prefix-tokens", "100");
+    Cli.Result prefix = Cli.run("simulate", "--concurrency", "1", "--shared-prefix-tokens", "-1");
     assertThat(prefix.exitCode()).isEqualTo(2);
-    assertThat(prefix.err()).contains("no prefix cache");
+    assertThat(prefix.err()).contains("--shared-prefix-tokens");
     Cli.Result noLoad = Cli.run("simulate");
     assertThat(noLoad.exitCode()).isEqualTo(2);
+  }
+
+  @Test
+  void aSharedPrefixIsServedFromThePrefixCache(@TempDir Path dir) throws Exception {
+    String[] args = {"simulate", "--concurrency", "1", "--input-tokens", "1100", "--output-tokens", "4",
+        "--shared-prefix-tokens", "1024", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
+        "--seed", "3", "--out"};
+    JsonNode on = summary(dir.resolve("on"), args);
+    String[] offArgs = java.util.Arrays.copyOf(args, args.length + 1);
+    offArgs[args.length - 1] = "--no-prefix-caching";
+    offArgs[args.length] = "--out";
+    JsonNode off = summary(dir.resolve("off"), offArgs);
+    // Defaults (MFU 0.5, MBU 0.8, 0.5 ms): a cold 1,100-token prefill is compute-bound,
+    // (2 × 8,030,261,248 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 494.7e12 + 0.5 ms = 36.853461 ms;
+    // behind 64 cached blocks (1,024 tokens) 76 are prefilled, memory-bound:
+    // (16,060,522,496 + 1,100 × 131,072) / 2.68e12 + 0.5 ms = 6.546530 ms
+    // (histograms keep 3 significant digits: 36.853 reads back as 36.864)
+    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(36.853, within(0.04));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(6.547, within(0.01));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(36.853, within(0.05));
+    // every request but the first hits 1,024 of its 1,100 tokens
+    long n = Files.readAllLines(dir.resolve("on/requests.jsonl")).size();
+    assertThat(n).isGreaterThan(50);
+    assertThat(on.at("/settings/simulation/prefix_cache_hit_rate").asDouble())
+        .isCloseTo((n - 1) * 1024.0 / (n * 1100.0), within(1e-3));
+    assertThat(on.at("/settings/simulation/prefix_caching").asBoolean()).isTrue();
+    assertThat(off.at("/settings/simulation/prefix_caching").asBoolean()).isFalse();
+    assertThat(off.at("/settings/simulation/prefix_cache_hit_rate").asDouble()).isZero();
+    assertThat(on.at("/settings/workload/shared_prefix_tokens").asInt()).isEqualTo(1024);
+  }
+
+  private static JsonNode summary(Path out, String... args) throws Exception {
+    String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+    all[args.length] = out.toString();
+    Cli.Result r = Cli.run(all);
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    return JSON.readTree(out.resolve("summary.json").toFile());
+  }
+
+  @Test
+  void anInterruptWritesTheStagesDoneAndThePartialOneAndExits130(@TempDir Path dir) throws Exception {
+    // Stage 1 (c=1, 600 s virtual, ~1,400 requests) takes well under a second; stage 2 (c=256,
+    // ~150,000 requests) a few seconds: it is interrupted as soon as it has started.
+    SimulateCommand cmd = new SimulateCommand();
+    picocli.CommandLine cl = new picocli.CommandLine(cmd);
+    int[] exit = {-1};
+    java.io.PrintStream oldOut = System.out;
+    java.io.PrintStream oldErr = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    Thread run;
+    try (java.io.PrintStream sink = new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8)) {
+      System.setOut(sink);
+      System.setErr(sink);
+      run = new Thread(() -> exit[0] = cl.execute("--concurrency", "1,256", "--duration", "600s",
+          "--warmup", "0s", "--cooldown", "0s", "--output-tokens", "64", "--out", dir.toString()));
+      run.start();
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (cmd.stagesStarted < 2 && System.nanoTime() < deadline && run.isAlive()) {
+        Thread.onSpinWait(); // waiting for the other thread, not for time to pass
+      }
+      assertThat(cmd.stagesStarted).as(captured.toString()).isEqualTo(2);
+      cmd.onSignal(); // what the Ctrl-C hook runs: returns once summary.json is written
+      run.join(30_000);
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+    assertThat(run.isAlive()).isFalse();
+    assertThat(exit[0]).as(captured.toString()).isEqualTo(Main.EXIT_INTERRUPTED);
+    assertThat(captured.toString()).contains("partial: interrupted").doesNotContain("Exception");
+    JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+    assertThat(summary.at("/partial").asBoolean()).isTrue();
+    assertThat(summary.at("/partial_reason").asText()).isEqualTo("interrupted");
+    assertThat(summary.get("stages").size()).isEqualTo(2);
+    assertThat(summary.at("/stages/0/window/complete").asBoolean()).isTrue();
+    assertThat(summary.at("/stages/1/window/complete").asBoolean()).isFalse();
+    assertThat(summary.at("/settings/simulation/simulated_s").asDouble()).isLessThan(600 + 600);
+    JsonNode schema = JSON.readTree(Path.of("docs/summary.schema.json").toFile());
+    assertThat(JsonSchemaSubset.check(schema, summary)).isEmpty();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Presets;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -81,5 +82,36 @@ class EngineTimingTest {
     assertThat(new EngineTiming(IDEAL, now::get).maxModelLen()).isEqualTo(131_072);
     EngineConfig small = IDEAL.withMemory((16_060_522_496.0 + 2 * 1_000 * 131_072.0) / (80.0 * (1L << 30)), 0);
     assertThat(new EngineTiming(small, now::get).maxModelLen()).isEqualTo(2_000);
+  }
+
+  @Test
+  void requestsSharingASystemPromptPrefillItOnce() {
+    EngineTiming timing = new EngineTiming(IDEAL, now::get);
+    String system = "abcd".repeat(1_024); // 1,024 tokens at 4 characters each
+    // chat estimate: 3 + (4 + 1,024) + (4 + 250) = 1,285 tokens
+    GenerationRequest a = chat(1, system, "a".repeat(1_000));
+    assertThat(a.promptTokens()).isEqualTo(1_285);
+    // a: 2 × 8,030,261,248 × 1,285 + 524,288 × 1,285 × 1,286 / 2 = 21,070,966,988,800 FLOPs at
+    // 989.4e12 FLOP/s: 21.296712 ms
+    long ttftA = timing.firstTokenDelayNanos(a);
+    assertThat(ttftA).isEqualTo(21_296_712L);
+    timing.onFinish(a);
+    now.addAndGet(ttftA);
+    GenerationRequest b = chat(2, system, "b".repeat(1_000));
+    // b: blocks 0..63 (the system framing and its first 1,020 tokens) hit; 1,285 − 1,024 = 261
+    // tokens are prefilled, memory-bound: (16,060,522,496 + 1,285 × 131,072) / 3.35e12
+    assertThat(timing.firstTokenDelayNanos(b)).isEqualTo(4_844_463L);
+    assertThat(timing.prefixCacheHitRate()).isEqualTo(1_024.0 / 2_570);
+    // off: b pays the full prefill
+    EngineTiming cold = new EngineTiming(IDEAL.withPrefixCaching(false), now::get);
+    cold.onFinish(a);
+    assertThat(cold.firstTokenDelayNanos(chat(3, system, "c".repeat(1_000)))).isEqualTo(21_296_712L);
+    assertThat(cold.prefixCacheHitRate()).isZero();
+  }
+
+  private GenerationRequest chat(long id, String system, String user) {
+    int[] ids = PromptTokens.chatIds(List.of("system", "user"), List.of(system, user));
+    return new GenerationRequest(
+        id, GenerationRequest.Api.CHAT, true, ids.length, 1, 1, now.get(), ids);
   }
 }

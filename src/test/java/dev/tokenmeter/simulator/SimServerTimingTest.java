@@ -173,4 +173,33 @@ class SimServerTimingTest {
       return count - 1; // the role chunk's "content":"" is not a token
     }
   }
+
+  @Test
+  void aServerRunningLateWritesItsOverdueTokensInOneFlush() throws Exception {
+    // A clock that jumps 5 ms at every read: a server always late against 1 ms ITL. Tokens already
+    // due when a flush is built go in that flush, each its own SSE event with this flush's time.
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    List<EmissionRecord> records = new CopyOnWriteArrayList<>();
+    SimConfig config =
+        SimConfig.builder()
+            .ticker(() -> clock.addAndGet(5 * MS))
+            .timing(TimingModel.fixed(0, MS))
+            .groundTruthSink(records::add)
+            .build();
+    try (SimServer server = SimServer.start(config);
+        TestClient client = new TestClient(server)) {
+      TestClient.SseResponse r = client.stream(CHAT, STREAM_20);
+      assertThat(r.data()).hasSize(1 + 20 + 1); // role chunk, 20 tokens, [DONE]
+    }
+    EmissionRecord rec = records.get(0);
+    long[] intended = rec.intendedNanos();
+    long[] actual = rec.actualNanos();
+    assertThat(intended).hasSize(20);
+    for (int i = 0; i < 20; i++) {
+      assertThat(intended[i]).isEqualTo(rec.arrivalNanos() + i * MS); // the schedule holds
+      assertThat(actual[i]).isGreaterThanOrEqualTo(intended[i]);
+    }
+    // one flush per token would give 20 distinct times; each flush now carries ~5 due tokens
+    assertThat(java.util.Arrays.stream(actual).distinct().count()).isLessThanOrEqualTo(8);
+  }
 }

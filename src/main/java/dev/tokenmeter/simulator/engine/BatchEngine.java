@@ -34,6 +34,13 @@ import java.util.Map;
  * - A sequence must compute prompt + generated tokens before it can emit the next token: the
  *   iteration that completes its prompt emits token 0, each later one token more. Tokens are
  *   emitted at the iteration's end. A sequence leaves after its last token, freeing its blocks.
+ * - Prefix caching (EngineConfig.prefixCaching, vLLM's automatic prefix caching): a sequence
+ *   submitted with BlockHashes looks its prompt up when it is admitted; its leading full blocks
+ *   already cached are taken as computed (no prefill FLOPs; their KV is still read as context).
+ *   At least one prompt token is always computed (vLLM needs the last token's logits), so at most
+ *   (prompt − 1) / blockTokens blocks hit. Cached blocks count against the capacity while held
+ *   and stay cached when released, evicted least recently released first when room is needed
+ *   (KvBlockPool). Only prompt blocks are cached, not generated ones.
  * </pre>
  *
  * <p>Not thread-safe: confine it to one thread or guard it.
@@ -84,12 +91,26 @@ public final class BatchEngine {
     int generated;
     long blocks;
     int scheduled;
+    /** The prompt's content identity; null when it cannot be shared. */
+    final BlockHashes hashes;
+    /** Cached blocks held, by prompt block index (null: private or not yet computed). */
+    final KvBlockPool.Block[] refs;
+    /** Full prompt blocks with a hash: at most promptTokens / blockTokens. */
+    final int cacheableBlocks;
+    int refCount;
+    /** Prompt blocks registered or found in the cache so far (0 after a preemption). */
+    int hashedBlocks;
+    boolean admittedOnce;
 
-    Sequence(long id, int promptTokens, int outputTokens, long arrivalNanos) {
+    Sequence(long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes hashes) {
       this.id = id;
       this.promptTokens = promptTokens;
       this.outputTokens = outputTokens;
       this.arrivalNanos = arrivalNanos;
+      this.hashes = hashes;
+      this.cacheableBlocks =
+          hashes == null ? 0 : Math.min(hashes.fullBlocks(), promptTokens / hashes.blockTokens());
+      this.refs = hashes == null ? null : new KvBlockPool.Block[cacheableBlocks];
     }
 
     int pending() {
@@ -104,16 +125,20 @@ public final class BatchEngine {
   private final List<Sequence> running = new ArrayList<>();
   private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
   private final List<Sequence> batch = new ArrayList<>();
-  private long freeBlocks;
+  private final KvBlockPool pool;
+  private final boolean prefixCaching;
   private long freeAtNanos = Long.MIN_VALUE;
   private long preemptions;
   private long iterations;
+  private long admittedPromptTokens;
+  private long cachedPromptTokens;
 
   public BatchEngine(EngineConfig config, Listener listener) {
     this.roofline = new Roofline(config);
     this.listener = listener;
     this.blockTokens = config.blockTokens();
-    this.freeBlocks = roofline.kvCapacityBlocks();
+    this.pool = new KvBlockPool(roofline.kvCapacityBlocks());
+    this.prefixCaching = config.prefixCaching();
   }
 
   public Roofline roofline() {
@@ -128,6 +153,24 @@ public final class BatchEngine {
    *     output exceed the whole KV cache (it could never run; vLLM refuses such a context length)
    */
   public void submit(long id, int promptTokens, int outputTokens, long arrivalNanos) {
+    submit(id, promptTokens, outputTokens, arrivalNanos, null);
+  }
+
+  /**
+   * Queues a request whose prompt content is identified by {@code prompt} (null: unique, never
+   * shared), so that its leading blocks can be served from the prefix cache when caching is on.
+   * Hashes beyond {@code promptTokens} are ignored.
+   *
+   * @throws IllegalArgumentException as {@link #submit(long, int, int, long)}, or when the
+   *     hashes were cut at another block size than the engine's
+   */
+  public void submit(
+      long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes prompt) {
+    if (prompt != null && prompt.blockTokens() != blockTokens) {
+      throw new IllegalArgumentException(
+          "prompt hashed in blocks of " + prompt.blockTokens() + " tokens, the engine's are "
+              + blockTokens);
+    }
     if (promptTokens < 1 || outputTokens < 1) {
       throw new IllegalArgumentException("prompt and output tokens must be >= 1");
     }
@@ -136,7 +179,11 @@ public final class BatchEngine {
           "prompt + output = " + ((long) promptTokens + outputTokens)
               + " tokens exceed the KV cache of " + roofline.kvCapacityTokens() + " tokens");
     }
-    Sequence s = new Sequence(id, promptTokens, outputTokens, arrivalNanos);
+    BlockHashes hashes =
+        prefixCaching && prompt != null && Math.min(prompt.fullBlocks(), promptTokens / blockTokens) > 0
+            ? prompt
+            : null;
+    Sequence s = new Sequence(id, promptTokens, outputTokens, arrivalNanos, hashes);
     if (byId.putIfAbsent(id, s) != null) {
       throw new IllegalArgumentException("sequence " + id + " already submitted");
     }
@@ -152,8 +199,7 @@ public final class BatchEngine {
     if (!running.remove(s)) {
       waiting.remove(s);
     }
-    freeBlocks += s.blocks;
-    s.blocks = 0;
+    release(s);
     return true;
   }
 
@@ -202,11 +248,11 @@ public final class BatchEngine {
       Sequence s = running.get(i);
       int n = Math.min(s.pending(), budget);
       long need = blocksFor(s.computed + n) - s.blocks;
-      while (need > freeBlocks && running.get(running.size() - 1) != s) {
+      while (need > pool.free() && running.get(running.size() - 1) != s) {
         preempt(running.get(running.size() - 1), start);
         preempted = true;
       }
-      if (need > freeBlocks) {
+      if (need > pool.free()) {
         preempt(s, start); // s itself is the newest: it waits for room
         preempted = true;
         break;
@@ -218,14 +264,31 @@ public final class BatchEngine {
         && budget > 0
         && !waiting.isEmpty()
         && running.size() < roofline.config().maxNumSeqs()) {
-      Sequence s = waiting.peekFirst();
-      int n = Math.min(s.pending(), budget);
-      long need = blocksFor(s.computed + n) - s.blocks;
-      if (need > freeBlocks) {
+      Sequence s = waiting.peekFirst(); // computed = 0, no blocks: new or preempted
+      int hit = 0;
+      if (s.hashes != null) {
+        int limit = (s.promptTokens + s.generated - 1) / blockTokens; // one token is computed
+        hit = pool.match(s.hashes, Math.min(s.cacheableBlocks, limit));
+      }
+      int n = Math.min(s.pending() - hit * blockTokens, budget);
+      long need = blocksFor((long) hit * blockTokens + n) - hit;
+      if (need + (hit > 0 ? pool.lastEvictable() : 0) > pool.free()) {
         break; // admission queue: the KV cache is full
       }
       waiting.pollFirst();
       running.add(s);
+      for (int i = 0; i < hit; i++) {
+        s.refs[i] = pool.acquire(s.hashes.chainHash(i));
+      }
+      s.refCount = hit;
+      s.hashedBlocks = hit;
+      s.blocks = hit;
+      s.computed = hit * blockTokens;
+      if (!s.admittedOnce) {
+        s.admittedOnce = true;
+        admittedPromptTokens += s.promptTokens;
+        cachedPromptTokens += (long) hit * blockTokens;
+      }
       allocate(s, n, need);
       budget -= n;
     }
@@ -237,16 +300,43 @@ public final class BatchEngine {
 
   private void allocate(Sequence s, int n, long blocks) {
     s.blocks += blocks;
-    freeBlocks -= blocks;
+    pool.take(blocks);
     s.scheduled = n;
     batch.add(s);
+    if (s.hashes != null) {
+      // prompt blocks this iteration fills become cached (vLLM caches at scheduling time)
+      int full = Math.min(s.cacheableBlocks, (s.computed + n) / blockTokens);
+      for (int i = s.hashedBlocks; i < full; i++) {
+        KvBlockPool.Block b = pool.register(s.hashes.chainHash(i));
+        if (b != null) {
+          s.refs[i] = b;
+          s.refCount++;
+        }
+      }
+      s.hashedBlocks = Math.max(s.hashedBlocks, full);
+    }
+  }
+
+  /** Gives back every block {@code s} holds: cached ones last block first, then private ones. */
+  private void release(Sequence s) {
+    if (s.refs != null) {
+      for (int i = s.refs.length - 1; i >= 0; i--) {
+        if (s.refs[i] != null) {
+          pool.release(s.refs[i]);
+          s.refs[i] = null;
+        }
+      }
+    }
+    pool.releasePrivate(s.blocks - s.refCount);
+    s.blocks = 0;
+    s.refCount = 0;
+    s.hashedBlocks = 0;
   }
 
   private void preempt(Sequence s, long atNanos) {
     running.remove(s);
     batch.remove(s);
-    freeBlocks += s.blocks;
-    s.blocks = 0;
+    release(s);
     s.computed = 0;
     s.scheduled = 0;
     waiting.addFirst(s);
@@ -268,7 +358,7 @@ public final class BatchEngine {
       context += s.computed;
     }
     long end = start + roofline.iterationNanos(tokens, pairs, context);
-    long used = roofline.kvCapacityBlocks() - freeBlocks;
+    long used = pool.capacity() - pool.free();
     for (Sequence s : batch) {
       s.computed += s.scheduled;
       s.scheduled = 0;
@@ -278,8 +368,7 @@ public final class BatchEngine {
         if (s.generated == s.outputTokens) {
           running.remove(s);
           byId.remove(s.id);
-          freeBlocks += s.blocks;
-          s.blocks = 0;
+          release(s);
         }
       }
     }
@@ -302,9 +391,29 @@ public final class BatchEngine {
     return waiting.size();
   }
 
-  /** Free KV-cache blocks. */
+  /** Free KV-cache blocks: empty ones and cached ones no sequence holds (evictable). */
   public long freeBlocks() {
-    return freeBlocks;
+    return pool.free();
+  }
+
+  /** KV-cache blocks holding cached prompt content, held or evictable. */
+  public long cachedBlocks() {
+    return pool.cachedBlocks();
+  }
+
+  /** Cached blocks evicted so far to make room. */
+  public long evictions() {
+    return pool.evictions();
+  }
+
+  /** Prompt tokens of every sequence admitted so far, counted at its first admission. */
+  public long admittedPromptTokens() {
+    return admittedPromptTokens;
+  }
+
+  /** Of {@link #admittedPromptTokens()}, those served from the prefix cache (no prefill). */
+  public long cachedPromptTokens() {
+    return cachedPromptTokens;
   }
 
   /** Preemptions so far. */

@@ -23,6 +23,8 @@ import java.util.Objects;
  *     weights and KV cache
  * @param iterationOverheadNanos fixed time per iteration (scheduling, sampling, kernel launches)
  * @param allReduceLatencyNanos fixed latency of one tensor-parallel all-reduce
+ * @param prefixCaching whether full prompt blocks already in the KV cache (same content, same
+ *     position) skip prefill: vLLM's automatic prefix caching, on by default as in vLLM V1
  */
 public record EngineConfig(
     ModelSpec model,
@@ -38,7 +40,8 @@ public record EngineConfig(
     double mfu,
     double mbu,
     long iterationOverheadNanos,
-    long allReduceLatencyNanos) {
+    long allReduceLatencyNanos,
+    boolean prefixCaching) {
 
   /** 3 GiB: see {@link #reserveBytesPerGpu()}. */
   public static final long DEFAULT_RESERVE_BYTES = 3L << 30;
@@ -67,33 +70,33 @@ public record EngineConfig(
    * {@code model} on one {@code gpu}, BF16 weights and KV cache, and vLLM-like defaults: memory
    * utilisation 0.9, 3 GiB reserve, 256 sequences, 8,192 batched tokens, 16-token blocks; MFU 0.5,
    * MBU 0.8, 0.5 ms per iteration, 10 µs per all-reduce (uncalibrated starting points: see
-   * docs/SIMULATOR.md).
+   * docs/SIMULATOR.md); prefix caching on.
    */
   public static EngineConfig of(ModelSpec model, GpuSpec gpu) {
     return new EngineConfig(
         model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES, 256, 8192, 16,
-        0.5, 0.8, 500_000L, 10_000L);
+        0.5, 0.8, 500_000L, 10_000L, true);
   }
 
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
     return new EngineConfig(model, gpu, gpus, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
-        iterationOverheadNanos, allReduceLatencyNanos);
+        iterationOverheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with other weight and KV-cache precisions. */
   public EngineConfig withPrecision(Precision weightPrecision, Precision kvPrecision) {
     return new EngineConfig(model, gpu, tensorParallel, weightPrecision, kvPrecision,
         gpuMemoryUtilization, reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu,
-        mbu, iterationOverheadNanos, allReduceLatencyNanos);
+        mbu, iterationOverheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with other scheduler limits. */
   public EngineConfig withLimits(int maxSeqs, int maxTokensPerIteration) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu,
-        iterationOverheadNanos, allReduceLatencyNanos);
+        iterationOverheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with other efficiency factors. */
@@ -101,13 +104,20 @@ public record EngineConfig(
       double modelFlopsUtilization, double bandwidthUtilization, long overheadNanos) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, modelFlopsUtilization,
-        bandwidthUtilization, overheadNanos, allReduceLatencyNanos);
+        bandwidthUtilization, overheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with another memory budget. */
   public EngineConfig withMemory(double utilization, long reserveBytes) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, utilization,
         reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, iterationOverheadNanos,
-        allReduceLatencyNanos);
+        allReduceLatencyNanos, prefixCaching);
+  }
+
+  /** This deployment with prefix caching on or off. */
+  public EngineConfig withPrefixCaching(boolean enabled) {
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
+        iterationOverheadNanos, allReduceLatencyNanos, enabled);
   }
 }

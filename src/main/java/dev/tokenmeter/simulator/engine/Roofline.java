@@ -40,13 +40,18 @@ public final class Roofline {
     double kvBytes = usable - weightBytesPerGpu - config.reserveBytesPerGpu();
     long blocks = (long) Math.floor(kvBytes / (kvBytesPerTokenPerGpu * config.blockTokens()));
     if (blocks < 1) {
+      int needed = gpusNeeded(config);
       throw new IllegalArgumentException(
           String.format(
               java.util.Locale.ROOT,
               "%s (%s weights, %.1f GB per GPU) does not fit on %d x %s with room for a KV cache;"
-                  + " use more GPUs or a smaller precision",
+                  + " %s",
               config.model().id(), config.weights().id(), weightBytesPerGpu / 1e9, tp,
-              config.gpu().id()));
+              config.gpu().id(),
+              needed > 0
+                  ? "it needs at least " + needed + " GPUs (--gpus " + needed
+                      + ") or a smaller precision"
+                  : "even 64 GPUs are not enough: use a smaller precision or a larger GPU"));
     }
     this.kvCapacityTokens = blocks * config.blockTokens();
     this.flopsPerSecondPerGpu = config.gpu().peakFlopsPerSecond(config.weights()) * config.mfu();
@@ -55,6 +60,24 @@ public final class Roofline {
 
   public EngineConfig config() {
     return config;
+  }
+
+  /**
+   * The fewest tensor-parallel GPUs (up to 64) on which this deployment has room for at least one
+   * KV-cache block per GPU; -1 when even 64 are not enough.
+   */
+  public static int gpusNeeded(EngineConfig config) {
+    for (int n = 1; n <= 64; n++) {
+      double weights = config.model().totalParams() * config.weights().bytesPerValue() / n;
+      double kvBlock = config.model().kvBytesPerTokenPerGpu(config.kvCache(), n) * config.blockTokens();
+      double room =
+          config.gpu().memoryBytes() * config.gpuMemoryUtilization() - weights
+              - config.reserveBytesPerGpu();
+      if (Math.floor(room / kvBlock) >= 1) {
+        return n;
+      }
+    }
+    return -1;
   }
 
   /** Bytes of weights on each GPU. */

@@ -4,15 +4,20 @@ import dev.tokenmeter.core.engine.Endpoint;
 import dev.tokenmeter.core.engine.Exchange;
 import dev.tokenmeter.core.engine.ExchangeListener;
 import dev.tokenmeter.core.engine.Loop;
+import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Outcome;
+import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.StreamItem;
 import dev.tokenmeter.core.request.TextKind;
+import dev.tokenmeter.simulator.PromptTokens;
 import dev.tokenmeter.simulator.engine.BatchEngine;
+import dev.tokenmeter.simulator.engine.BlockHashes;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Roofline;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,6 +39,10 @@ import java.util.Map;
  * - Prompt + max_tokens over the context length (the model's, capped by the KV cache) is refused
  *   with HTTP 400, 1 ms after the send, as vLLM refuses it.
  * - Sent and headers are at the start: the network takes no time. TTFT is queueing + prefill.
+ * - Prefix caching: a prompt with text is identified by the stand-in token ids sim serve uses
+ *   (PromptTokens: 4 characters a token), so prompt files sharing a system prompt share its
+ *   blocks; a prompt without text (synthetic lengths) is the workload's shared prefix of
+ *   sharedPrefixTokens tokens, then content of its own.
  * - Aborting (timeout, cancel) removes the sequence from the engine at once, freeing its KV cache;
  *   tokens of it already composed into the iteration in flight are dropped.
  * </pre>
@@ -51,10 +60,15 @@ public final class EngineEndpoint implements Endpoint {
   /** A refused request's response arrives this long after its send (a validation round trip). */
   static final long REFUSAL_NANOS = 1_000_000L; // 1 ms
 
+  /** Identifies the workload's one shared prefix among cached blocks. */
+  private static final long SHARED_PREFIX_KEY = 0x5EED_F1E1DL;
+
   private final VirtualLoop loop;
   private final BatchEngine engine;
   private final int maxModelLen;
   private final int defaultMaxTokens;
+  private final int sharedPrefixTokens;
+  private final int blockTokens;
   private final Map<Long, Stream> streams = new HashMap<>();
   private long nextEngineId;
 
@@ -71,12 +85,19 @@ public final class EngineEndpoint implements Endpoint {
    * @param config the deployment simulated
    * @param loop the virtual loop and clock everything runs on
    * @param defaultMaxTokens output length of a request that sets no max_tokens, ≥ 1
+   * @param sharedPrefixTokens tokens every prompt without text starts with, the same in all (the
+   *     workload's shared prefix); 0 for none
    * @throws IllegalArgumentException when the model does not fit on the GPUs
    */
-  public EngineEndpoint(EngineConfig config, VirtualLoop loop, int defaultMaxTokens) {
-    if (defaultMaxTokens < 1) {
-      throw new IllegalArgumentException("defaultMaxTokens must be >= 1, got " + defaultMaxTokens);
+  public EngineEndpoint(
+      EngineConfig config, VirtualLoop loop, int defaultMaxTokens, int sharedPrefixTokens) {
+    if (defaultMaxTokens < 1 || sharedPrefixTokens < 0) {
+      throw new IllegalArgumentException(
+          "need defaultMaxTokens >= 1 and sharedPrefixTokens >= 0, got " + defaultMaxTokens + ", "
+              + sharedPrefixTokens);
     }
+    this.sharedPrefixTokens = sharedPrefixTokens;
+    this.blockTokens = config.blockTokens();
     this.loop = loop;
     this.engine = new BatchEngine(config, this::onToken);
     this.defaultMaxTokens = defaultMaxTokens;
@@ -102,6 +123,15 @@ public final class EngineEndpoint implements Endpoint {
   /** Preemptions so far (a sequence's KV cache dropped for lack of room, recomputed later). */
   public long preemptions() {
     return engine.preemptions();
+  }
+
+  /**
+   * Prefix-cache hit rate so far: prompt tokens served from the cache / prompt tokens, over every
+   * request admitted (each counted at its first admission); 0 before the first.
+   */
+  public double prefixCacheHitRate() {
+    long prompt = engine.admittedPromptTokens();
+    return prompt == 0 ? 0 : (double) engine.cachedPromptTokens() / prompt;
   }
 
   /** Requests started so far, refused ones included. */
@@ -146,9 +176,29 @@ public final class EngineEndpoint implements Endpoint {
     }
     listener.headers(200, now);
     streams.put(s.engineId, s);
-    engine.submit(s.engineId, prompt, output, now);
+    engine.submit(s.engineId, prompt, output, now, hashes(spec.prompt(), prompt, s.engineId));
     queueCompose();
     return s;
+  }
+
+  /** The prompt's content identity for the prefix cache; null when it shares nothing. */
+  private BlockHashes hashes(Prompt p, int promptTokens, long engineId) {
+    int[] ids =
+        switch (p) {
+          case Prompt.Text t -> t.text().isEmpty() ? null : PromptTokens.textIds(t.text());
+          case Prompt.Chat c ->
+              PromptTokens.chatIds(
+                  c.messages().stream().map(Message::role).toList(),
+                  c.messages().stream().map(Message::content).toList());
+        };
+    if (ids != null) {
+      return BlockHashes.ofTokens(ids, Math.min(ids.length, promptTokens), blockTokens);
+    }
+    if (sharedPrefixTokens > 0) {
+      return BlockHashes.sharedPrefix(
+          SHARED_PREFIX_KEY, sharedPrefixTokens, engineId, promptTokens, blockTokens);
+    }
+    return null;
   }
 
   /** Nothing to close: no sockets. */

@@ -33,9 +33,13 @@ import java.util.concurrent.CompletableFuture;
  *   (ClientCpu.UNKNOWN): there is no client to be the bottleneck, and no warning says so.
  * - Deterministic: the same plans, seeds and workload give the same events in the same order,
  *   hence identical results. Nothing reads the wall clock.
+ * - Interrupt (Ctrl-C): any thread may call interrupt(); the loop reads the flag before each task
+ *   (one volatile read) and, on its own thread, stops the stage as bench's runner stops on Ctrl-C:
+ *   in-flight requests are cancelled and the stage is recorded as incomplete.
  * </pre>
  *
- * <p>Not thread-safe: run stages from one thread, one at a time.
+ * <p>Not thread-safe: run stages from one thread, one at a time; only {@link #interrupt} and
+ * {@link #interrupted} may be called from any thread.
  */
 public final class Simulation {
   private final VirtualLoop loop = new VirtualLoop(0);
@@ -43,6 +47,8 @@ public final class Simulation {
   private final Timeouts timeouts;
   private final RequestSink sink;
   private final OutputTokenCounter counter;
+  private volatile String interruptReason;
+  private boolean interruptForwarded;
 
   /**
    * @param config the deployment simulated
@@ -59,7 +65,21 @@ public final class Simulation {
       int defaultMaxTokens,
       RequestSink sink,
       OutputTokenCounter counter) {
-    this.endpoint = new EngineEndpoint(config, loop, defaultMaxTokens);
+    this(config, timeouts, defaultMaxTokens, sink, counter, 0);
+  }
+
+  /**
+   * A simulation whose text-less prompts (synthetic lengths) all start with the same {@code
+   * sharedPrefixTokens} tokens, for the prefix cache (see {@link EngineEndpoint}).
+   */
+  public Simulation(
+      EngineConfig config,
+      Timeouts timeouts,
+      int defaultMaxTokens,
+      RequestSink sink,
+      OutputTokenCounter counter,
+      int sharedPrefixTokens) {
+    this.endpoint = new EngineEndpoint(config, loop, defaultMaxTokens, sharedPrefixTokens);
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.counter = counter;
@@ -80,7 +100,26 @@ public final class Simulation {
     return loop.executed();
   }
 
-  /** Runs one stage to its end in virtual time and returns what it recorded. */
+  /**
+   * Stops the stage running now (or the next one, at once), as Ctrl-C stops a bench stage: the
+   * stage ends at the current virtual time, marked incomplete. Thread-safe; the first reason wins.
+   */
+  public void interrupt(String reason) {
+    Objects.requireNonNull(reason, "reason");
+    if (interruptReason == null) {
+      interruptReason = reason;
+    }
+  }
+
+  /** Whether {@link #interrupt} was called. Thread-safe. */
+  public boolean interrupted() {
+    return interruptReason != null;
+  }
+
+  /**
+   * Runs one stage to its end in virtual time (or until {@link #interrupt}) and returns what it
+   * recorded.
+   */
   public StageResult runStage(StagePlan plan, RequestSource source) {
     // The last stage cancelled its requests, but the iteration it had in flight still ends, up to
     // one iteration later: let it, so that every stage starts on an idle engine. A stage's numbers
@@ -88,10 +127,21 @@ public final class Simulation {
     loop.runUntil(endpoint::idle);
     StageRunner runner = new StageRunner(endpoint, plan, source, timeouts, loop, sink, counter);
     CompletableFuture<Long> done = runner.start();
-    if (!loop.runUntil(done::isDone)) {
+    interruptForwarded = false;
+    if (!loop.runUntil(() -> done.isDone() || forwardInterrupt(runner))) {
       // Unreachable while StageRunner keeps its timers: it always has a tick pending until it stops.
       throw new IllegalStateException("stage " + plan.index() + " ran out of events before it ended");
     }
     return runner.recorder().finish(done.join(), ClientCpu.UNKNOWN);
+  }
+
+  /** On the loop's thread: hands a pending interrupt to the runner once. Never ends the loop itself. */
+  private boolean forwardInterrupt(StageRunner runner) {
+    String reason = interruptReason;
+    if (reason != null && !interruptForwarded) {
+      interruptForwarded = true;
+      runner.interrupt(reason);
+    }
+    return false;
   }
 }

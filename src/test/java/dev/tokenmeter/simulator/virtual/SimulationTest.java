@@ -123,4 +123,24 @@ class SimulationTest {
     assertThat(r.requests().completed()).isZero();
     assertThat(r.errors()).containsKey(ErrorClass.HTTP_4XX);
   }
+
+  @Test
+  void anInterruptStopsTheStageAtOnceAndMarksItIncomplete() {
+    // A sink that interrupts after the 20th finished request: "Ctrl-C" at a known event.
+    Simulation[] sim = new Simulation[1];
+    sim[0] = new Simulation(LLAMA_8B_H100, NONE, 256, (t, m) -> {
+      finished.add(t);
+      if (finished.size() == 20) {
+        sim[0].interrupt("interrupted (test)");
+      }
+    }, null);
+    StageResult r = sim[0].runStage(closed(1, 1), fixed(100, 16));
+    assertThat(sim[0].interrupted()).isTrue();
+    assertThat(r.window().complete()).isFalse();
+    // one user: 20 requests of 16 tokens at ~6.5 ms are ~2.1 s, in the warm-up of a 13 s stage;
+    // the one in flight is cancelled, nothing after it starts
+    assertThat(sim[0].nanos()).isLessThan(3 * S);
+    assertThat(finished).hasSize(21);
+    assertThat(finished.get(20).outcome()).isInstanceOf(dev.tokenmeter.core.request.Outcome.Cancelled.class);
+  }
 }

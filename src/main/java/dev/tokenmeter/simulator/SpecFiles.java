@@ -1,0 +1,261 @@
+package dev.tokenmeter.simulator;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.simulator.engine.GpuSpec;
+import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Precision;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Model and accelerator specs as JSON: what {@code tokenmeter sim presets --json} prints for each
+ * preset, and what {@code --model-file} / {@code --gpu-file} read back, field for field and in the
+ * same units (a copied preset reads back equal to it). Stateless, thread-safe.
+ *
+ * <p>Reading validates and fails with {@link Invalid}, whose message is one line naming the file,
+ * the field and the fix: a missing or unknown field, a non-integer or out-of-range number, KV heads
+ * that do not divide the attention heads, a derived figure that disagrees with the shape.
+ */
+public final class SpecFiles {
+
+  /** A spec file that cannot be used; the message is one line, fit for the user. */
+  public static final class Invalid extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    Invalid(String message) {
+      super(message);
+    }
+  }
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final String COPY_HINT = " (copy one from `tokenmeter sim presets --json`)";
+
+  private static final List<String> MODEL_FIELDS =
+      List.of("id", "name", "total_params", "active_params", "num_hidden_layers", "hidden_size",
+          "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+          "vocab_size", "qkv_bias", "num_local_experts", "num_experts_per_tok",
+          "max_position_embeddings", "kv_bytes_per_token_bf16", "source");
+  private static final Set<String> MODEL_OPTIONAL =
+      Set.of("name", "qkv_bias", "kv_bytes_per_token_bf16", "source");
+
+  private static final List<String> GPU_FIELDS =
+      List.of("id", "name", "memory_bytes", "memory_bandwidth_bytes_per_second",
+          "bf16_flops_per_second", "fp8_flops_per_second", "int8_ops_per_second",
+          "interconnect_bytes_per_second_per_direction", "interconnect", "source");
+  private static final Set<String> GPU_OPTIONAL = Set.of("name", "interconnect", "source");
+
+  private SpecFiles() {}
+
+  /** Writes {@code m} as one JSON object (the fields of {@code sim presets --json}). */
+  public static void write(JsonGenerator g, ModelSpec m) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("id", m.id());
+    g.writeStringField("name", m.name());
+    g.writeNumberField("total_params", m.totalParams());
+    g.writeNumberField("active_params", m.activeParams());
+    g.writeNumberField("num_hidden_layers", m.layers());
+    g.writeNumberField("hidden_size", m.hiddenSize());
+    g.writeNumberField("num_attention_heads", m.attentionHeads());
+    g.writeNumberField("num_key_value_heads", m.kvHeads());
+    g.writeNumberField("head_dim", m.headDim());
+    g.writeNumberField("intermediate_size", m.intermediateSize());
+    g.writeNumberField("vocab_size", m.vocabSize());
+    g.writeBooleanField("qkv_bias", m.qkvBias());
+    g.writeNumberField("num_local_experts", m.experts());
+    g.writeNumberField("num_experts_per_tok", m.expertsPerToken());
+    g.writeNumberField("max_position_embeddings", m.maxContextTokens());
+    g.writeNumberField("kv_bytes_per_token_bf16", kvBytesBf16(m));
+    g.writeStringField("source", m.source());
+    g.writeEndObject();
+  }
+
+  /** Writes {@code s} as one JSON object (the fields of {@code sim presets --json}). */
+  public static void write(JsonGenerator g, GpuSpec s) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("id", s.id());
+    g.writeStringField("name", s.name());
+    g.writeNumberField("memory_bytes", s.memoryBytes());
+    g.writeNumberField("memory_bandwidth_bytes_per_second", s.memoryBandwidthBytesPerSecond());
+    g.writeNumberField("bf16_flops_per_second", s.bf16FlopsPerSecond());
+    g.writeNumberField("fp8_flops_per_second", s.fp8FlopsPerSecond());
+    g.writeNumberField("int8_ops_per_second", s.int8OpsPerSecond());
+    g.writeNumberField("interconnect_bytes_per_second_per_direction", s.interconnectBytesPerSecond());
+    g.writeStringField("interconnect", s.interconnect());
+    g.writeStringField("source", s.source());
+    g.writeEndObject();
+  }
+
+  private static long kvBytesBf16(ModelSpec m) {
+    return (long) m.kvBytesPerTokenPerGpu(Precision.BF16, 1);
+  }
+
+  /**
+   * Reads one model object.
+   *
+   * @throws Invalid when the file cannot be read or its spec is not usable
+   */
+  public static ModelSpec readModel(Path file) {
+    Fields f = new Fields(file, "model", object(file, "model", "models"));
+    f.checkNames(MODEL_FIELDS, MODEL_OPTIONAL);
+    int heads = f.positiveInt("num_attention_heads");
+    int kvHeads = f.positiveInt("num_key_value_heads");
+    if (heads % kvHeads != 0) {
+      throw f.invalid("num_attention_heads (" + heads + ") is not a multiple of num_key_value_heads ("
+          + kvHeads + "): each KV head serves a whole group of query heads");
+    }
+    long total = f.positiveLong("total_params");
+    long active = f.positiveLong("active_params");
+    if (active > total) {
+      throw f.invalid("active_params (" + active + ") exceeds total_params (" + total + ")");
+    }
+    int experts = f.positiveInt("num_local_experts");
+    int perToken = f.positiveInt("num_experts_per_tok");
+    if (perToken > experts) {
+      throw f.invalid("num_experts_per_tok (" + perToken + ") exceeds num_local_experts (" + experts + ")");
+    }
+    String id = f.text("id", null);
+    ModelSpec m;
+    try {
+      m = new ModelSpec(id, f.text("name", id), f.positiveInt("num_hidden_layers"),
+          f.positiveInt("hidden_size"), heads, kvHeads, f.positiveInt("head_dim"),
+          f.positiveInt("intermediate_size"), f.positiveInt("vocab_size"), f.bool("qkv_bias"),
+          total, active, experts, perToken, f.positiveInt("max_position_embeddings"),
+          f.text("source", file.toString()));
+    } catch (IllegalArgumentException e) {
+      throw f.invalid(e.getMessage());
+    }
+    if (f.has("kv_bytes_per_token_bf16") && f.positiveLong("kv_bytes_per_token_bf16") != kvBytesBf16(m)) {
+      throw f.invalid("kv_bytes_per_token_bf16 is derived, 2 x layers x KV heads x head_dim x 2 = "
+          + kvBytesBf16(m) + " for this shape, not " + f.positiveLong("kv_bytes_per_token_bf16")
+          + "; fix the shape or remove the field");
+    }
+    return m;
+  }
+
+  /**
+   * Reads one accelerator object.
+   *
+   * @throws Invalid when the file cannot be read or its spec is not usable
+   */
+  public static GpuSpec readGpu(Path file) {
+    Fields f = new Fields(file, "GPU", object(file, "GPU", "gpus"));
+    f.checkNames(GPU_FIELDS, GPU_OPTIONAL);
+    String id = f.text("id", null);
+    return new GpuSpec(id, f.text("name", id), f.positiveLong("memory_bytes"),
+        f.positiveNumber("memory_bandwidth_bytes_per_second"), f.positiveNumber("bf16_flops_per_second"),
+        f.nonNegativeNumber("fp8_flops_per_second"), f.nonNegativeNumber("int8_ops_per_second"),
+        f.positiveNumber("interconnect_bytes_per_second_per_direction"),
+        f.text("interconnect", "unknown"), f.text("source", file.toString()));
+  }
+
+  private static JsonNode object(Path file, String what, String arrayName) {
+    String prefix = what + " file " + file + ": ";
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(Files.readString(file));
+    } catch (JsonProcessingException e) {
+      throw new Invalid(prefix + "not valid JSON (" + e.getOriginalMessage().replace('\n', ' ') + ")");
+    } catch (IOException e) {
+      throw new Invalid(prefix + "cannot read it (" + e.getMessage() + ")");
+    }
+    if (root != null && root.has(arrayName)) {
+      throw new Invalid(prefix + "holds the whole presets list; keep one object of '" + arrayName
+          + "' and edit it");
+    }
+    if (root == null || !root.isObject()) {
+      throw new Invalid(prefix + "expected one JSON object" + COPY_HINT);
+    }
+    return root;
+  }
+
+  /** One spec object's fields, with errors that name the file and the field. */
+  private record Fields(Path file, String what, JsonNode root) {
+    Invalid invalid(String problem) {
+      return new Invalid(what + " file " + file + ": " + problem);
+    }
+
+    boolean has(String name) {
+      return root.hasNonNull(name);
+    }
+
+    void checkNames(List<String> known, Set<String> optional) {
+      for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+        String name = it.next();
+        if (!known.contains(name)) {
+          throw invalid("unknown field '" + name + "'; fields: " + String.join(", ", known));
+        }
+      }
+      List<String> missing = new ArrayList<>();
+      for (String name : known) {
+        if (!optional.contains(name) && !has(name)) {
+          missing.add(name);
+        }
+      }
+      if (!missing.isEmpty()) {
+        throw invalid("missing field" + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing)
+            + COPY_HINT);
+      }
+    }
+
+    String text(String name, String fallback) {
+      if (!has(name)) {
+        return fallback;
+      }
+      JsonNode n = root.get(name);
+      if (!n.isTextual() || n.asText().isBlank()) {
+        throw invalid(name + " must be a non-empty string, got " + n);
+      }
+      return n.asText();
+    }
+
+    boolean bool(String name) {
+      if (!has(name)) {
+        return false;
+      }
+      if (!root.get(name).isBoolean()) {
+        throw invalid(name + " must be true or false, got " + root.get(name));
+      }
+      return root.get(name).asBoolean();
+    }
+
+    long positiveLong(String name) {
+      JsonNode n = root.get(name);
+      if (!n.isNumber() || !n.canConvertToExactIntegral() || !n.canConvertToLong() || n.asLong() < 1) {
+        throw invalid(name + " must be a whole number >= 1, got " + n);
+      }
+      return n.asLong();
+    }
+
+    int positiveInt(String name) {
+      long v = positiveLong(name);
+      if (v > Integer.MAX_VALUE) {
+        throw invalid(name + " must be at most " + Integer.MAX_VALUE + ", got " + v);
+      }
+      return (int) v;
+    }
+
+    double positiveNumber(String name) {
+      double v = nonNegativeNumber(name);
+      if (v == 0) {
+        throw invalid(name + " must be > 0, got 0");
+      }
+      return v;
+    }
+
+    double nonNegativeNumber(String name) {
+      JsonNode n = root.get(name);
+      if (!n.isNumber() || !(n.asDouble() >= 0) || Double.isInfinite(n.asDouble())) {
+        throw invalid(name + " must be a number >= 0 (use 0 where the GPU has none), got " + n);
+      }
+      return n.asDouble();
+    }
+  }
+}
