@@ -166,15 +166,59 @@ final class StageMerger {
     t.set("output_sources", sumFields(parts.stream().map(p -> p.get("tokens")).toList(), "output_sources"));
     t.put("usage_chunk_disagreements", sum(parts, "/tokens/usage_chunk_disagreements"));
     long count = sum(parts, "/tokens/prompt_overhead/count");
-    double weighted = 0;
+    ObjectNode o = t.putObject("prompt_overhead").put("count", count)
+        .put("estimated_count", sum(parts, "/tokens/prompt_overhead/estimated_count"));
+    number(o, "mean_tokens", weightedMean(parts, "/tokens/prompt_overhead/mean_tokens", "/tokens/prompt_overhead/count"));
+    countOrNull(o, "min_tokens", count > 0, min(parts, "/tokens/prompt_overhead/min_tokens"));
+    countOrNull(o, "max_tokens", count > 0, max(parts, "/tokens/prompt_overhead/max_tokens"));
+    String u = "/tokens/usage_vs_tokenizer/";
+    long disagreements = sum(parts, u + "disagreements");
+    ObjectNode v = t.putObject("usage_vs_tokenizer");
+    JsonNode tokenizer = parts.get(0).at(u + "tokenizer");
+    v.put("tokenizer", tokenizer.isTextual() ? tokenizer.asText() : null);
+    v.put("compared", sum(parts, u + "compared")).put("disagreements", disagreements);
+    number(v, "mean_diff_tokens", weightedMean(parts, u + "mean_diff_tokens", u + "compared"));
+    number(v, "mean_abs_diff_tokens", weightedMean(parts, u + "mean_abs_diff_tokens", u + "disagreements"));
+    countOrNull(v, "max_abs_diff_tokens", disagreements > 0, max(parts, u + "max_abs_diff_tokens"));
+    // Each part's mean over its disagreeing requests with usage > 0, weighted by its disagreements:
+    // exact unless some part disagreed on a request whose usage was 0.
+    number(v, "mean_rel_diff", weightedMean(parts, u + "mean_rel_diff", u + "disagreements"));
+    number(v, "max_rel_diff", max(parts, u + "max_rel_diff"));
+    // A part's counted output tokens are words / words-per-token; a part with no words adds no
+    // tokens here (its ratio is 0 or undefined, which carries no count).
+    long words = sum(parts, "/tokens/output_words");
+    double counted = 0;
     for (JsonNode p : parts) {
-      JsonNode o = p.at("/tokens/prompt_overhead");
-      if (o.get("count").asLong() > 0) {
-        weighted += o.get("count").asLong() * o.get("mean_tokens").asDouble();
+      double ratio = p.at("/tokens/words_per_output_token").asDouble(Double.NaN);
+      long w = p.at("/tokens/output_words").asLong();
+      if (w > 0 && ratio > 0) {
+        counted += w / ratio;
       }
     }
-    number(t.putObject("prompt_overhead").put("count", count), "mean_tokens",
-        count == 0 ? Double.NaN : weighted / count);
+    t.put("output_words", words);
+    number(t, "words_per_output_token", counted > 0 ? words / counted : Double.NaN);
+  }
+
+  /** Mean of the parts' means at {@code path}, weighted by the counts at {@code weightPath}. */
+  private static double weightedMean(List<JsonNode> parts, String path, String weightPath) {
+    double weighted = 0;
+    long n = 0;
+    for (JsonNode p : parts) {
+      long w = p.at(weightPath).asLong();
+      if (w > 0 && p.at(path).isNumber()) {
+        weighted += w * p.at(path).asDouble();
+        n += w;
+      }
+    }
+    return n == 0 ? Double.NaN : weighted / n;
+  }
+
+  private static void countOrNull(ObjectNode n, String field, boolean present, double value) {
+    if (present && Double.isFinite(value)) {
+      n.put(field, (long) value);
+    } else {
+      n.putNull(field);
+    }
   }
 
   /** Steady when every part was; otherwise the first part that was not says why. */

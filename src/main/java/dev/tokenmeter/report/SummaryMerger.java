@@ -114,6 +114,10 @@ public final class SummaryMerger {
           .put("seed", s.get("seed").asLong())
           .put("partial", s.get("partial").asBoolean());
     }
+    // The curve, knee and SLO verdicts belong to one generator's stages; a merged run states none
+    // (run `tokenmeter report` or compare on the merged folder for the combined numbers).
+    out.putNull("sweep");
+    out.putNull("slo");
     ArrayNode stages = out.putArray("stages");
     int count = parts.stream().mapToInt(p -> p.summary().get("stages").size()).min().orElse(0);
     boolean virtual = parts.stream().allMatch(p -> p.summary().at("/settings/simulation").isObject());

@@ -34,7 +34,16 @@ class SummaryMergerTest {
       }
       assertThat(two.at("/requests/completed").asLong()).isEqualTo(2 * one.at("/requests/completed").asLong());
       assertThat(two.at("/errors")).hasSize(one.at("/errors").size());
+      // Ratios and means of a run merged with itself are its own; counts double.
+      assertThat(two.at("/tokens/output_words").asLong()).isEqualTo(2 * one.at("/tokens/output_words").asLong());
+      assertThat(two.at("/tokens/words_per_output_token").asDouble())
+          .isCloseTo(one.at("/tokens/words_per_output_token").asDouble(), org.assertj.core.data.Offset.offset(1e-12));
+      assertThat(two.at("/tokens/prompt_overhead").toString()).isEqualTo(
+          ((ObjectNode) one.at("/tokens/prompt_overhead").deepCopy())
+              .put("count", 2 * one.at("/tokens/prompt_overhead/count").asLong())
+              .put("estimated_count", 2 * one.at("/tokens/prompt_overhead/estimated_count").asLong()).toString());
     }
+    assertThat(m.get("sweep").isNull()).isTrue();
     assertThat(m.at("/stages/0/label").asText()).isEqualTo("c=" + 2 * run.at("/stages/0/load/concurrency").asInt());
     double rate = run.at("/stages/1/load/rate_per_s").asDouble();
     assertThat(m.at("/stages/1/load/rate_per_s").asDouble()).isEqualTo(2 * rate);
