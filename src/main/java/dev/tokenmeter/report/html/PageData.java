@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.report.Cdf;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.StageDetail;
 import java.util.List;
@@ -22,8 +23,6 @@ import org.HdrHistogram.Histogram;
  */
 final class PageData {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  /** CDF points at these percentiles: every 1% plus the tail, 103 points per curve. */
-  private static final double[] CDF_PERCENTILES = cdfPercentiles();
   /** At most this many bars in a length distribution. */
   static final int MAX_LENGTH_BINS = 40;
 
@@ -114,28 +113,14 @@ final class PageData {
     num(o, "p99", x.p99());
   }
 
-  /** {@code [value, fraction]} pairs in report units: the CDF at every 1% and at the tail. */
+  /** {@code [value, fraction]} pairs in report units: the CDF at every 1% and at the tail ({@link Cdf}). */
   static void cdf(ArrayNode out, Histogram h, Metric m) {
-    if (h == null || h.getTotalCount() == 0) {
-      return;
-    }
-    double unit = m.unit().perReportUnit();
-    for (double p : CDF_PERCENTILES) {
+    double[] values = Cdf.values(h, m);
+    for (int i = 0; i < values.length; i++) {
       ArrayNode point = out.addArray();
-      num(point, h.getValueAtPercentile(p) / unit);
-      point.add(p / 100);
+      num(point, values[i]);
+      point.add(Cdf.fraction(i));
     }
-  }
-
-  private static double[] cdfPercentiles() {
-    double[] p = new double[103];
-    for (int i = 0; i <= 100; i++) {
-      p[i] = i;
-    }
-    p[101] = 99.9;
-    p[102] = 99.99;
-    java.util.Arrays.sort(p);
-    return p;
   }
 
   /** One histogram of {@code m} over every stage's measured requests. */
@@ -192,15 +177,6 @@ final class PageData {
       a.add(v);
     } else {
       a.addNull();
-    }
-  }
-
-  /** The JSON text, safe inside a {@code <script>} element ({@code <} escaped as \u003c). */
-  static String json(ObjectNode data) {
-    try {
-      return MAPPER.writeValueAsString(data).replace("<", "\\u003c");
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
     }
   }
 }
