@@ -55,6 +55,20 @@ public record SavedSummary(
         partialReason, stages, null, null);
   }
 
+  /**
+   * The stage whose {@link Stage#index()} is {@code index}.
+   *
+   * @throws IllegalArgumentException when there is none
+   */
+  public Stage stage(int index) {
+    for (Stage st : stages) {
+      if (st.index() == index) {
+        return st;
+      }
+    }
+    throw new IllegalArgumentException("no stage " + index);
+  }
+
   /** Whether the times and rates are predictions of {@code tokenmeter simulate}, not measurements. */
   public boolean simulated() {
     return simulation != null;

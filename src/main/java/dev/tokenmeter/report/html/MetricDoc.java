@@ -41,7 +41,12 @@ enum MetricDoc {
   LOOP_CPU("Event-loop CPU", "% of one core", Section.CLIENT_HEALTH,
       "CPU time of the event-loop thread; above 90% the client is the bottleneck"),
   TOKENS_PER_CPU_S("Tokens per CPU-second", "tokens/CPU-s", Section.CLIENT_HEALTH,
-      "output tokens received per CPU-second the client spent");
+      "output tokens received per CPU-second the client spent"),
+  ERROR_RATE("Error rate", "%", Section.COMPARING,
+      "failed / (completed + failed) measured requests, in percent"),
+  SIGNIFICANCE("Verdict", "", Section.COMPARING,
+      "significant when the Holm-adjusted p-value is below α; then better or worse in the row's own sense,"
+          + " or negligible when the change is under --min-change of A's value");
 
   private final String label;
   private final String unit;
@@ -78,6 +83,10 @@ enum MetricDoc {
     return section.anchor;
   }
 
+  Section section() {
+    return section;
+  }
+
   /** Title of that heading, for the link text. */
   String sectionTitle() {
     return section.title;
@@ -89,7 +98,8 @@ enum MetricDoc {
     PER_STAGE("per-stage-stagerecorder-stageresult", "Per stage"),
     STEADY_STATE("steady-state", "Steady state"),
     CLIENT_HEALTH("client-health", "Client health"),
-    ERRORS("error-classes", "Error classes");
+    ERRORS("error-classes", "Error classes"),
+    COMPARING("comparing-runs-tokenmeter-compare", "Comparing runs");
 
     final String anchor;
     final String title;

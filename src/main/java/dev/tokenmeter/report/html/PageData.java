@@ -38,7 +38,7 @@ final class PageData {
     root.put("fluidTps", Headline.FLUID_TPS);
     ArrayNode curve = root.putArray("curve");
     for (Headline.Point p : points) {
-      SavedSummary.Stage st = s.stages().stream().filter(x -> x.index() == p.stage()).findFirst().orElseThrow();
+      SavedSummary.Stage st = s.stage(p.stage());
       ObjectNode c = curve.addObject();
       c.put("stage", p.stage());
       c.put("label", p.label());

@@ -106,10 +106,19 @@ final class Tables {
     return b.append("</tbody></table></div>\n").toString();
   }
 
-  /** The definitions list: one entry per metric, linked to its section of METRICS.md. */
+  /**
+   * The definitions list of report.html: one entry per metric it names (the comparison's own
+   * terms left out), linked to its section of METRICS.md.
+   */
   static String definitions(String metricsDocHref) {
+    return definitions(metricsDocHref, java.util.Arrays.stream(MetricDoc.values())
+        .filter(m -> m.section() != MetricDoc.Section.COMPARING).toList());
+  }
+
+  /** The definitions list of {@code metrics} only. */
+  static String definitions(String metricsDocHref, List<MetricDoc> metrics) {
     StringBuilder b = new StringBuilder("<h2 id=\"definitions\">Definitions</h2>\n<dl class=\"defs\">\n");
-    for (MetricDoc m : MetricDoc.values()) {
+    for (MetricDoc m : metrics) {
       String source = "docs/METRICS.md § " + m.sectionTitle();
       String link = metricsDocHref == null ? Html.esc(source)
           : "<a href=\"" + Html.esc(metricsDocHref) + "#" + m.anchor() + "\">" + Html.esc(source) + "</a>";
