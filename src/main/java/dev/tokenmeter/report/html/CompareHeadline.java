@@ -92,11 +92,12 @@ final class CompareHeadline {
     return Double.isNaN(p) ? 0 : Math.abs(p);
   }
 
-  /** "+12%", "−3.4%", or the absolute change with its unit when A's value is 0. */
+  /** "+12%", "-3.4%", or "from 0% to 2.5%" when there is no percentage (A's value is 0). */
   static String change(Row r) {
     double p = r.changePercent();
     if (Double.isNaN(p)) {
-      return (r.change() > 0 ? "+" : "") + Headline.num(r.change()) + " " + r.quantity().unit();
+      String unit = r.quantity().unit().equals("%") ? "%" : " " + r.quantity().unit();
+      return "from " + Headline.num(r.a()) + unit + " to " + Headline.num(r.b()) + unit;
     }
     String f = Math.abs(p) >= 10 ? "%+.0f%%" : "%+.1f%%";
     return String.format(Locale.ROOT, f, p);
