@@ -80,7 +80,8 @@ public final class HtmlReport {
         Map.entry("scale", Html.esc(Headline.scale())),
         Map.entry("stage_figures", Sections.stageFigures(s)),
         Map.entry("run", Sections.run(s)),
-        Map.entry("tables", Tables.all(s, metricsDocHref)));
+        Map.entry("tables", Tables.all(s, metricsDocHref)),
+        Map.entry("nav_extra", navExtra(s)));
     return Page.render(title(s), Page.fill(Page.resource("report.html"), values), PageData.of(s), "report.js");
   }
 
@@ -96,11 +97,25 @@ public final class HtmlReport {
       b.append(i == 0 ? "<p class=\"answer\" id=\"answer\">" : "<p class=\"knee\">")
           .append(Html.esc(sentences.get(i))).append("</p>\n");
     }
+    String repeats = RepeatsCost.repeatsSentence(s);
+    if (repeats != null) {
+      b.append("<p class=\"knee\" id=\"repeats-answer\">").append(Html.esc(repeats)).append("</p>\n");
+    }
+    String cost = RepeatsCost.costSentence(s);
+    if (cost != null) {
+      b.append("<p class=\"knee\" id=\"cost-answer\">").append(Html.esc(cost)).append("</p>\n");
+    }
     String bottleneck = Headline.bottleneck(s);
     if (bottleneck != null) {
       b.append("<p class=\"banner\" id=\"bottleneck\">").append(Html.esc(bottleneck)).append("</p>\n");
     }
     return b.toString();
+  }
+
+  /** Contents links to the repeats and cost sections, when the run has them. */
+  private static String navExtra(SavedSummary s) {
+    return (s.repeats() == null ? "" : " · <a href=\"#repeats\">Repeats</a>")
+        + (s.pricing() == null ? "" : " · <a href=\"#cost\">Cost</a>");
   }
 
   static String duration(SavedSummary s) {

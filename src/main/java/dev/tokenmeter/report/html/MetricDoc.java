@@ -44,6 +44,22 @@ enum MetricDoc {
       "output tokens received per CPU-second the client spent"),
   ERROR_RATE("Error rate", "%", Section.COMPARING,
       "failed / (completed + failed) measured requests, in percent"),
+  REPEAT_MEAN("Mean ± half-width", "", Section.REPEATS,
+      "over the n repeats of a planned stage: the mean m of the stage's values and the half-width"
+          + " t(1 − α/2, n − 1) · s / √n of the confidence interval of that mean (s: sample standard deviation)"),
+  REPEAT_CV("CV", "%", Section.REPEATS, "coefficient of variation over the repeats: s / |m|"),
+  COST_PER_REQUEST("Per request", "", Section.COST,
+      "token pricing: mean input tokens · price in / 1e6 + mean output tokens · price out / 1e6;"
+          + " GPU pricing: GPUs · price per GPU-hour / 3600 / requests per second"),
+  COST_PER_1M_OUTPUT("Per 1M output tokens", "", Section.COST,
+      "token pricing: per request / mean output tokens · 1e6 (input included);"
+          + " GPU pricing: GPUs · price per GPU-hour / 3600 / output tokens per second · 1e6"),
+  COST_PER_CONVERSATION("Per conversation", "", Section.COST, "per request · the turns of a conversation"),
+  COST_PER_MONTH("Per month", "", Section.COST,
+      "30 days of the traffic given: token pricing per request · requests; GPU pricing the deployments"
+          + " needed, rented around the clock"),
+  DEPLOYMENTS("Deployments", "", Section.COST,
+      "GPU pricing: ceil(traffic per second / the stage's requests per second) deployments of the GPUs given"),
   SIGNIFICANCE("Verdict", "", Section.COMPARING,
       "significant when the Holm-adjusted p-value is below α; then better or worse in the row's own sense,"
           + " or negligible when the change is under --min-change of A's value");
@@ -99,7 +115,9 @@ enum MetricDoc {
     STEADY_STATE("steady-state", "Steady state"),
     CLIENT_HEALTH("client-health", "Client health"),
     ERRORS("error-classes", "Error classes"),
-    COMPARING("comparing-runs-tokenmeter-compare", "Comparing runs");
+    COMPARING("comparing-runs-tokenmeter-compare", "Comparing runs"),
+    REPEATS("repeats---repeat-n-repeats", "Repeats"),
+    COST("cost---price-in--price-out---gpu-cost-cost", "Cost");
 
     final String anchor;
     final String title;

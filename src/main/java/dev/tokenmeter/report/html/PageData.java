@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.report.Cdf;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.StageDetail;
@@ -18,7 +19,9 @@ import org.HdrHistogram.Histogram;
  * NaN becomes null. Pure function of a {@link SavedSummary}.
  *
  * <p>Layout: {@code simulated, loadAxis, fluidTps, curve[]} (stages in load order: label, load,
- * aggregate TPS, per-user p50/p10, TTFT and TPOT p50/p90/p99), {@code stages[]} (run order:
+ * aggregate TPS, per-user p50/p10, TTFT and TPOT p50/p90/p99; with repeats one point per planned
+ * stage, the means over its repeats and their intervals {@code ci}, and {@code repeats}: count and
+ * confidence), {@code stages[]} (run order:
  * per-second series with phases, TTFT and ITL CDF points, client health), {@code lengths}.
  */
 final class PageData {
@@ -46,12 +49,19 @@ final class PageData {
       num(c, "aggTps", p.aggregateTps());
       num(c, "userP50", p.perUserTps());
       num(c, "userP10", p.slowUserTps());
-      percentiles(c.putObject("ttft"), st.metrics().get(Metric.TTFT.reportKey()));
-      percentiles(c.putObject("tpot"), st.metrics().get(Metric.TPOT.reportKey()));
+      if (p.group() == null) {
+        percentiles(c.putObject("ttft"), st.metrics().get(Metric.TTFT.reportKey()));
+        percentiles(c.putObject("tpot"), st.metrics().get(Metric.TPOT.reportKey()));
+      } else {
+        repeats(c, p.group());
+      }
+    }
+    if (s.repeats() != null) {
+      root.putObject("repeats").put("count", s.repeats().count()).put("confidence", s.repeats().confidence());
     }
     ArrayNode stages = root.putArray("stages");
     for (SavedSummary.Stage st : s.stages()) {
-      stages.add(stage(st));
+      stages.add(stage(s, st));
     }
     ObjectNode lengths = root.putObject("lengths");
     lengths(lengths.putObject("input"), merged(s, Metric.INPUT_TOKENS));
@@ -59,10 +69,10 @@ final class PageData {
     return root;
   }
 
-  private static ObjectNode stage(SavedSummary.Stage st) {
+  private static ObjectNode stage(SavedSummary s, SavedSummary.Stage st) {
     ObjectNode o = MAPPER.createObjectNode();
     o.put("index", st.index());
-    o.put("label", st.label());
+    o.put("label", Headline.stageName(s, st));
     StageDetail d = st.detail();
     StageDetail.Series ts = d.series();
     if (ts != null) {
@@ -104,6 +114,36 @@ final class PageData {
       num(health, "loopCpu", h.loopThreadCpuFraction());
     }
     return o;
+  }
+
+  /**
+   * A planned stage's point with repeats: TTFT and TPOT p50 and p99 as the means over the repeats
+   * (no p90: summary.json's repeats do not have it), and {@code ci}, the confidence interval
+   * {@code [low, high]} of each plotted mean.
+   */
+  private static void repeats(ObjectNode c, Repeats.Group g) {
+    ObjectNode ttft = c.putObject("ttft");
+    num(ttft, "p50", g.estimate(Repeats.Headline.TTFT_P50).mean());
+    ttft.putNull("p90");
+    num(ttft, "p99", g.estimate(Repeats.Headline.TTFT_P99).mean());
+    ObjectNode tpot = c.putObject("tpot");
+    num(tpot, "p50", g.estimate(Repeats.Headline.TPOT_P50).mean());
+    tpot.putNull("p90");
+    num(tpot, "p99", g.estimate(Repeats.Headline.TPOT_P99).mean());
+    ObjectNode ci = c.putObject("ci");
+    interval(ci, "userP50", g.estimate(Repeats.Headline.DECODE_TPS_P50));
+    interval(ci, "userP10", g.estimate(Repeats.Headline.DECODE_TPS_P10));
+    interval(ci, "aggTps", g.estimate(Repeats.Headline.OUTPUT_TPS));
+    interval(ci, "ttftP50", g.estimate(Repeats.Headline.TTFT_P50));
+    interval(ci, "ttftP99", g.estimate(Repeats.Headline.TTFT_P99));
+    interval(ci, "tpotP50", g.estimate(Repeats.Headline.TPOT_P50));
+    interval(ci, "tpotP99", g.estimate(Repeats.Headline.TPOT_P99));
+  }
+
+  private static void interval(ObjectNode ci, String field, Repeats.Estimate e) {
+    ArrayNode a = ci.putArray(field);
+    num(a, e.low());
+    num(a, e.high());
   }
 
   private static void percentiles(ObjectNode o, Distribution d) {

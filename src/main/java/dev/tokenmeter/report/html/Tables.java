@@ -51,7 +51,13 @@ final class Tables {
         new Column(MetricDoc.TOKENS_PER_CPU_S, "", st -> health(st, h -> num(h.outputTokensPerCpuSecond()))),
         new Column(null, "Verdict", st -> health(st, h -> h.bottleneck()
             ? "client is the bottleneck: " + String.join("; ", h.reasons()) : "ok")))));
-    b.append(definitions(metricsDocHref));
+    if (s.repeats() != null) {
+      b.append("<h2 id=\"repeats\">Repeats</h2>\n").append(RepeatsCost.repeatsTable(s));
+    }
+    if (s.pricing() != null) {
+      b.append("<h2 id=\"cost\">Cost</h2>\n").append(RepeatsCost.costTables(s));
+    }
+    b.append(definitions(metricsDocHref, shown(s)));
     return b.toString();
   }
 
@@ -64,7 +70,7 @@ final class Tables {
     }
     b.append("</tr></thead>\n<tbody>\n");
     for (SavedSummary.Stage st : s.stages()) {
-      b.append("<tr><th scope=\"row\">").append(Html.esc(st.label())).append("</th>");
+      b.append("<tr><th scope=\"row\">").append(Html.esc(Headline.stageName(s, st))).append("</th>");
       for (Column c : columns) {
         b.append("<td>").append(Html.esc(c.cell().apply(st))).append("</td>");
       }
@@ -97,7 +103,7 @@ final class Tables {
     }
     b.append("</tr></thead>\n<tbody>\n");
     for (SavedSummary.Stage st : s.stages()) {
-      b.append("<tr><th scope=\"row\">").append(Html.esc(st.label())).append("</th>");
+      b.append("<tr><th scope=\"row\">").append(Html.esc(Headline.stageName(s, st))).append("</th>");
       for (String c : classes) {
         b.append("<td>").append(st.errors().getOrDefault(c, 0L)).append("</td>");
       }
@@ -106,13 +112,14 @@ final class Tables {
     return b.append("</tbody></table></div>\n").toString();
   }
 
-  /**
-   * The definitions list of report.html: one entry per metric it names (the comparison's own
-   * terms left out), linked to its section of METRICS.md.
-   */
-  static String definitions(String metricsDocHref) {
-    return definitions(metricsDocHref, java.util.Arrays.stream(MetricDoc.values())
-        .filter(m -> m.section() != MetricDoc.Section.COMPARING).toList());
+  /** The metrics report.html names for {@code s}: repeats' and cost's only when it has them. */
+  static List<MetricDoc> shown(SavedSummary s) {
+    return java.util.Arrays.stream(MetricDoc.values()).filter(m -> switch (m.section()) {
+      case COMPARING -> m == MetricDoc.ERROR_RATE && s.repeats() != null;
+      case REPEATS -> s.repeats() != null;
+      case COST -> s.pricing() != null;
+      default -> true;
+    }).toList();
   }
 
   /** The definitions list of {@code metrics} only. */
