@@ -1,6 +1,5 @@
 package dev.tokenmeter.report.html;
 
-import dev.tokenmeter.core.analysis.ComparedQuantity;
 import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.core.analysis.StageComparison.Row;
@@ -161,7 +160,7 @@ public final class CompareHtml {
             .append("\">Verdict</a></th></tr></thead>\n<tbody>\n");
         for (Row r : st.rows()) {
           String[] cells = CompareReport.cells(r, name, settings);
-          MetricDoc doc = doc(r.quantity());
+          MetricDoc doc = MetricDoc.of(r.quantity());
           b.append("<tr class=\"").append(r.verdict().name().toLowerCase(Locale.ROOT).replace('_', '-'))
               .append("\"><th scope=\"row\"><a href=\"#").append(doc.id()).append("\">")
               .append(Html.esc(r.quantity().title())).append("</a> <span class=\"unit\">(")
@@ -182,19 +181,5 @@ public final class CompareHtml {
       }
     }
     return b.toString();
-  }
-
-  /** The definition a row's metric links to. */
-  static MetricDoc doc(ComparedQuantity q) {
-    return switch (q) {
-      case TTFT_P50, TTFT_P99 -> MetricDoc.TTFT;
-      case TPOT_P50, TPOT_P99 -> MetricDoc.TPOT;
-      case ITL_P50, ITL_P99 -> MetricDoc.ITL;
-      case E2E_P50, E2E_P99 -> MetricDoc.E2E;
-      case DECODE_TPS_P50, DECODE_TPS_P10 -> MetricDoc.DECODE_TPS;
-      case OUTPUT_TPS -> MetricDoc.OUTPUT_TPS;
-      case REQUEST_RATE -> MetricDoc.REQUESTS_PER_S;
-      case ERROR_RATE -> MetricDoc.ERROR_RATE;
-    };
   }
 }

@@ -1,5 +1,7 @@
 package dev.tokenmeter.report.html;
 
+import dev.tokenmeter.core.analysis.ComparedQuantity;
+
 /**
  * The metrics report.html names, each with its unit, a one-line definition and the section of
  * {@code docs/METRICS.md} that defines it exactly ({@link #anchor()}: the GitHub-style anchor of
@@ -87,6 +89,20 @@ enum MetricDoc {
 
   String definition() {
     return definition;
+  }
+
+  /** The definition a compared quantity (and a repeats headline metric of the same name) links to. */
+  static MetricDoc of(ComparedQuantity q) {
+    return switch (q) {
+      case TTFT_P50, TTFT_P99 -> TTFT;
+      case TPOT_P50, TPOT_P99 -> TPOT;
+      case ITL_P50, ITL_P99 -> ITL;
+      case E2E_P50, E2E_P99 -> E2E;
+      case DECODE_TPS_P50, DECODE_TPS_P10 -> DECODE_TPS;
+      case OUTPUT_TPS -> OUTPUT_TPS;
+      case REQUEST_RATE -> REQUESTS_PER_S;
+      case ERROR_RATE -> ERROR_RATE;
+    };
   }
 
   /** Id of this metric's entry in the page's definitions list. */

@@ -1,5 +1,6 @@
 package dev.tokenmeter.report.html;
 
+import dev.tokenmeter.core.analysis.ComparedQuantity;
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.report.CostReport;
@@ -137,16 +138,8 @@ final class RepeatsCost {
 
   private static String header(Repeats.Headline h) {
     String name = h.wireName();
-    MetricDoc doc = switch (h) {
-      case TTFT_P50, TTFT_P99 -> MetricDoc.TTFT;
-      case TPOT_P50, TPOT_P99 -> MetricDoc.TPOT;
-      case ITL_P50, ITL_P99 -> MetricDoc.ITL;
-      case E2E_P50, E2E_P99 -> MetricDoc.E2E;
-      case DECODE_TPS_P50, DECODE_TPS_P10 -> MetricDoc.DECODE_TPS;
-      case OUTPUT_TPS -> MetricDoc.OUTPUT_TPS;
-      case REQUEST_RATE -> MetricDoc.REQUESTS_PER_S;
-      case ERROR_RATE -> MetricDoc.ERROR_RATE;
-    };
+    // Repeats.Headline and ComparedQuantity name the same 13 headline numbers alike.
+    MetricDoc doc = MetricDoc.of(ComparedQuantity.valueOf(h.name()));
     String stat = name.matches(".*_p[0-9]+(_ms)?") ? " " + name.replaceAll(".*_(p[0-9]+)(_ms)?", "$1") : "";
     return "<a href=\"#" + doc.id() + "\">" + Html.esc(doc.label() + stat) + "</a> <span class=\"unit\">("
         + Html.esc(doc.unit()) + ")</span>";

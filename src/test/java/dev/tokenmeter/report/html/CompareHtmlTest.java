@@ -12,8 +12,6 @@ import dev.tokenmeter.report.RunFolder;
 import dev.tokenmeter.testkit.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,18 +35,10 @@ class CompareHtmlTest {
   static void simulate() throws Exception {
     String[] plan = {"--input-tokens", "100", "--output-tokens", "32", "--duration", "3s", "--warmup", "1s",
         "--cooldown", "0s"};
-    simulate(tmp.resolve("a"), plan, "--gpu", "h100-sxm", "--concurrency", "8,1");
-    simulate(tmp.resolve("b"), plan, "--gpu", "a100-80gb", "--concurrency", "1,8,32");
+    Cli.simulate(tmp.resolve("a"), plan, "--gpu", "h100-sxm", "--concurrency", "8,1");
+    Cli.simulate(tmp.resolve("b"), plan, "--gpu", "a100-80gb", "--concurrency", "1,8,32");
     runs = List.of(RunFolder.read(tmp.resolve("a")), RunFolder.read(tmp.resolve("b")));
     comparisons = List.of(RunComparison.of(runs.get(0).stages(), runs.get(1).stages(), S));
-  }
-
-  private static void simulate(Path out, String[] plan, String... more) {
-    List<String> args = new ArrayList<>(List.of("simulate", "-q", "--out", out.toString()));
-    args.addAll(Arrays.asList(plan));
-    args.addAll(Arrays.asList(more));
-    Cli.Result r = Cli.run(args.toArray(String[]::new));
-    assertThat(r.exitCode()).as(r.both()).isZero();
   }
 
   @Test
@@ -93,7 +83,7 @@ class CompareHtmlTest {
       for (int i = 1; i < cells.length; i++) {
         tds.append("<td>").append(Html.esc(cells[i])).append("</td>");
       }
-      assertThat(tables).contains("<a href=\"#" + CompareHtml.doc(r.quantity()).id() + "\">"
+      assertThat(tables).contains("<a href=\"#" + MetricDoc.of(r.quantity()).id() + "\">"
           + Html.esc(r.quantity().title()) + "</a> <span class=\"unit\">(" + Html.esc(r.quantity().unit())
           + ")</span></th>" + tds + "</tr>");
     }
@@ -123,8 +113,8 @@ class CompareHtmlTest {
   void repeatsOfALoadAreToldApart() throws Exception {
     String[] plan = {"--concurrency", "2", "--repeat", "2", "--output-tokens", "16", "--duration", "2s",
         "--warmup", "0s", "--cooldown", "0s"};
-    simulate(tmp.resolve("ra"), plan);
-    simulate(tmp.resolve("rb"), plan, "--gpu", "a100-80gb");
+    Cli.simulate(tmp.resolve("ra"), plan);
+    Cli.simulate(tmp.resolve("rb"), plan, "--gpu", "a100-80gb");
     List<RunFolder> rs = List.of(RunFolder.read(tmp.resolve("ra")), RunFolder.read(tmp.resolve("rb")));
     List<CompareData.Point> points =
         CompareData.points(rs, List.of(RunComparison.of(rs.get(0).stages(), rs.get(1).stages(), S)));
