@@ -5,6 +5,7 @@ import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.report.CompareJsonWriter;
 import dev.tokenmeter.report.CompareReport;
 import dev.tokenmeter.report.RunFolder;
+import dev.tokenmeter.report.html.CompareHtml;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,6 +44,9 @@ final class CompareCommand implements Callable<Integer> {
   @Option(names = "--json", paramLabel = "FILE", description = "Also write compare.json: rows, tests and both runs' curves (docs/RESULTS.md).")
   Path json;
 
+  @Option(names = "--html", paramLabel = "FILE", description = "Also write the comparison as one self-contained HTML page (compare.html): the verdict, every run's curves overlaid, the tables.")
+  Path html;
+
   @Option(names = "--bootstrap", paramLabel = "N", description = "Bootstrap resamples (default: ${DEFAULT-VALUE}).")
   int resamples = 1_000;
 
@@ -79,6 +83,10 @@ final class CompareCommand implements Callable<Integer> {
     }
     if (json != null) {
       write(json, () -> CompareJsonWriter.write(json, runs, comparisons, settings));
+    }
+    if (html != null) {
+      write(html, () -> CompareHtml.write(html, runs, comparisons, settings));
+      System.out.println("Comparison: " + html + " (open it in a browser; works offline)");
     }
     return Main.EXIT_OK;
   }

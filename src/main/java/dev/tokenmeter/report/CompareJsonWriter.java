@@ -1,11 +1,13 @@
 package dev.tokenmeter.report;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.core.analysis.StageComparison.Row;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -19,12 +21,13 @@ import org.HdrHistogram.Histogram;
  * overlays the runs' curves. Layout (docs/RESULTS.md, "compare.json"): {@code runs[]} (A the
  * baseline, B, ...), then {@code comparisons[]}, one per run against A, each with {@code stages[]}
  * holding every row's numbers and test, and {@code curves}: each run's per-second series (as in
- * summary.json) and percentile curves from its histograms. Numbers that do not exist are null.
+ * summary.json), percentile curves and CDFs from its histograms. Numbers that do not exist are
+ * null.
  * Stateless.
  */
 public final class CompareJsonWriter {
   /** Version of this file's layout; minor versions add fields. */
-  public static final String VERSION = "1.0";
+  public static final String VERSION = "1.1";
 
   /** Percentiles of the {@code curves.*.percentiles} arrays. */
   static final double[] PERCENTILES = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100};
@@ -32,6 +35,8 @@ public final class CompareJsonWriter {
   private static final Metric[] CURVE_METRICS = {
     Metric.TTFT, Metric.TPOT, Metric.ITL, Metric.E2E, Metric.DECODE_TPS
   };
+  /** Metrics of the {@code curves.*.cdf} objects (since 1.1). */
+  private static final Metric[] CDF_METRICS = {Metric.TTFT, Metric.TPOT, Metric.ITL};
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private CompareJsonWriter() {}
@@ -40,8 +45,30 @@ public final class CompareJsonWriter {
   public static void write(
       Path file, List<RunFolder> runs, List<RunComparison> comparisons, StageComparison.Settings s)
       throws IOException {
-    try (OutputStream out = Files.newOutputStream(file);
-        JsonGenerator g = MAPPER.getFactory().createGenerator(out).useDefaultPrettyPrinter()) {
+    try (OutputStream out = Files.newOutputStream(file)) {
+      write(out, runs, comparisons, s);
+    }
+  }
+
+  /**
+   * compare.json as a tree: exactly what {@link #write(Path, List, List, StageComparison.Settings)}
+   * writes (compare.html embeds it, so its charts show the file's numbers).
+   */
+  public static JsonNode tree(
+      List<RunFolder> runs, List<RunComparison> comparisons, StageComparison.Settings s) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try {
+      write(bytes, runs, comparisons, s);
+      return MAPPER.readTree(bytes.toByteArray());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e); // in memory: cannot happen
+    }
+  }
+
+  private static void write(
+      OutputStream out, List<RunFolder> runs, List<RunComparison> comparisons, StageComparison.Settings s)
+      throws IOException {
+    try (JsonGenerator g = MAPPER.getFactory().createGenerator(out).useDefaultPrettyPrinter()) {
       g.writeStartObject();
       g.writeStringField("compare_version", VERSION);
       StageJsonWriter.number(g, "alpha", s.alpha());
@@ -90,6 +117,7 @@ public final class CompareJsonWriter {
     for (StageComparison s : rc.stages()) {
       g.writeStartObject();
       g.writeStringField("label", s.label());
+      load(g, a, s.a().index());
       g.writeNumberField("baseline_index", s.a().index());
       g.writeNumberField("run_index", s.b().index());
       g.writeNumberField("baseline_requests", s.a().completed());
@@ -137,10 +165,7 @@ public final class CompareJsonWriter {
 
   private static void curves(JsonGenerator g, String field, RunFolder run, int index)
       throws IOException {
-    SavedSummary.Stage stage = null;
-    for (SavedSummary.Stage s : run.summary().stages()) {
-      stage = s.index() == index ? s : stage;
-    }
+    SavedSummary.Stage stage = run.summary().stage(index);
     g.writeObjectFieldStart(field);
     g.writeFieldName("time_series");
     MAPPER.writeTree(g, run.timeSeries().get(run.summary().stages().indexOf(stage)));
@@ -160,6 +185,33 @@ public final class CompareJsonWriter {
       g.writeEndArray();
     }
     g.writeEndObject();
+    g.writeObjectFieldStart("cdf");
+    for (Metric m : CDF_METRICS) {
+      double[] values = Cdf.values(stage.histograms().get(m), m);
+      g.writeArrayFieldStart(m.reportKey());
+      for (int i = 0; i < values.length; i++) {
+        g.writeStartArray();
+        StageJsonWriter.number(g, values[i]);
+        g.writeNumber(Cdf.fraction(i));
+        g.writeEndArray();
+      }
+      g.writeEndArray();
+    }
+    g.writeEndObject();
+    g.writeEndObject();
+  }
+
+  /** The matched stage's load, as the baseline planned it: {@code model}, {@code concurrency}, {@code rate_per_s}. */
+  private static void load(JsonGenerator g, RunFolder a, int index) throws IOException {
+    StageDetail d = a.summary().stage(index).detail();
+    g.writeObjectFieldStart("load");
+    g.writeStringField("model", d.loadModel());
+    if (d.closed()) {
+      g.writeNumberField("concurrency", d.concurrency());
+    } else {
+      g.writeNullField("concurrency");
+    }
+    StageJsonWriter.number(g, "rate_per_s", d.ratePerSecond());
     g.writeEndObject();
   }
 

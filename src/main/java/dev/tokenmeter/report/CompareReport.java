@@ -94,7 +94,7 @@ public final class CompareReport {
    * {@code "p<0.001"}, {@code "p=0.012"}: two significant digits, three when two would round a
    * p-value below α up to α (0.0497 at α 0.05 shows as 0.0497, not 0.050).
    */
-  static String p(double p, double alpha) {
+  public static String p(double p, double alpha) {
     if (p < 0.001) {
       return "p<0.001";
     }
@@ -102,7 +102,11 @@ public final class CompareReport {
     return "p=" + (p < alpha && Double.parseDouble(two) >= alpha ? String.format(Locale.ROOT, "%.3g", p) : two);
   }
 
-  private static String[] cells(Row r, String b, StageComparison.Settings settings) {
+  /**
+   * A row's cells as the console and Markdown show them: metric (unit), A, B, change (with %), the
+   * interval of the change, the verdict in words.
+   */
+  public static String[] cells(Row r, String b, StageComparison.Settings settings) {
     String change = Double.isNaN(r.change()) ? "-"
         : signed(r.change()) + (Double.isNaN(r.changePercent()) ? ""
             : String.format(Locale.ROOT, " (%+.1f%%)", r.changePercent()));
@@ -123,7 +127,8 @@ public final class CompareReport {
     return v > 0 ? "+" + s : s;
   }
 
-  private static String stageTitle(StageComparison s, String b) {
+  /** {@code "Stage c=8 (A #0, B #0): 410 vs 398 successful measured requests"}. */
+  public static String stageTitle(StageComparison s, String b) {
     return String.format(Locale.ROOT, "Stage %s (A #%d, %s #%d): %d vs %d successful measured requests",
         s.label(), s.a().index(), b, s.b().index(), s.a().completed(), s.b().completed());
   }
@@ -156,11 +161,13 @@ public final class CompareReport {
     }
   }
 
-  private static String ci(double alpha) {
+  /** {@code "95% CI"} at level 1 − α. */
+  public static String ci(double alpha) {
     return String.format(Locale.ROOT, "%.0f%% CI", 100 * (1 - alpha));
   }
 
-  static String footnote(StageComparison.Settings s) {
+  /** How the rows were tested, in one paragraph. */
+  public static String footnote(StageComparison.Settings s) {
     return "p: two-sided, Holm-adjusted over the tested rows of each stage; significant when p < "
         + s.alpha() + ", negligible when the change is under " + percent(s.minChangePercent())
         + " of A. p50 rows: Mann-Whitney U on per-request values; tail rows: bootstrap of the"

@@ -45,7 +45,7 @@ public final class CostReport {
   }
 
   /** Money with 4 significant digits, down to tiny per-request amounts: 0.0003472, 10800. */
-  static String money(double v) {
+  public static String money(double v) {
     if (!Double.isFinite(v)) {
       return "-";
     }

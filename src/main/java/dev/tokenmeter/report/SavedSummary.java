@@ -1,7 +1,9 @@
 package dev.tokenmeter.report;
 
+import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.Repeats;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -18,6 +20,9 @@ import org.HdrHistogram.Histogram;
  * @param partialReason {@code "interrupted"}, {@code "error"}, or null when complete
  * @param partialDetail why the run is partial, in words; null when complete
  * @param simulation {@code settings.simulation}: null for a measured run
+ * @param repeats {@code repeats} ({@code --repeat N}): per planned stage the mean and interval of
+ *     the headline metrics over its repeats; null without repeats
+ * @param pricing {@code pricing}: the prices the stages were costed with; null without prices
  */
 public record SavedSummary(
     String schemaVersion,
@@ -32,10 +37,31 @@ public record SavedSummary(
     String partialReason,
     List<Stage> stages,
     String partialDetail,
-    Simulation simulation) {
+    Simulation simulation,
+    Repeats repeats,
+    Cost.Model pricing) {
 
   public SavedSummary {
     stages = List.copyOf(stages);
+  }
+
+  /** Without repeats and pricing. */
+  public SavedSummary(
+      String schemaVersion,
+      String toolName,
+      String toolVersion,
+      Instant startedAt,
+      Instant endedAt,
+      String targetUrl,
+      String api,
+      String model,
+      boolean partial,
+      String partialReason,
+      List<Stage> stages,
+      String partialDetail,
+      Simulation simulation) {
+    this(schemaVersion, toolName, toolVersion, startedAt, endedAt, targetUrl, api, model, partial,
+        partialReason, stages, partialDetail, simulation, null, null);
   }
 
   /** The headline fields only: a measured run, no partial detail. */
@@ -52,7 +78,21 @@ public record SavedSummary(
       String partialReason,
       List<Stage> stages) {
     this(schemaVersion, toolName, toolVersion, startedAt, endedAt, targetUrl, api, model, partial,
-        partialReason, stages, null, null);
+        partialReason, stages, null, null, null, null);
+  }
+
+  /**
+   * The stage whose {@link Stage#index()} is {@code index}.
+   *
+   * @throws IllegalArgumentException when there is none
+   */
+  public Stage stage(int index) {
+    for (Stage st : stages) {
+      if (st.index() == index) {
+        return st;
+      }
+    }
+    throw new IllegalArgumentException("no stage " + index);
   }
 
   /** Whether the times and rates are predictions of {@code tokenmeter simulate}, not measurements. */

@@ -1,5 +1,6 @@
 package dev.tokenmeter.report;
 
+import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Distribution;
 import java.util.List;
 
@@ -21,6 +22,7 @@ import java.util.List;
  *     tokens.words_per_output_token}); NaN when the file does not have it
  * @param health {@code client_health}; null when absent
  * @param series {@code time_series}; null when absent
+ * @param cost {@code cost}: what the stage costs under the run's pricing; null without pricing
  */
 public record StageDetail(
     String loadModel,
@@ -32,11 +34,28 @@ public record StageDetail(
     String steadyStateReason,
     double wordsPerOutputToken,
     Health health,
-    Series series) {
+    Series series,
+    Cost.StageCost cost) {
 
   /** No detail: a stage built from headline numbers. */
   public static final StageDetail NONE =
       new StageDetail(null, 0, Double.NaN, Double.NaN, Double.NaN, false, null, Double.NaN, null, null);
+
+  /** Without cost. */
+  public StageDetail(
+      String loadModel,
+      int concurrency,
+      double ratePerSecond,
+      double windowStartSeconds,
+      double windowEndSeconds,
+      boolean windowComplete,
+      String steadyStateReason,
+      double wordsPerOutputToken,
+      Health health,
+      Series series) {
+    this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
+        steadyStateReason, wordsPerOutputToken, health, series, null);
+  }
 
   /** Whether the stage ran a closed loop (virtual users) rather than an open one (a rate). */
   public boolean closed() {

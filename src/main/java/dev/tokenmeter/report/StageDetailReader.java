@@ -42,7 +42,8 @@ final class StageDetailReader {
         steady.path("reason").asText(null),
         number(s.path("tokens").path("words_per_output_token")),
         health(s.path("client_health")),
-        series(s.path("time_series")));
+        series(s.path("time_series")),
+        RepeatsCostReader.cost(s));
   }
 
   private static StageDetail.Health health(JsonNode h) throws IOException {
@@ -103,7 +104,7 @@ final class StageDetailReader {
   }
 
   /** A JSON number, or NaN for null, a missing field or anything else. */
-  private static double number(JsonNode v) {
+  static double number(JsonNode v) {
     return v != null && v.isNumber() ? v.asDouble() : Double.NaN;
   }
 }

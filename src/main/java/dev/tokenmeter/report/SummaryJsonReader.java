@@ -68,7 +68,9 @@ public final class SummaryJsonReader {
         text(root, "partial_reason"),
         stages,
         text(root, "partial_detail"),
-        StageDetailReader.simulation(root));
+        StageDetailReader.simulation(root),
+        RepeatsCostReader.repeats(root),
+        RepeatsCostReader.pricing(root));
   }
 
   private static SavedSummary.Stage stage(JsonNode s) throws IOException {

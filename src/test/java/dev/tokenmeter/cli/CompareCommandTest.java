@@ -11,8 +11,6 @@ import dev.tokenmeter.simulator.engine.Roofline;
 import dev.tokenmeter.testkit.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,8 +25,8 @@ class CompareCommandTest {
     // roofline's iteration time; an A100 80GB reads weights at 2,039 GB/s against the H100's 3,350.
     String[] plan = {"--concurrency", "1", "--input-tokens", "100", "--output-tokens", "32",
         "--duration", "20s", "--warmup", "1s", "--cooldown", "0s", "--seed", "3"};
-    simulate(dir.resolve("h100"), plan, "--gpu", "h100-sxm");
-    simulate(dir.resolve("a100"), plan, "--gpu", "a100-80gb");
+    Cli.simulate(dir.resolve("h100"), plan, "--gpu", "h100-sxm");
+    Cli.simulate(dir.resolve("a100"), plan, "--gpu", "a100-80gb");
     double expected = tpotNanos("a100-80gb") / tpotNanos("h100-sxm"); // 1.59
 
     Cli.Result r = Cli.run("compare", dir.resolve("h100").toString(), dir.resolve("a100").toString(),
@@ -62,8 +60,8 @@ class CompareCommandTest {
   void theSameDeploymentTwiceShowsNoDifference(@TempDir Path dir) throws Exception {
     String[] plan = {"--concurrency", "8", "--input-tokens", "uniform:50,500", "--output-tokens", "uniform:20,120",
         "--duration", "20s", "--warmup", "2s", "--cooldown", "1s"};
-    simulate(dir.resolve("a"), plan, "--seed", "1");
-    simulate(dir.resolve("b"), plan, "--seed", "2");
+    Cli.simulate(dir.resolve("a"), plan, "--seed", "1");
+    Cli.simulate(dir.resolve("b"), plan, "--seed", "2");
     Cli.Result r = Cli.run("compare", dir.resolve("a").toString(), dir.resolve("b").toString(),
         "--json", dir.resolve("cmp.json").toString());
     assertThat(r.exitCode()).as(r.both()).isZero();
@@ -81,9 +79,9 @@ class CompareCommandTest {
 
   @Test
   void differentSweepsCompareWhatTheyShare(@TempDir Path dir) {
-    simulate(dir.resolve("a"), new String[] {"--concurrency", "1,4", "--output-tokens", "16", "--duration", "3s",
+    Cli.simulate(dir.resolve("a"), new String[] {"--concurrency", "1,4", "--output-tokens", "16", "--duration", "3s",
         "--warmup", "0s", "--cooldown", "0s"});
-    simulate(dir.resolve("b"), new String[] {"--concurrency", "4", "--output-tokens", "16", "--duration", "3s",
+    Cli.simulate(dir.resolve("b"), new String[] {"--concurrency", "4", "--output-tokens", "16", "--duration", "3s",
         "--warmup", "0s", "--cooldown", "0s"});
     Cli.Result r = Cli.run("compare", dir.resolve("a").toString(), dir.resolve("b").toString());
     assertThat(r.exitCode()).as(r.both()).isZero();
@@ -108,14 +106,6 @@ class CompareCommandTest {
     Roofline r = new Roofline(EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu(gpu)));
     int context = 100 + 16; // mid-way through a 32-token answer
     return r.iterationNanos(1, context, context);
-  }
-
-  private static void simulate(Path out, String[] plan, String... more) {
-    List<String> args = new ArrayList<>(List.of("simulate", "-q", "--out", out.toString()));
-    args.addAll(Arrays.asList(plan));
-    args.addAll(Arrays.asList(more));
-    Cli.Result r = Cli.run(args.toArray(String[]::new));
-    assertThat(r.exitCode()).as(r.both()).isZero();
   }
 
   private static String line(String text, String start) {

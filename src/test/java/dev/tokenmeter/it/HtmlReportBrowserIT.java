@@ -1,31 +1,22 @@
 package dev.tokenmeter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.testkit.Cli;
-import java.nio.file.Files;
+import dev.tokenmeter.testkit.HeadlessChromium;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
 
 /**
  * report.html in headless Chromium, opened from file:// with the network unused: it renders with no
@@ -33,72 +24,43 @@ import org.openqa.selenium.logging.LoggingPreferences;
  * numbers, and the headline names the right stage. The results folder is a real one, written by
  * {@code tokenmeter simulate} in-process (virtual time: a second).
  *
- * <p>Needs {@code /usr/bin/chromium} and {@code /usr/bin/chromedriver} (scripts/ensure-chromium.sh
- * installs them). Without them the test is skipped, or fails when {@code TOKENMETER_REQUIRE_BROWSER=1}
- * (as in .ci/run). The driver path is set explicitly, so Selenium Manager never goes online.
+ * <p>Needs headless Chromium ({@link HeadlessChromium}: skipped without it, unless required).
  */
 @Timeout(120)
 class HtmlReportBrowserIT {
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir static Path tmp;
+  private static HeadlessChromium browser;
   private static ChromeDriver driver;
   private static JsonNode summary;
-  private static List<LogEntry> console;
 
   @BeforeAll
   static void renderAndOpen() throws Exception {
-    boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-    if (!present && "1".equals(System.getenv("TOKENMETER_REQUIRE_BROWSER"))) {
-      fail("TOKENMETER_REQUIRE_BROWSER=1 but " + CHROMIUM + " or " + CHROMEDRIVER
-          + " is missing: run scripts/ensure-chromium.sh");
-    }
-    assumeTrue(present, "headless Chromium not installed (" + CHROMIUM + ", " + CHROMEDRIVER
-        + "): run scripts/ensure-chromium.sh to run the report's browser test");
+    HeadlessChromium.assumeInstalled();
     Path dir = tmp.resolve("run");
     // 1, 64 and 256 users of the default model: per-user TPS halves by 256, so the run has a knee.
     Cli.Result r = Cli.run("simulate", "--concurrency", "256,1,64", "--duration", "8s", "--warmup", "2s",
         "--cooldown", "1s", "--input-tokens", "256", "--output-tokens", "uniform:64,256", "--out", dir.toString());
     assertThat(r.exitCode()).as(r.both()).isZero();
     summary = JSON.readTree(dir.resolve("summary.json").toFile());
-
-    // The driver named explicitly: Selenium Manager (which would look online) is never asked.
-    // (Through the system property: ChromeDriverService.Builder's class file makes javac warn.)
-    System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--window-size=1280,2000");
-    LoggingPreferences logs = new LoggingPreferences();
-    logs.enable(LogType.BROWSER, Level.ALL);
-    options.setCapability("goog:loggingPrefs", logs);
-    driver = new ChromeDriver(options);
-    driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
-    driver.get(dir.resolve("report.html").toUri().toString());
-    console = driver.manage().logs().get(LogType.BROWSER).getAll();
+    browser = HeadlessChromium.open(dir.resolve("report.html"));
+    driver = browser.driver();
   }
 
   @AfterAll
   static void close() {
-    if (driver != null) {
-      driver.quit();
+    if (browser != null) {
+      browser.close();
     }
   }
 
   private static Object js(String script) {
-    return ((JavascriptExecutor) driver).executeScript(script);
+    return browser.js(script);
   }
 
-  /** {@code data} of dataset {@code i} of the chart on canvas {@code id}, as numbers (y of points). */
-  @SuppressWarnings("unchecked")
   private static List<Double> plotted(String id, int dataset) {
-    List<Object> raw = (List<Object>) js("return window.tmCharts['" + id + "'].data.datasets[" + dataset
-        + "].data.map(v => v === null ? null : (typeof v === 'object' ? v.y : v));");
-    List<Double> out = new ArrayList<>();
-    raw.forEach(v -> out.add(v == null ? null : ((Number) v).doubleValue()));
-    return out;
+    return browser.plotted(id, dataset);
   }
 
   /** summary.json's stages in load order (the curve's order). */
@@ -111,9 +73,8 @@ class HtmlReportBrowserIT {
 
   @Test
   void rendersWithNoConsoleErrorsAndLoadsNothingFromElsewhere() {
-    assertThat(console).filteredOn(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
-        .as("SEVERE console entries").isEmpty();
-    assertThat(((Number) js("return performance.getEntriesByType('resource').length")).longValue()).isZero();
+    assertThat(browser.errors()).as("SEVERE console entries").isEmpty();
+    assertThat(browser.resourcesLoaded()).isZero();
     assertThat(js("return typeof Chart")).isEqualTo("function");
   }
 

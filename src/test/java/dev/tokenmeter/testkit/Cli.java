@@ -5,6 +5,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -28,6 +32,22 @@ public final class Cli {
     /** Both streams, for assertion messages. */
     public String both() {
       return "--- stdout ---\n" + out + "--- stderr ---\n" + err;
+    }
+  }
+
+  /**
+   * Runs {@code tokenmeter simulate -q --out OUT}, then the {@code plan} arguments, then {@code more}
+   * (a common plan and what differs between runs).
+   *
+   * @throws AssertionError with both streams when it does not exit 0
+   */
+  public static void simulate(Path out, String[] plan, String... more) {
+    List<String> args = new ArrayList<>(List.of("simulate", "-q", "--out", out.toString()));
+    args.addAll(Arrays.asList(plan));
+    args.addAll(Arrays.asList(more));
+    Result r = run(args.toArray(String[]::new));
+    if (r.exitCode() != 0) {
+      throw new AssertionError("simulate exited " + r.exitCode() + "\n" + r.both());
     }
   }
 

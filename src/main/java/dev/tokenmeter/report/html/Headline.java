@@ -1,6 +1,7 @@
 package dev.tokenmeter.report.html;
 
 import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.StageDetail;
 import java.util.ArrayList;
@@ -35,6 +36,8 @@ final class Headline {
    * @param perUserTps p50 of per-request decode TPS, tokens/s; NaN when no request had 2 tokens
    * @param slowUserTps p10 of per-request decode TPS, tokens/s
    * @param wordsPerToken measured words per output token; NaN when not measured
+   * @param group with {@code --repeat}: the planned stage's repeats, whose means the values are
+   *     ({@code stage} is then its first repeat); null without repeats
    */
   record Point(
       int stage,
@@ -44,7 +47,14 @@ final class Headline {
       double perUserTps,
       double slowUserTps,
       double aggregateTps,
-      double wordsPerToken) {
+      double wordsPerToken,
+      Repeats.Group group) {
+
+    /** One stage's point, without repeats. */
+    Point(int stage, String label, boolean closed, double load, double perUserTps, double slowUserTps,
+        double aggregateTps, double wordsPerToken) {
+      this(stage, label, closed, load, perUserTps, slowUserTps, aggregateTps, wordsPerToken, null);
+    }
 
     /** "25 concurrent users", "8 requests/s", or the stage label when the load is unknown. */
     String loadPhrase() {
@@ -73,14 +83,24 @@ final class Headline {
    */
   record Knee(int position, double limitTps, boolean byFraction) {}
 
-  /** The stages as points, in order of load when every stage has one of the same kind. */
+  /**
+   * The stages as points, in order of load when every stage has one of the same kind. With repeats
+   * one point per planned stage, the means over its repeats: N repeats of a load are one load.
+   */
   static List<Point> points(SavedSummary s) {
     List<Point> points = new ArrayList<>();
-    for (SavedSummary.Stage st : s.stages()) {
+    for (Repeats.Group g : s.repeats() == null ? List.<Repeats.Group>of() : s.repeats().groups()) {
+      if (!g.stages().isEmpty()) {
+        StageDetail d = s.stage(g.stages().get(0)).detail();
+        points.add(new Point(g.stages().get(0), g.label(), d.loadModel() == null || d.closed(), load(d),
+            g.estimate(Repeats.Headline.DECODE_TPS_P50).mean(), g.estimate(Repeats.Headline.DECODE_TPS_P10).mean(),
+            g.estimate(Repeats.Headline.OUTPUT_TPS).mean(), d.wordsPerOutputToken(), g));
+      }
+    }
+    for (SavedSummary.Stage st : s.repeats() == null ? s.stages() : List.<SavedSummary.Stage>of()) {
       StageDetail d = st.detail();
       Distribution decode = st.metrics().getOrDefault("decode_tps", Distribution.EMPTY);
-      double load = d.loadModel() == null ? Double.NaN : d.closed() ? d.concurrency() : d.ratePerSecond();
-      points.add(new Point(st.index(), st.label(), d.loadModel() == null || d.closed(), load,
+      points.add(new Point(st.index(), st.label(), d.loadModel() == null || d.closed(), load(d),
           decode.count() > 0 ? decode.p50() : Double.NaN, decode.count() > 0 ? decode.p10() : Double.NaN,
           st.outputTokensPerSecond(), d.wordsPerOutputToken()));
     }
@@ -90,6 +110,26 @@ final class Headline {
       points.sort(Comparator.comparingDouble(Point::load)); // stable: equal loads keep run order
     }
     return points;
+  }
+
+  private static double load(StageDetail d) {
+    return d.loadModel() == null ? Double.NaN : d.closed() ? d.concurrency() : d.ratePerSecond();
+  }
+
+  /**
+   * A stage's name in tables and legends: its label, and with repeats which repeat it is ("c=8,
+   * repeat 2 of 3").
+   */
+  static String stageName(SavedSummary s, SavedSummary.Stage st) {
+    if (s.repeats() != null) {
+      for (Repeats.Group g : s.repeats().groups()) {
+        int k = g.stages().indexOf(st.index());
+        if (k >= 0) {
+          return st.label() + ", repeat " + (k + 1) + " of " + s.repeats().count();
+        }
+      }
+    }
+    return st.label();
   }
 
   /**
@@ -114,6 +154,19 @@ final class Headline {
     return null;
   }
 
+  /**
+   * The point the answer names: the last load before the knee, or the heaviest when there is no
+   * knee; null when no stage measured a per-user TPS.
+   */
+  static Point answer(SavedSummary s) {
+    List<Point> measured = points(s).stream().filter(p -> !Double.isNaN(p.perUserTps())).toList();
+    return measured.isEmpty() ? null : answer(measured, knee(measured, FLUID_TPS, KNEE_FRACTION));
+  }
+
+  private static Point answer(List<Point> measured, Knee knee) {
+    return knee == null ? measured.get(measured.size() - 1) : measured.get(Math.max(0, knee.position() - 1));
+  }
+
   /** The headline sentences, in order; the first is the answer. */
   static List<String> sentences(SavedSummary s) {
     List<Point> points = points(s);
@@ -127,8 +180,7 @@ final class Headline {
       return out;
     }
     Knee knee = knee(measured, FLUID_TPS, KNEE_FRACTION);
-    Point answer = knee == null ? measured.get(measured.size() - 1)
-        : measured.get(Math.max(0, knee.position() - 1));
+    Point answer = answer(measured, knee);
     String at = knee != null && knee.position() == 0 && measured.size() > 1
         ? "Even at the lightest load, " + answer.loadPhrase() + ", each user" + sees + "only "
         : "At " + answer.loadPhrase() + " each user" + sees;

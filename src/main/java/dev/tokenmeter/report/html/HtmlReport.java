@@ -3,20 +3,14 @@ package dev.tokenmeter.report.html;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.SummaryJsonReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Renders {@code report.html}: one self-contained page (the chart library, styles, script and data
@@ -34,11 +28,6 @@ public final class HtmlReport {
   /** The report's file name inside a results folder. */
   public static final String FILE_NAME = "report.html";
 
-  private static final String RESOURCES = "/dev/tokenmeter/report/html/";
-  private static final String CHARTJS_POM =
-      "/META-INF/maven/org.webjars.npm/chart.js/pom.properties";
-  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
-
   private HtmlReport() {}
 
   /** Renders {@code dir/summary.json} into {@code dir/report.html}; returns the page's path. */
@@ -55,10 +44,7 @@ public final class HtmlReport {
    */
   public static void write(Path dir, Path out) throws IOException {
     SavedSummary summary = SummaryJsonReader.read(dir.resolve("summary.json"));
-    String page = render(summary, metricsDocHref(out.toAbsolutePath().getParent()));
-    Path tmp = out.resolveSibling(out.getFileName() + ".tmp");
-    Files.writeString(tmp, page, StandardCharsets.UTF_8);
-    Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Page.write(out, render(summary, Page.metricsDocHrefFor(out)));
   }
 
   /**
@@ -89,18 +75,14 @@ public final class HtmlReport {
   public static String render(SavedSummary s, String metricsDocHref) throws IOException {
     Map<String, String> values = Map.ofEntries(
         Map.entry("title", Html.esc(title(s))),
-        Map.entry("style", resource("report.css")),
         Map.entry("banner", Sections.banner(s)),
         Map.entry("headline", headline(s)),
         Map.entry("scale", Html.esc(Headline.scale())),
         Map.entry("stage_figures", Sections.stageFigures(s)),
         Map.entry("run", Sections.run(s)),
         Map.entry("tables", Tables.all(s, metricsDocHref)),
-        Map.entry("data", PageData.json(PageData.of(s))),
-        Map.entry("chartjs", ChartJs.SOURCE),
-        Map.entry("chartjs_version", Html.esc(ChartJs.VERSION)),
-        Map.entry("script", resource("report.js")));
-    return fill(resource("report.html"), values);
+        Map.entry("nav_extra", navExtra(s)));
+    return Page.render(title(s), Page.fill(Page.resource("report.html"), values), PageData.of(s), "report.js");
   }
 
   private static String title(SavedSummary s) {
@@ -115,6 +97,14 @@ public final class HtmlReport {
       b.append(i == 0 ? "<p class=\"answer\" id=\"answer\">" : "<p class=\"knee\">")
           .append(Html.esc(sentences.get(i))).append("</p>\n");
     }
+    String repeats = RepeatsCost.repeatsSentence(s);
+    if (repeats != null) {
+      b.append("<p class=\"knee\" id=\"repeats-answer\">").append(Html.esc(repeats)).append("</p>\n");
+    }
+    String cost = RepeatsCost.costSentence(s);
+    if (cost != null) {
+      b.append("<p class=\"knee\" id=\"cost-answer\">").append(Html.esc(cost)).append("</p>\n");
+    }
     String bottleneck = Headline.bottleneck(s);
     if (bottleneck != null) {
       b.append("<p class=\"banner\" id=\"bottleneck\">").append(Html.esc(bottleneck)).append("</p>\n");
@@ -122,42 +112,10 @@ public final class HtmlReport {
     return b.toString();
   }
 
-  /** Replaces each {{name}} of the template in one pass, so inserted text is never rescanned. */
-  static String fill(String template, Map<String, String> values) {
-    Matcher m = PLACEHOLDER.matcher(template);
-    StringBuilder b = new StringBuilder(template.length() + 300_000);
-    while (m.find()) {
-      String v = values.get(m.group(1));
-      if (v == null) {
-        throw new IllegalStateException("report template names unknown {{" + m.group(1) + "}}");
-      }
-      m.appendReplacement(b, Matcher.quoteReplacement(v));
-    }
-    m.appendTail(b);
-    return b.toString();
-  }
-
-  /**
-   * The path from {@code reportDir} to docs/METRICS.md of the checkout the folder lies in (results
-   * land in {@code results/} of the project by default), or null when there is none above it.
-   */
-  static String metricsDocHref(Path reportDir) {
-    for (Path p = reportDir; p != null; p = p.getParent()) {
-      Path doc = p.resolve("docs").resolve("METRICS.md");
-      if (Files.isRegularFile(doc)) {
-        return reportDir.relativize(doc).toString().replace('\\', '/');
-      }
-    }
-    return null;
-  }
-
-  static String resource(String name) throws IOException {
-    try (InputStream in = HtmlReport.class.getResourceAsStream(RESOURCES + name)) {
-      if (in == null) {
-        throw new IOException("resource " + name + " missing from the tokenmeter jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
+  /** Contents links to the repeats and cost sections, when the run has them. */
+  private static String navExtra(SavedSummary s) {
+    return (s.repeats() == null ? "" : " · <a href=\"#repeats\">Repeats</a>")
+        + (s.pricing() == null ? "" : " · <a href=\"#cost\">Cost</a>");
   }
 
   static String duration(SavedSummary s) {
@@ -167,36 +125,5 @@ public final class HtmlReport {
 
   static String instant(java.time.Instant t) {
     return DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
-  }
-
-  /** Chart.js, read once from its webjar on the class path (a runtime dependency). */
-  static final class ChartJs {
-    static final String VERSION;
-    static final String SOURCE;
-
-    static {
-      try (InputStream pom = HtmlReport.class.getResourceAsStream(CHARTJS_POM)) {
-        if (pom == null) {
-          throw new IllegalStateException("the Chart.js webjar is missing from the class path");
-        }
-        Properties p = new Properties();
-        p.load(pom);
-        VERSION = p.getProperty("version");
-        String path = "/META-INF/resources/webjars/chart.js/" + VERSION + "/dist/chart.umd.min.js";
-        try (InputStream js = HtmlReport.class.getResourceAsStream(path)) {
-          if (js == null) {
-            throw new IllegalStateException(path + " is missing from the class path");
-          }
-          // The source-map comment would make a browser's devtools look for a file that is not there.
-          SOURCE = new String(js.readAllBytes(), StandardCharsets.UTF_8)
-              .replaceAll("//# sourceMappingURL=\\S*\\s*$", "")
-              .replace("</script", "<\\/script");
-        }
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
-
-    private ChartJs() {}
   }
 }

@@ -1,5 +1,7 @@
 package dev.tokenmeter.report.html;
 
+import dev.tokenmeter.core.analysis.ComparedQuantity;
+
 /**
  * The metrics report.html names, each with its unit, a one-line definition and the section of
  * {@code docs/METRICS.md} that defines it exactly ({@link #anchor()}: the GitHub-style anchor of
@@ -41,7 +43,28 @@ enum MetricDoc {
   LOOP_CPU("Event-loop CPU", "% of one core", Section.CLIENT_HEALTH,
       "CPU time of the event-loop thread; above 90% the client is the bottleneck"),
   TOKENS_PER_CPU_S("Tokens per CPU-second", "tokens/CPU-s", Section.CLIENT_HEALTH,
-      "output tokens received per CPU-second the client spent");
+      "output tokens received per CPU-second the client spent"),
+  ERROR_RATE("Error rate", "%", Section.COMPARING,
+      "failed / (completed + failed) measured requests, in percent"),
+  REPEAT_MEAN("Mean ± half-width", "", Section.REPEATS,
+      "over the n repeats of a planned stage: the mean m of the stage's values and the half-width"
+          + " t(1 − α/2, n − 1) · s / √n of the confidence interval of that mean (s: sample standard deviation)"),
+  REPEAT_CV("CV", "%", Section.REPEATS, "coefficient of variation over the repeats: s / |m|"),
+  COST_PER_REQUEST("Per request", "", Section.COST,
+      "token pricing: mean input tokens · price in / 1e6 + mean output tokens · price out / 1e6;"
+          + " GPU pricing: GPUs · price per GPU-hour / 3600 / requests per second"),
+  COST_PER_1M_OUTPUT("Per 1M output tokens", "", Section.COST,
+      "token pricing: per request / mean output tokens · 1e6 (input included);"
+          + " GPU pricing: GPUs · price per GPU-hour / 3600 / output tokens per second · 1e6"),
+  COST_PER_CONVERSATION("Per conversation", "", Section.COST, "per request · the turns of a conversation"),
+  COST_PER_MONTH("Per month", "", Section.COST,
+      "30 days of the traffic given: token pricing per request · requests; GPU pricing the deployments"
+          + " needed, rented around the clock"),
+  DEPLOYMENTS("Deployments", "", Section.COST,
+      "GPU pricing: ceil(traffic per second / the stage's requests per second) deployments of the GPUs given"),
+  SIGNIFICANCE("Verdict", "", Section.COMPARING,
+      "significant when the Holm-adjusted p-value is below α; then better or worse in the row's own sense,"
+          + " or negligible when the change is under --min-change of A's value");
 
   private final String label;
   private final String unit;
@@ -68,6 +91,20 @@ enum MetricDoc {
     return definition;
   }
 
+  /** The definition a compared quantity (and a repeats headline metric of the same name) links to. */
+  static MetricDoc of(ComparedQuantity q) {
+    return switch (q) {
+      case TTFT_P50, TTFT_P99 -> TTFT;
+      case TPOT_P50, TPOT_P99 -> TPOT;
+      case ITL_P50, ITL_P99 -> ITL;
+      case E2E_P50, E2E_P99 -> E2E;
+      case DECODE_TPS_P50, DECODE_TPS_P10 -> DECODE_TPS;
+      case OUTPUT_TPS -> OUTPUT_TPS;
+      case REQUEST_RATE -> REQUESTS_PER_S;
+      case ERROR_RATE -> ERROR_RATE;
+    };
+  }
+
   /** Id of this metric's entry in the page's definitions list. */
   String id() {
     return "def-" + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
@@ -76,6 +113,10 @@ enum MetricDoc {
   /** GitHub-style anchor of the METRICS.md heading that defines it. */
   String anchor() {
     return section.anchor;
+  }
+
+  Section section() {
+    return section;
   }
 
   /** Title of that heading, for the link text. */
@@ -89,7 +130,10 @@ enum MetricDoc {
     PER_STAGE("per-stage-stagerecorder-stageresult", "Per stage"),
     STEADY_STATE("steady-state", "Steady state"),
     CLIENT_HEALTH("client-health", "Client health"),
-    ERRORS("error-classes", "Error classes");
+    ERRORS("error-classes", "Error classes"),
+    COMPARING("comparing-runs-tokenmeter-compare", "Comparing runs"),
+    REPEATS("repeats---repeat-n-repeats", "Repeats"),
+    COST("cost---price-in--price-out---gpu-cost-cost", "Cost");
 
     final String anchor;
     final String title;

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.Repeats;
+import dev.tokenmeter.report.Cdf;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.StageDetail;
 import java.util.List;
@@ -17,13 +19,13 @@ import org.HdrHistogram.Histogram;
  * NaN becomes null. Pure function of a {@link SavedSummary}.
  *
  * <p>Layout: {@code simulated, loadAxis, fluidTps, curve[]} (stages in load order: label, load,
- * aggregate TPS, per-user p50/p10, TTFT and TPOT p50/p90/p99), {@code stages[]} (run order:
+ * aggregate TPS, per-user p50/p10, TTFT and TPOT p50/p90/p99; with repeats one point per planned
+ * stage, the means over its repeats and their intervals {@code ci}, and {@code repeats}: count and
+ * confidence), {@code stages[]} (run order:
  * per-second series with phases, TTFT and ITL CDF points, client health), {@code lengths}.
  */
 final class PageData {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  /** CDF points at these percentiles: every 1% plus the tail, 103 points per curve. */
-  private static final double[] CDF_PERCENTILES = cdfPercentiles();
   /** At most this many bars in a length distribution. */
   static final int MAX_LENGTH_BINS = 40;
 
@@ -39,7 +41,7 @@ final class PageData {
     root.put("fluidTps", Headline.FLUID_TPS);
     ArrayNode curve = root.putArray("curve");
     for (Headline.Point p : points) {
-      SavedSummary.Stage st = s.stages().stream().filter(x -> x.index() == p.stage()).findFirst().orElseThrow();
+      SavedSummary.Stage st = s.stage(p.stage());
       ObjectNode c = curve.addObject();
       c.put("stage", p.stage());
       c.put("label", p.label());
@@ -47,12 +49,19 @@ final class PageData {
       num(c, "aggTps", p.aggregateTps());
       num(c, "userP50", p.perUserTps());
       num(c, "userP10", p.slowUserTps());
-      percentiles(c.putObject("ttft"), st.metrics().get(Metric.TTFT.reportKey()));
-      percentiles(c.putObject("tpot"), st.metrics().get(Metric.TPOT.reportKey()));
+      if (p.group() == null) {
+        percentiles(c.putObject("ttft"), st.metrics().get(Metric.TTFT.reportKey()));
+        percentiles(c.putObject("tpot"), st.metrics().get(Metric.TPOT.reportKey()));
+      } else {
+        repeats(c, p.group());
+      }
+    }
+    if (s.repeats() != null) {
+      root.putObject("repeats").put("count", s.repeats().count()).put("confidence", s.repeats().confidence());
     }
     ArrayNode stages = root.putArray("stages");
     for (SavedSummary.Stage st : s.stages()) {
-      stages.add(stage(st));
+      stages.add(stage(s, st));
     }
     ObjectNode lengths = root.putObject("lengths");
     lengths(lengths.putObject("input"), merged(s, Metric.INPUT_TOKENS));
@@ -60,10 +69,10 @@ final class PageData {
     return root;
   }
 
-  private static ObjectNode stage(SavedSummary.Stage st) {
+  private static ObjectNode stage(SavedSummary s, SavedSummary.Stage st) {
     ObjectNode o = MAPPER.createObjectNode();
     o.put("index", st.index());
-    o.put("label", st.label());
+    o.put("label", Headline.stageName(s, st));
     StageDetail d = st.detail();
     StageDetail.Series ts = d.series();
     if (ts != null) {
@@ -107,6 +116,36 @@ final class PageData {
     return o;
   }
 
+  /**
+   * A planned stage's point with repeats: TTFT and TPOT p50 and p99 as the means over the repeats
+   * (no p90: summary.json's repeats do not have it), and {@code ci}, the confidence interval
+   * {@code [low, high]} of each plotted mean.
+   */
+  private static void repeats(ObjectNode c, Repeats.Group g) {
+    ObjectNode ttft = c.putObject("ttft");
+    num(ttft, "p50", g.estimate(Repeats.Headline.TTFT_P50).mean());
+    ttft.putNull("p90");
+    num(ttft, "p99", g.estimate(Repeats.Headline.TTFT_P99).mean());
+    ObjectNode tpot = c.putObject("tpot");
+    num(tpot, "p50", g.estimate(Repeats.Headline.TPOT_P50).mean());
+    tpot.putNull("p90");
+    num(tpot, "p99", g.estimate(Repeats.Headline.TPOT_P99).mean());
+    ObjectNode ci = c.putObject("ci");
+    interval(ci, "userP50", g.estimate(Repeats.Headline.DECODE_TPS_P50));
+    interval(ci, "userP10", g.estimate(Repeats.Headline.DECODE_TPS_P10));
+    interval(ci, "aggTps", g.estimate(Repeats.Headline.OUTPUT_TPS));
+    interval(ci, "ttftP50", g.estimate(Repeats.Headline.TTFT_P50));
+    interval(ci, "ttftP99", g.estimate(Repeats.Headline.TTFT_P99));
+    interval(ci, "tpotP50", g.estimate(Repeats.Headline.TPOT_P50));
+    interval(ci, "tpotP99", g.estimate(Repeats.Headline.TPOT_P99));
+  }
+
+  private static void interval(ObjectNode ci, String field, Repeats.Estimate e) {
+    ArrayNode a = ci.putArray(field);
+    num(a, e.low());
+    num(a, e.high());
+  }
+
   private static void percentiles(ObjectNode o, Distribution d) {
     Distribution x = d == null ? Distribution.EMPTY : d;
     num(o, "p50", x.p50());
@@ -114,28 +153,14 @@ final class PageData {
     num(o, "p99", x.p99());
   }
 
-  /** {@code [value, fraction]} pairs in report units: the CDF at every 1% and at the tail. */
+  /** {@code [value, fraction]} pairs in report units: the CDF at every 1% and at the tail ({@link Cdf}). */
   static void cdf(ArrayNode out, Histogram h, Metric m) {
-    if (h == null || h.getTotalCount() == 0) {
-      return;
-    }
-    double unit = m.unit().perReportUnit();
-    for (double p : CDF_PERCENTILES) {
+    double[] values = Cdf.values(h, m);
+    for (int i = 0; i < values.length; i++) {
       ArrayNode point = out.addArray();
-      num(point, h.getValueAtPercentile(p) / unit);
-      point.add(p / 100);
+      num(point, values[i]);
+      point.add(Cdf.fraction(i));
     }
-  }
-
-  private static double[] cdfPercentiles() {
-    double[] p = new double[103];
-    for (int i = 0; i <= 100; i++) {
-      p[i] = i;
-    }
-    p[101] = 99.9;
-    p[102] = 99.99;
-    java.util.Arrays.sort(p);
-    return p;
   }
 
   /** One histogram of {@code m} over every stage's measured requests. */
@@ -192,15 +217,6 @@ final class PageData {
       a.add(v);
     } else {
       a.addNull();
-    }
-  }
-
-  /** The JSON text, safe inside a {@code <script>} element ({@code <} escaped as \u003c). */
-  static String json(ObjectNode data) {
-    try {
-      return MAPPER.writeValueAsString(data).replace("<", "\\u003c");
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

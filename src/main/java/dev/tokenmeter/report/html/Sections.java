@@ -35,7 +35,7 @@ final class Sections {
     for (SavedSummary.Stage st : s.stages()) {
       int i = st.index();
       StageDetail d = st.detail();
-      String label = "Stage " + (i + 1) + ": " + st.label();
+      String label = "Stage " + (i + 1) + ": " + Headline.stageName(s, st);
       b.append("<section class=\"stage\" aria-labelledby=\"stage-").append(i).append("\">\n<h3 id=\"stage-")
           .append(i).append("\">").append(Html.esc(label)).append("</h3>\n");
       if (d.steadyStateReason() != null) {

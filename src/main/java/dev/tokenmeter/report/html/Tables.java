@@ -51,7 +51,13 @@ final class Tables {
         new Column(MetricDoc.TOKENS_PER_CPU_S, "", st -> health(st, h -> num(h.outputTokensPerCpuSecond()))),
         new Column(null, "Verdict", st -> health(st, h -> h.bottleneck()
             ? "client is the bottleneck: " + String.join("; ", h.reasons()) : "ok")))));
-    b.append(definitions(metricsDocHref));
+    if (s.repeats() != null) {
+      b.append("<h2 id=\"repeats\">Repeats</h2>\n").append(RepeatsCost.repeatsTable(s));
+    }
+    if (s.pricing() != null) {
+      b.append("<h2 id=\"cost\">Cost</h2>\n").append(RepeatsCost.costTables(s));
+    }
+    b.append(definitions(metricsDocHref, shown(s)));
     return b.toString();
   }
 
@@ -64,7 +70,7 @@ final class Tables {
     }
     b.append("</tr></thead>\n<tbody>\n");
     for (SavedSummary.Stage st : s.stages()) {
-      b.append("<tr><th scope=\"row\">").append(Html.esc(st.label())).append("</th>");
+      b.append("<tr><th scope=\"row\">").append(Html.esc(Headline.stageName(s, st))).append("</th>");
       for (Column c : columns) {
         b.append("<td>").append(Html.esc(c.cell().apply(st))).append("</td>");
       }
@@ -97,7 +103,7 @@ final class Tables {
     }
     b.append("</tr></thead>\n<tbody>\n");
     for (SavedSummary.Stage st : s.stages()) {
-      b.append("<tr><th scope=\"row\">").append(Html.esc(st.label())).append("</th>");
+      b.append("<tr><th scope=\"row\">").append(Html.esc(Headline.stageName(s, st))).append("</th>");
       for (String c : classes) {
         b.append("<td>").append(st.errors().getOrDefault(c, 0L)).append("</td>");
       }
@@ -106,10 +112,20 @@ final class Tables {
     return b.append("</tbody></table></div>\n").toString();
   }
 
-  /** The definitions list: one entry per metric, linked to its section of METRICS.md. */
-  static String definitions(String metricsDocHref) {
+  /** The metrics report.html names for {@code s}: repeats' and cost's only when it has them. */
+  static List<MetricDoc> shown(SavedSummary s) {
+    return java.util.Arrays.stream(MetricDoc.values()).filter(m -> switch (m.section()) {
+      case COMPARING -> m == MetricDoc.ERROR_RATE && s.repeats() != null;
+      case REPEATS -> s.repeats() != null;
+      case COST -> s.pricing() != null;
+      default -> true;
+    }).toList();
+  }
+
+  /** The definitions list of {@code metrics} only. */
+  static String definitions(String metricsDocHref, List<MetricDoc> metrics) {
     StringBuilder b = new StringBuilder("<h2 id=\"definitions\">Definitions</h2>\n<dl class=\"defs\">\n");
-    for (MetricDoc m : MetricDoc.values()) {
+    for (MetricDoc m : metrics) {
       String source = "docs/METRICS.md § " + m.sectionTitle();
       String link = metricsDocHref == null ? Html.esc(source)
           : "<a href=\"" + Html.esc(metricsDocHref) + "#" + m.anchor() + "\">" + Html.esc(source) + "</a>";

@@ -1,74 +1,46 @@
-// Draws report.html's charts from the tm-data JSON with the inlined Chart.js. Every chart is kept
-// in window.tmCharts by canvas id (the browser test reads the plotted data back from there).
+// Draws report.html's charts from the tm-data JSON with the helpers of charts.js (tm).
 (function () {
   'use strict';
-  const data = JSON.parse(document.getElementById('tm-data').textContent);
-  const css = getComputedStyle(document.documentElement);
-  const color = (name) => css.getPropertyValue('--' + name).trim();
-  const palette = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map(color);
-  const pick = (i) => palette[i % palette.length];
-  Chart.defaults.color = color('muted');
-  Chart.defaults.borderColor = color('line');
-  Chart.defaults.animation = false;
-  Chart.defaults.maintainAspectRatio = false;
-  Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", sans-serif';
-  const charts = {};
-  window.tmCharts = charts;
-
-  function make(id, config) {
-    const canvas = document.getElementById(id);
-    if (canvas) {
-      charts[id] = new Chart(canvas, config);
-    }
-  }
-  function axis(title, extra) {
-    return Object.assign({ title: { display: true, text: title } }, extra || {});
-  }
-  function line(label, values, i, extra) {
-    return Object.assign({ label: label, data: values, borderColor: pick(i), backgroundColor: pick(i),
-      pointRadius: 3, borderWidth: 2, spanGaps: false }, extra || {});
-  }
-
-  // Shades warm-up and cool-down behind a stage's series (options.plugins.phaseShade.phases).
-  const phaseShade = {
-    id: 'phaseShade',
-    beforeDatasetsDraw(chart, args, opts) {
-      const area = chart.chartArea;
-      const x = chart.scales.x;
-      chart.ctx.save();
-      chart.ctx.fillStyle = color('shade');
-      for (const [name, start, end] of (opts.phases || [])) {
-        if (name === 'measured' || start === null || end === null) continue;
-        const x0 = Math.max(area.left, x.getPixelForValue(start));
-        const x1 = Math.min(area.right, x.getPixelForValue(end));
-        if (x1 > x0) chart.ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
-      }
-      chart.ctx.restore();
-    }
-  };
+  const { data, pick, make, axis, line, band, phaseShade } = tm;
 
   const curve = data.curve;
   const labels = curve.map((c) => c.label);
   const loadAxis = axis('load (' + data.loadAxis + ')');
+  // With --repeat each point is a planned stage: the mean over its repeats, and around it the
+  // confidence interval of that mean as a band (curve[].ci); without, no bands.
+  const rep = data.repeats;
+  const mean = rep ? ', mean of ' + rep.count + ' repeats' : '';
+  function bands(label, field, i, extra) {
+    if (!rep) return [];
+    const end = (k) => curve.map((c) => (c.ci && c.ci[field] ? c.ci[field][k] : null));
+    return band(label + ' ' + Math.round(rep.confidence * 100) + '% CI', end(0), end(1), i)
+      .map((d) => Object.assign(d, extra || {}));
+  }
   make('chart-degradation', {
     type: 'line',
     data: { labels: labels, datasets: [
-      line('Per-user TPS p50 (tokens/s)', curve.map((c) => c.userP50), 0),
-      line('Per-user TPS p10, slowest tenth (tokens/s)', curve.map((c) => c.userP10), 0, { borderDash: [6, 4] }),
-      line('Aggregate output tokens/s', curve.map((c) => c.aggTps), 1, { yAxisID: 'y2' }),
+      line('Per-user TPS p50 (tokens/s' + mean + ')', curve.map((c) => c.userP50), 0),
+      line('Per-user TPS p10, slowest tenth (tokens/s' + mean + ')', curve.map((c) => c.userP10), 0, { borderDash: [6, 4] }),
+      line('Aggregate output tokens/s' + mean, curve.map((c) => c.aggTps), 1, { yAxisID: 'y2' }),
       line('Fluid threshold (' + data.fluidTps + ' tokens/s)', curve.map(() => data.fluidTps), 5,
-        { borderDash: [2, 4], pointRadius: 0, borderWidth: 1 })
+        { borderDash: [2, 4], pointRadius: 0, borderWidth: 1 }),
+      ...bands('Per-user TPS p50', 'userP50', 0),
+      ...bands('Per-user TPS p10', 'userP10', 0),
+      ...bands('Aggregate output tokens/s', 'aggTps', 1, { yAxisID: 'y2' })
     ] },
     options: { interaction: { mode: 'index', intersect: false }, scales: {
       x: loadAxis, y: axis('per-user tokens/s', { beginAtZero: true }),
       y2: axis('aggregate tokens/s', { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false } }) } }
   });
+  // summary.json's repeats have p50 and p99 only.
+  const percentiles = rep ? ['p50', 'p99'] : ['p50', 'p90', 'p99'];
   for (const metric of ['ttft', 'tpot']) {
     const name = metric.toUpperCase();
+    const datasets = percentiles.map((p, i) => line(name + ' ' + p + ' (ms' + mean + ')', curve.map((c) => c[metric][p]), i));
+    percentiles.forEach((p, i) => datasets.push(...bands(name + ' ' + p, metric + p.toUpperCase(), i)));
     make('chart-' + metric, {
       type: 'line',
-      data: { labels: labels, datasets: ['p50', 'p90', 'p99'].map((p, i) =>
-        line(name + ' ' + p + ' (ms)', curve.map((c) => c[metric][p]), i)) },
+      data: { labels: labels, datasets: datasets },
       options: { interaction: { mode: 'index', intersect: false },
         scales: { x: loadAxis, y: axis(name + ' (ms)', { beginAtZero: true }) } }
     });

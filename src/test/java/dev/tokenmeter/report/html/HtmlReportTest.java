@@ -154,9 +154,9 @@ class HtmlReportTest {
     for (MetricDoc m : MetricDoc.values()) {
       assertThat(anchors).as(m.name()).contains(m.anchor());
     }
-    assertThat(HtmlReport.metricsDocHref(Path.of("").toAbsolutePath().resolve("results/x")))
+    assertThat(Page.metricsDocHref(Path.of("").toAbsolutePath().resolve("results/x")))
         .isEqualTo("../../docs/METRICS.md");
-    assertThat(HtmlReport.metricsDocHref(tmp)).isNull();
+    assertThat(Page.metricsDocHref(tmp)).isNull();
   }
 
   /** GitHub's heading anchor: lower case, punctuation other than - and _ dropped, spaces to -. */
@@ -204,9 +204,9 @@ class HtmlReportTest {
 
   @Test
   void templateIsFilledInOnePass() {
-    assertThat(HtmlReport.fill("a {{x}} b {{y}}", Map.of("x", "{{y}}", "y", "$1\\")))
+    assertThat(Page.fill("a {{x}} b {{y}}", Map.of("x", "{{y}}", "y", "$1\\")))
         .isEqualTo("a {{y}} b $1\\");
-    assertThatIllegalStateException().isThrownBy(() -> HtmlReport.fill("{{nope}}", Map.of()))
+    assertThatIllegalStateException().isThrownBy(() -> Page.fill("{{nope}}", Map.of()))
         .withMessageContaining("nope");
   }
 
