@@ -40,7 +40,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.1";
+  public static final String SCHEMA_VERSION = "1.2";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -92,7 +92,7 @@ public record RunSummary(
   }
 
   /**
-   * What a simulated run simulated (schema 1.1): every time in such a summary is virtual, computed
+   * What a simulated run simulated (schema 1.1; per-sequence overhead 1.2): every time in such a summary is virtual, computed
    * by the engine model, not measured.
    *
    * @param note a sentence saying so, for whoever opens the file
@@ -108,6 +108,7 @@ public record RunSummary(
    * @param mfu model FLOPs utilisation assumed, fraction
    * @param mbu memory bandwidth utilisation assumed, fraction
    * @param iterationOverheadMs fixed time per iteration, ms
+   * @param perSequenceOverheadMs time per iteration per scheduled sequence, ms
    * @param iterations engine iterations simulated, all stages
    * @param preemptions sequences preempted for lack of KV cache, all stages
    * @param simulatedSeconds virtual time simulated, all stages, s
@@ -127,6 +128,7 @@ public record RunSummary(
       double mfu,
       double mbu,
       double iterationOverheadMs,
+      double perSequenceOverheadMs,
       long iterations,
       long preemptions,
       double simulatedSeconds,

@@ -31,7 +31,7 @@ class SummaryJsonRoundTripTest {
     SummaryJsonWriter.write(run, file);
     SavedSummary saved = SummaryJsonReader.read(file);
 
-    assertThat(saved.schemaVersion()).isEqualTo("1.1");
+    assertThat(saved.schemaVersion()).isEqualTo("1.2");
     assertThat(saved.toolName()).isEqualTo("tokenmeter");
     assertThat(saved.startedAt()).isEqualTo(Instant.parse("2025-03-01T10:00:00Z"));
     assertThat(saved.endedAt()).isEqualTo(Instant.parse("2025-03-01T10:00:17.250Z"));
@@ -143,6 +143,6 @@ class SummaryJsonRoundTripTest {
     String twice = SummaryJsonWriter.toJson(SampleRun.summary());
     assertThat(once).isEqualTo(twice);
     Files.writeString(dir.resolve("x.json"), once);
-    assertThat(once).startsWith("{\n  \"schema_version\": \"1.1\",");
+    assertThat(once).startsWith("{\n  \"schema_version\": \"1.2\",");
   }
 }

@@ -267,7 +267,7 @@ public final class BatchEngine {
       pairs += (double) n * s.computed + (double) n * (n + 1) / 2;
       context += s.computed;
     }
-    long end = start + roofline.iterationNanos(tokens, pairs, context);
+    long end = start + roofline.iterationNanos(tokens, pairs, context, batch.size());
     long used = roofline.kvCapacityBlocks() - freeBlocks;
     for (Sequence s : batch) {
       s.computed += s.scheduled;
