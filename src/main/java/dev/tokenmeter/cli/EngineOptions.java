@@ -39,6 +39,19 @@ final class EngineOptions {
   @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default, as in vLLM V1: prompt blocks already in the KV cache skip prefill).")
   boolean noPrefixCaching;
 
+  // Efficiency factors: null keeps EngineConfig's fitted default (`sim presets` prints them).
+  @Option(names = "--mfu", paramLabel = "F", description = "Model FLOPs utilisation of compute-bound work, in (0, 1] (default: fitted, see `sim presets`).")
+  Double mfu;
+
+  @Option(names = "--mbu", paramLabel = "F", description = "Memory bandwidth utilisation streaming weights and KV cache, in (0, 1] (default: fitted).")
+  Double mbu;
+
+  @Option(names = "--iteration-overhead", paramLabel = "DURATION", description = "Fixed time each engine iteration adds, e.g. 5ms (default: fitted).")
+  String iterationOverhead;
+
+  @Option(names = "--per-sequence-overhead", paramLabel = "DURATION", description = "Time each iteration adds per scheduled sequence, e.g. 80us (default: fitted).")
+  String perSequenceOverhead;
+
   /**
    * The deployment these options describe.
    *
@@ -56,6 +69,7 @@ final class EngineOptions {
               .withTensorParallel(gpus)
               .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision))
               .withPrefixCaching(!noPrefixCaching);
+      c = withEfficiency(c);
       new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
       return c;
     } catch (IllegalArgumentException e) {
@@ -75,6 +89,37 @@ final class EngineOptions {
       throw new UsageException("give --gpu or --gpu-file, not both");
     }
     return gpuFile != null ? SpecFiles.readGpu(gpuFile) : Presets.gpu(gpu != null ? gpu : DEFAULT_GPU);
+  }
+
+  /** {@code c} with the efficiency flags given, each checked and named when out of range. */
+  private EngineConfig withEfficiency(EngineConfig c) {
+    double flops = share("--mfu", mfu, c.mfu());
+    double bandwidth = share("--mbu", mbu, c.mbu());
+    long overhead = overhead("--iteration-overhead", iterationOverhead, c.iterationOverheadNanos());
+    long perSequence =
+        overhead("--per-sequence-overhead", perSequenceOverhead, c.perSequenceOverheadNanos());
+    return c.withEfficiency(flops, bandwidth, overhead, perSequence);
+  }
+
+  private static double share(String option, Double value, double defaultValue) {
+    if (value == null) {
+      return defaultValue;
+    }
+    if (!(value > 0 && value <= 1)) {
+      throw new UsageException(option + " must be in (0, 1], got " + value);
+    }
+    return value;
+  }
+
+  private static long overhead(String option, String text, long defaultNanos) {
+    if (text == null) {
+      return defaultNanos;
+    }
+    try {
+      return Durations.parseNanos(option, text); // ≥ 0 by its grammar
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
   }
 
   /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16)"}. */

@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.simulator.SpecFiles;
+import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
@@ -76,7 +77,29 @@ final class PresetsCommand implements Callable<Integer> {
                   : "-",
               g.int8OpsPerSecond() / 1e12, g.interconnect()));
     }
+    EngineConfig e = engineDefaults();
+    sb.append("\nEngine defaults (fitted to published measurements, docs/SIMULATOR.md; flags change them)\n");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  --mfu %.2f  --mbu %.2f  --iteration-overhead %sms  --per-sequence-overhead %sms%n"
+                + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, max_num_seqs %d,"
+                + " max_num_batched_tokens %d, %d-token blocks, all-reduce latency %d us%n",
+            e.mfu(), e.mbu(), millis(e.iterationOverheadNanos()),
+            millis(e.perSequenceOverheadNanos()), e.gpuMemoryUtilization(),
+            e.reserveBytesPerGpu() >> 30, e.maxNumSeqs(), e.maxBatchedTokens(), e.blockTokens(),
+            e.allReduceLatencyNanos() / 1_000));
     return sb.toString();
+  }
+
+  /** The knobs {@link EngineConfig#of} gives every deployment (none depends on the presets). */
+  private static EngineConfig engineDefaults() {
+    return EngineConfig.of(Presets.models().get(0), Presets.gpus().get(0));
+  }
+
+  /** {@code 5_000_000} → {@code "5"}, {@code 80_000} → {@code "0.08"}. */
+  private static String millis(long nanos) {
+    return java.math.BigDecimal.valueOf(nanos, 6).stripTrailingZeros().toPlainString();
   }
 
   static String json() throws IOException {
@@ -94,6 +117,19 @@ final class PresetsCommand implements Callable<Integer> {
         SpecFiles.write(g, s);
       }
       g.writeEndArray();
+      EngineConfig e = engineDefaults();
+      g.writeObjectFieldStart("engine_defaults");
+      g.writeNumberField("mfu", e.mfu());
+      g.writeNumberField("mbu", e.mbu());
+      g.writeNumberField("iteration_overhead_ms", e.iterationOverheadNanos() / 1e6);
+      g.writeNumberField("per_sequence_overhead_ms", e.perSequenceOverheadNanos() / 1e6);
+      g.writeNumberField("gpu_memory_utilization", e.gpuMemoryUtilization());
+      g.writeNumberField("reserve_bytes_per_gpu", e.reserveBytesPerGpu());
+      g.writeNumberField("max_num_seqs", e.maxNumSeqs());
+      g.writeNumberField("max_num_batched_tokens", e.maxBatchedTokens());
+      g.writeNumberField("block_tokens", e.blockTokens());
+      g.writeNumberField("all_reduce_latency_ms", e.allReduceLatencyNanos() / 1e6);
+      g.writeEndObject();
       g.writeEndObject();
     }
     return w + System.lineSeparator();

@@ -241,6 +241,7 @@ final class SimulateCommand implements Callable<Integer> {
             NOTE, c.model().id(), c.gpu().id(), c.tensorParallel(), c.weights().id(), c.kvCache().id(),
             sim.endpoint().roofline().kvCapacityTokens(), sim.endpoint().maxModelLen(), c.maxNumSeqs(),
             c.maxBatchedTokens(), c.mfu(), c.mbu(), c.iterationOverheadNanos() / 1e6,
+            c.perSequenceOverheadNanos() / 1e6,
             sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
             sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds);
     Map<String, Object> described = workload.describe();

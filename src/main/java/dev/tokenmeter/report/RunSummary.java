@@ -135,7 +135,8 @@ public record RunSummary(
   }
 
   /**
-   * What a simulated run simulated (schema 1.1; the prefix-cache fields 1.2): every time in such a summary is virtual, computed
+   * What a simulated run simulated (schema 1.1; the prefix-cache and per-sequence overhead fields 1.2): every
+   * time in such a summary is virtual, computed
    * by the engine model, not measured.
    *
    * @param note a sentence saying so, for whoever opens the file
@@ -151,6 +152,7 @@ public record RunSummary(
    * @param mfu model FLOPs utilisation assumed, fraction
    * @param mbu memory bandwidth utilisation assumed, fraction
    * @param iterationOverheadMs fixed time per iteration, ms
+   * @param perSequenceOverheadMs time per iteration per scheduled sequence, ms
    * @param iterations engine iterations simulated, all stages
    * @param preemptions sequences preempted for lack of KV cache, all stages
    * @param prefixCaching whether the engine's prefix cache was on
@@ -173,6 +175,7 @@ public record RunSummary(
       double mfu,
       double mbu,
       double iterationOverheadMs,
+      double perSequenceOverheadMs,
       long iterations,
       long preemptions,
       boolean prefixCaching,

@@ -151,6 +151,7 @@ public final class SummaryJsonWriter {
     g.writeNumberField("mfu", sim.mfu());
     g.writeNumberField("mbu", sim.mbu());
     g.writeNumberField("iteration_overhead_ms", sim.iterationOverheadMs());
+    g.writeNumberField("per_sequence_overhead_ms", sim.perSequenceOverheadMs());
     g.writeNumberField("iterations", sim.iterations());
     g.writeNumberField("preemptions", sim.preemptions());
     g.writeBooleanField("prefix_caching", sim.prefixCaching());

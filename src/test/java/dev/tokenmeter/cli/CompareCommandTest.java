@@ -105,7 +105,7 @@ class CompareCommandTest {
   private static double tpotNanos(String gpu) {
     Roofline r = new Roofline(EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu(gpu)));
     int context = 100 + 16; // mid-way through a 32-token answer
-    return r.iterationNanos(1, context, context);
+    return r.iterationNanos(1, context, context, 1);
   }
 
   private static String line(String text, String start) {

@@ -25,7 +25,9 @@ class PresetsCommandTest {
     assertThat(r.out())
         .containsPattern("llama-3.1-8b .* 8\\.03B +8\\.03B +32 +4096 +8 +128 +131072 +128 KiB")
         .containsPattern("mixtral-8x7b .* 46\\.70B +12\\.88B")
-        .containsPattern("h100-sxm .* 80 GiB +3\\.350 +989\\.4 +1978\\.9");
+        .containsPattern("h100-sxm .* 80 GiB +3\\.350 +989\\.4 +1978\\.9")
+        .contains("--mfu 0.65  --mbu 0.90  --iteration-overhead 5ms  --per-sequence-overhead 0.08ms")
+        .contains("max_num_seqs 256, max_num_batched_tokens 8192, 16-token blocks");
   }
 
   @Test
@@ -43,6 +45,11 @@ class PresetsCommandTest {
     assertThat(mi300x.get("memory_bytes").asLong()).isEqualTo(192L << 30);
     assertThat(mi300x.get("memory_bandwidth_bytes_per_second").asDouble()).isEqualTo(5.3e12);
     assertThat(mi300x.get("source").asText()).contains("MI300X");
+    JsonNode engine = root.get("engine_defaults");
+    assertThat(engine.get("mfu").asDouble()).isEqualTo(0.65);
+    assertThat(engine.get("mbu").asDouble()).isEqualTo(0.9);
+    assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(5.0);
+    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.08);
   }
 
   @Test

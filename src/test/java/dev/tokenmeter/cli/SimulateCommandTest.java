@@ -40,9 +40,9 @@ class SimulateCommandTest {
     assertThat(sim.get("simulated_s").asDouble()).isBetween(2 * 23.0, 2 * 23.0 + 1); // 2 x (2 + 20 + 1) s
     assertThat(summary.at("/settings/workload/ignore_eos").asBoolean()).isTrue();
 
-    // c=1: ITL is the decode iteration over ~100 cached tokens, 6.4977 ms (SimulationTest).
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 10.4113 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
-    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(6.498, within(0.01));
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(10.41, within(0.01));
     assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
     JsonNode many = summary.at("/stages/1");
     assertThat(many.at("/metrics/decode_tps/p50").asDouble())
@@ -80,6 +80,31 @@ class SimulateCommandTest {
   }
 
   @Test
+  void efficiencyFlagsReplaceTheFittedDefaults(@TempDir Path dir) throws Exception {
+    // The pre-fit factors: (16,060,522,496 + 101 × 131,072) B / (3.35 TB/s × 0.8) = 5,997,672 ns
+    // + 0.5 ms, no per-sequence term: 6.4977 ms for the first decode step, + 48.9 ns a token.
+    Cli.Result r = Cli.run("simulate", "--concurrency", "1", "--input-tokens", "100",
+        "--output-tokens", "16", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
+        "--mfu", "0.5", "--mbu", "0.8", "--iteration-overhead", "0.5ms",
+        "--per-sequence-overhead", "0", "--out", dir.toString());
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+    JsonNode sim = summary.at("/settings/simulation");
+    assertThat(sim.get("mfu").asDouble()).isEqualTo(0.5);
+    assertThat(sim.get("mbu").asDouble()).isEqualTo(0.8);
+    assertThat(sim.get("iteration_overhead_ms").asDouble()).isEqualTo(0.5);
+    assertThat(sim.get("per_sequence_overhead_ms").asDouble()).isZero();
+    assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.498, within(0.01));
+
+    Cli.Result perSequence = Cli.run("simulate", "--concurrency", "1", "--requests", "1",
+        "--per-sequence-overhead", "80us", "--out", dir.resolve("b").toString());
+    assertThat(perSequence.exitCode()).as(perSequence.both()).isZero();
+    assertThat(JSON.readTree(dir.resolve("b/summary.json").toFile())
+            .at("/settings/simulation/per_sequence_overhead_ms").asDouble())
+        .isEqualTo(0.08);
+  }
+
+  @Test
   void usageErrorsExitWith2() {
     Cli.Result none = Cli.run("simulate", "--concurrency", "1", "--output-tokens", "none");
     assertThat(none.exitCode()).isEqualTo(2);
@@ -92,6 +117,12 @@ class SimulateCommandTest {
     assertThat(prefix.err()).contains("--shared-prefix-tokens");
     Cli.Result noLoad = Cli.run("simulate");
     assertThat(noLoad.exitCode()).isEqualTo(2);
+    Cli.Result mfu = Cli.run("simulate", "--concurrency", "1", "--mfu", "1.5");
+    assertThat(mfu.exitCode()).isEqualTo(2);
+    assertThat(mfu.err()).contains("--mfu must be in (0, 1], got 1.5");
+    Cli.Result overhead = Cli.run("simulate", "--concurrency", "1", "--per-sequence-overhead", "-1ms");
+    assertThat(overhead.exitCode()).isEqualTo(2);
+    assertThat(overhead.err()).contains("--per-sequence-overhead '-1ms' is not a duration");
   }
 
   @Test

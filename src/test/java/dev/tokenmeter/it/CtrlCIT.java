@@ -63,7 +63,8 @@ class CtrlCIT {
       assertThat(stageStarted.await(30, TimeUnit.SECONDS))
           .as("stage start; stderr: %s", err)
           .isTrue();
-      // A request is 50 + 15 x 20 = 350 ms: after 2 s each of the 4 users has finished several.
+      // With the engine defaults (Llama 3.1 8B, one H100) a request is a ~31 ms prefill of 4 x 256
+      // tokens + 15 decode steps of ~10.7 ms, ~190 ms: after 2 s each user has finished several.
       Thread.sleep(2_000);
       int killed = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
       assertThat(killed).isZero();

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class EngineTimingTest {
   private static final EngineConfig IDEAL =
       EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu("h100-sxm"))
-          .withEfficiency(1, 1, 0);
+          .withEfficiency(1, 1, 0, 0);
 
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
 

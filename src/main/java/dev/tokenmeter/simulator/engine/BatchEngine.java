@@ -357,7 +357,7 @@ public final class BatchEngine {
       pairs += (double) n * s.computed + (double) n * (n + 1) / 2;
       context += s.computed;
     }
-    long end = start + roofline.iterationNanos(tokens, pairs, context);
+    long end = start + roofline.iterationNanos(tokens, pairs, context, batch.size());
     long used = pool.capacity() - pool.free();
     for (Sequence s : batch) {
       s.computed += s.scheduled;

@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param mbu memory bandwidth utilisation: share of the peak bandwidth reached when streaming
  *     weights and KV cache
  * @param iterationOverheadNanos fixed time per iteration (scheduling, sampling, kernel launches)
+ * @param perSequenceOverheadNanos time per iteration for each scheduled sequence, decoding or
+ *     prefilling: the per-sequence work a batch adds beyond its FLOPs and bytes (scheduling and
+ *     block tables, sampling, detokenisation, attention kernels' per-sequence inefficiency)
  * @param allReduceLatencyNanos fixed latency of one tensor-parallel all-reduce
  * @param prefixCaching whether full prompt blocks already in the KV cache (same content, same
  *     position) skip prefill: vLLM's automatic prefix caching, on by default as in vLLM V1
@@ -40,11 +43,18 @@ public record EngineConfig(
     double mfu,
     double mbu,
     long iterationOverheadNanos,
+    long perSequenceOverheadNanos,
     long allReduceLatencyNanos,
     boolean prefixCaching) {
 
   /** 3 GiB: see {@link #reserveBytesPerGpu()}. */
   public static final long DEFAULT_RESERVE_BYTES = 3L << 30;
+
+  /** 5 ms: the fixed overhead fitted with the per-sequence one (docs/SIMULATOR.md, Accuracy). */
+  public static final long DEFAULT_ITERATION_OVERHEAD_NANOS = 5_000_000L;
+
+  /** 0.08 ms per scheduled sequence and iteration, fitted likewise. */
+  public static final long DEFAULT_PER_SEQUENCE_OVERHEAD_NANOS = 80_000L;
 
   public EngineConfig {
     Objects.requireNonNull(model, "model");
@@ -61,63 +71,69 @@ public record EngineConfig(
     if (!(mfu > 0 && mfu <= 1) || !(mbu > 0 && mbu <= 1)) {
       throw new IllegalArgumentException("mfu and mbu must be in (0, 1]");
     }
-    if (reserveBytesPerGpu < 0 || iterationOverheadNanos < 0 || allReduceLatencyNanos < 0) {
+    if (reserveBytesPerGpu < 0 || iterationOverheadNanos < 0 || perSequenceOverheadNanos < 0
+        || allReduceLatencyNanos < 0) {
       throw new IllegalArgumentException("reserve, overhead and latency must be >= 0");
     }
   }
 
   /**
    * {@code model} on one {@code gpu}, BF16 weights and KV cache, and vLLM-like defaults: memory
-   * utilisation 0.9, 3 GiB reserve, 256 sequences, 8,192 batched tokens, 16-token blocks; MFU 0.5,
-   * MBU 0.8, 0.5 ms per iteration, 10 µs per all-reduce (uncalibrated starting points: see
-   * docs/SIMULATOR.md); prefix caching on.
+   * utilisation 0.9, 3 GiB reserve, 256 sequences, 8,192 batched tokens, 16-token blocks; 10 µs per
+   * all-reduce; the efficiency factors fitted to published measurements (docs/SIMULATOR.md,
+   * Accuracy): MFU 0.65, MBU 0.9, 5 ms per iteration plus 0.08 ms per scheduled sequence; prefix
+   * caching on.
    */
   public static EngineConfig of(ModelSpec model, GpuSpec gpu) {
     return new EngineConfig(
         model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES, 256, 8192, 16,
-        0.5, 0.8, 500_000L, 10_000L, true);
+        0.65, 0.9, DEFAULT_ITERATION_OVERHEAD_NANOS, DEFAULT_PER_SEQUENCE_OVERHEAD_NANOS,
+        10_000L, true);
   }
 
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
     return new EngineConfig(model, gpu, gpus, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
-        iterationOverheadNanos, allReduceLatencyNanos, prefixCaching);
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with other weight and KV-cache precisions. */
   public EngineConfig withPrecision(Precision weightPrecision, Precision kvPrecision) {
     return new EngineConfig(model, gpu, tensorParallel, weightPrecision, kvPrecision,
         gpuMemoryUtilization, reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu,
-        mbu, iterationOverheadNanos, allReduceLatencyNanos, prefixCaching);
+        mbu, iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with other scheduler limits. */
   public EngineConfig withLimits(int maxSeqs, int maxTokensPerIteration) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu,
-        iterationOverheadNanos, allReduceLatencyNanos, prefixCaching);
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with other efficiency factors. */
   public EngineConfig withEfficiency(
-      double modelFlopsUtilization, double bandwidthUtilization, long overheadNanos) {
+      double modelFlopsUtilization,
+      double bandwidthUtilization,
+      long overheadNanos,
+      long overheadNanosPerSequence) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, modelFlopsUtilization,
-        bandwidthUtilization, overheadNanos, allReduceLatencyNanos, prefixCaching);
+        bandwidthUtilization, overheadNanos, overheadNanosPerSequence, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with another memory budget. */
   public EngineConfig withMemory(double utilization, long reserveBytes) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, utilization,
         reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, iterationOverheadNanos,
-        allReduceLatencyNanos, prefixCaching);
+        perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
   }
 
   /** This deployment with prefix caching on or off. */
   public EngineConfig withPrefixCaching(boolean enabled) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
-        iterationOverheadNanos, allReduceLatencyNanos, enabled);
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, enabled);
   }
 }

@@ -7,7 +7,8 @@ package dev.tokenmeter.simulator.engine;
  *
  * <pre>
  * design notes
- * - time = max(FLOPs / (peak × MFU), bytes / (bandwidth × MBU)) + overhead + all-reduces.
+ * - time = max(FLOPs / (peak × MFU), bytes / (bandwidth × MBU)) + overhead
+ *   + per-sequence overhead × sequences + all-reduces.
  * - FLOPs = 2 × active params × tokens (one multiply-add per weight per token) + attention,
  *   4 × layers × heads × headDim per (query token, attended token) pair (QKᵀ and AV).
  * - bytes = weights read once per iteration (MoE: only the experts routed to) + the KV cache of
@@ -106,8 +107,10 @@ public final class Roofline {
    * @param tokens tokens processed (one per decoding sequence plus the prefill chunks), ≥ 1
    * @param attentionPairs Σ over processed tokens of the positions each attends to
    * @param contextTokensRead Σ over scheduled sequences of the tokens already in their KV cache
+   * @param sequences sequences scheduled in the iteration, decoding and prefilling, ≥ 1
    */
-  public long iterationNanos(int tokens, double attentionPairs, long contextTokensRead) {
+  public long iterationNanos(
+      int tokens, double attentionPairs, long contextTokensRead, int sequences) {
     int tp = config.tensorParallel();
     ModelSpec m = config.model();
     double matmulFlops = 2.0 * m.activeParams() * tokens;
@@ -119,7 +122,8 @@ public final class Roofline {
     double computeSeconds = flopsPerGpu / flopsPerSecondPerGpu;
     double memorySeconds = (weightBytes + kvBytes) / bytesPerSecondPerGpu;
     double seconds = Math.max(computeSeconds, memorySeconds) + allReduceSeconds(tokens);
-    return Math.round(seconds * NANOS_PER_SECOND) + config.iterationOverheadNanos();
+    return Math.round(seconds * NANOS_PER_SECOND) + config.iterationOverheadNanos()
+        + sequences * config.perSequenceOverheadNanos();
   }
 
   /** Time of one iteration's tensor-parallel all-reduces: 0 on one GPU. */

@@ -88,11 +88,14 @@ final class AccuracyStudy {
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }
 
-  /** The calibration objective: mean of the ITL and throughput medians of |error|. */
+  /**
+   * The calibration objective: mean of the ITL and throughput medians of |error| (the one there
+   * is, when the points have figures of one group only).
+   */
   static double objective(List<Comparison> c) {
-    return (medianAbsErrorPercent(c, x -> x.group() == Group.ITL)
-            + medianAbsErrorPercent(c, x -> x.group() == Group.THROUGHPUT))
-        / 2;
+    double itl = medianAbsErrorPercent(c, x -> x.group() == Group.ITL);
+    double throughput = medianAbsErrorPercent(c, x -> x.group() == Group.THROUGHPUT);
+    return Double.isNaN(itl) ? throughput : Double.isNaN(throughput) ? itl : (itl + throughput) / 2;
   }
 
   /** One set of predictions: its name, its factors, and every comparison made with them. */
@@ -108,8 +111,8 @@ final class AccuracyStudy {
       Efficiency e = run.efficiency();
       List<Comparison> all = run.comparisons();
       b.append(String.format(Locale.ROOT,
-          "%n**%s**: MFU %.2f, MBU %.2f, iteration overhead %.2f ms.%n%n",
-          run.name(), e.mfu(), e.mbu(), e.overheadNanos() / 1e6));
+          "%n**%s**: MFU %.2f, MBU %.2f, iteration overhead %.2f ms + %.3f ms per sequence.%n%n",
+          run.name(), e.mfu(), e.mbu(), e.overheadNanos() / 1e6, e.perSequenceNanos() / 1e6));
       b.append("| set | figure | n | median abs error | median signed error |\n");
       b.append("| --- | --- | ---: | ---: | ---: |\n");
       for (Group g : Group.values()) {

@@ -30,7 +30,7 @@ import java.util.OptionalInt;
  * - STATIC points (one batch run to completion: gptSessionBenchmark, benchmark_latency): the same
  *   loop, the window holding exactly the first batch; max_num_seqs = the batch and the token
  *   budget = batch × input (the static batch's context phase is one step), at least 8,192.
- * - Efficiency factors (MFU, MBU, overhead) come from the caller; every other knob is the
+ * - Efficiency factors (MFU, MBU, overheads) come from the caller; every other knob is the
  *   EngineConfig default.
  * </pre>
  */
@@ -40,12 +40,16 @@ final class Predictor {
 
   private Predictor() {}
 
-  /** MFU, MBU and per-iteration overhead, the factors the study calibrates. */
-  record Efficiency(double mfu, double mbu, long overheadNanos) {
+  /**
+   * MFU, MBU, the fixed per-iteration overhead and the per-sequence one: the factors the study
+   * calibrates.
+   */
+  record Efficiency(double mfu, double mbu, long overheadNanos, long perSequenceNanos) {
     /** The factors {@link EngineConfig#of} starts from. */
     static Efficiency defaults() {
       EngineConfig c = EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu("h100-sxm"));
-      return new Efficiency(c.mfu(), c.mbu(), c.iterationOverheadNanos());
+      return new Efficiency(
+          c.mfu(), c.mbu(), c.iterationOverheadNanos(), c.perSequenceOverheadNanos());
     }
   }
 
@@ -65,7 +69,7 @@ final class Predictor {
         EngineConfig.of(Presets.model(p.model()), Presets.gpu(p.gpu()))
             .withTensorParallel(p.tensorParallel())
             .withPrecision(Precision.parse(p.weights()), Precision.parse(p.kvCache()))
-            .withEfficiency(e.mfu(), e.mbu(), e.overheadNanos());
+            .withEfficiency(e.mfu(), e.mbu(), e.overheadNanos(), e.perSequenceNanos());
     if (p.load() == Load.STATIC) {
       int budget = Math.max(c.maxBatchedTokens(), p.concurrency() * p.inputTokens());
       c = c.withLimits(Math.max(1, p.concurrency()), budget);

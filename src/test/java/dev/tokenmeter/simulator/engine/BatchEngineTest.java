@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class BatchEngineTest {
   private static final ModelSpec LLAMA_8B = Presets.model("llama-3.1-8b");
   private static final GpuSpec H100 = Presets.gpu("h100-sxm");
-  private static final EngineConfig IDEAL = EngineConfig.of(LLAMA_8B, H100).withEfficiency(1, 1, 0);
+  private static final EngineConfig IDEAL = EngineConfig.of(LLAMA_8B, H100).withEfficiency(1, 1, 0, 0);
 
   /** Every token's emission time, per sequence. */
   private static final class Tokens implements BatchEngine.Listener {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class PrefixCacheTest {
   private static final GpuSpec H100 = Presets.gpu("h100-sxm");
   private static final EngineConfig IDEAL =
-      EngineConfig.of(Presets.model("llama-3.1-8b"), H100).withEfficiency(1, 1, 0);
+      EngineConfig.of(Presets.model("llama-3.1-8b"), H100).withEfficiency(1, 1, 0, 0);
 
   /** Token 0's time per sequence. */
   private static final class FirstTokens implements BatchEngine.Listener {

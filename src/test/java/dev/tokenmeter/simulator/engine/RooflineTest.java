@@ -15,7 +15,7 @@ class RooflineTest {
 
   /** Peak figures, no overhead: the pure roofline. */
   private static EngineConfig ideal(ModelSpec m, GpuSpec g) {
-    return EngineConfig.of(m, g).withEfficiency(1.0, 1.0, 0);
+    return EngineConfig.of(m, g).withEfficiency(1.0, 1.0, 0, 0);
   }
 
   @Test
@@ -45,10 +45,11 @@ class RooflineTest {
   void decodeAtBatchOneIsWeightBytesOverBandwidth() {
     Roofline r = new Roofline(ideal(LLAMA_8B, H100));
     // One token, 100 in context: (16,060,522,496 + 101 × 131,072) B / 3.35 TB/s = 4.798 ms
-    assertThat(r.iterationNanos(1, 101, 100)).isEqualTo(4_798_138L);
-    // With the default MBU 0.8 and 0.5 ms overhead: 4.798 / 0.8 + 0.5 = 6.498 ms
+    assertThat(r.iterationNanos(1, 101, 100, 1)).isEqualTo(4_798_138L);
+    // With the defaults, MBU 0.9, 5 ms per iteration and 0.08 ms per sequence:
+    // 16,073,760,768 B / 3.015 TB/s = 5,331,264 ns, + 5,000,000 + 1 × 80,000 = 10.411 ms
     Roofline real = new Roofline(EngineConfig.of(LLAMA_8B, H100));
-    assertThat(real.iterationNanos(1, 101, 100)).isEqualTo(5_997_672L + 500_000L);
+    assertThat(real.iterationNanos(1, 101, 100, 1)).isEqualTo(5_331_264L + 5_000_000L + 80_000L);
   }
 
   @Test
@@ -57,12 +58,25 @@ class RooflineTest {
     long previous = 0;
     for (int batch : new int[] {1, 8, 32, 64, 128}) {
       // every sequence holds 1,000 tokens and decodes one
-      long nanos = r.iterationNanos(batch, batch * 1_001.0, batch * 1_000L);
+      long nanos = r.iterationNanos(batch, batch * 1_001.0, batch * 1_000L, batch);
       assertThat(nanos).isGreaterThan(previous);
       previous = nanos;
     }
     // batch 64: (16,060,522,496 + 64 × 1,001 × 131,072) / 3.35e12 = 7.301 ms, still memory-bound
-    assertThat(r.iterationNanos(64, 64 * 1_001.0, 64_000)).isCloseTo(7_300_752L, within(1L));
+    assertThat(r.iterationNanos(64, 64 * 1_001.0, 64_000, 64)).isCloseTo(7_300_752L, within(1L));
+  }
+
+  @Test
+  void perSequenceOverheadCountsSequencesNotTokens() {
+    Roofline ideal = new Roofline(ideal(LLAMA_8B, H100));
+    Roofline perSeq = new Roofline(ideal(LLAMA_8B, H100).withEfficiency(1.0, 1.0, 0, 80_000));
+    // batch 64 decoding, 1,000 tokens of context each: 7,300,752 ns + 64 × 80 µs = 12,420,752 ns
+    assertThat(perSeq.iterationNanos(64, 64 * 1_001.0, 64_000, 64))
+        .isEqualTo(ideal.iterationNanos(64, 64 * 1_001.0, 64_000, 64) + 64 * 80_000L)
+        .isCloseTo(12_420_752L, within(1L));
+    // one sequence's 8,192-token prefill chunk pays the per-sequence cost once
+    assertThat(perSeq.iterationNanos(8192, 8192.0 * 8193 / 2, 0, 1))
+        .isEqualTo(ideal.iterationNanos(8192, 8192.0 * 8193 / 2, 0, 1) + 80_000L);
   }
 
   @Test
@@ -71,7 +85,7 @@ class RooflineTest {
     // 8,192 prompt tokens: 2 × 8.03e9 × 8192 + 4 × 32 × 32 × 128 × 8192 × 8193 / 2 FLOPs
     double flops = 2.0 * 8_030_261_248L * 8192 + 4.0 * 32 * 32 * 128 * (8192.0 * 8193 / 2);
     long expected = Math.round(flops / 989.4e12 * 1e9);
-    assertThat(r.iterationNanos(8192, 8192.0 * 8193 / 2, 0)).isEqualTo(expected);
+    assertThat(r.iterationNanos(8192, 8192.0 * 8193 / 2, 0, 1)).isEqualTo(expected);
     assertThat(expected).isBetween(150_000_000L, 152_000_000L);
   }
 
@@ -89,7 +103,7 @@ class RooflineTest {
     double comm = 160 * (10e-6 + 1.5 * 8192 * 2 / 450e9);
     assertThat(tp4.allReduceSeconds(1)).isCloseTo(comm, within(1e-12));
     double memory = (70_553_706_496.0 * 2 / 4 + 101 * 81_920.0) / 3.35e12;
-    assertThat(tp4.iterationNanos(1, 101, 100))
+    assertThat(tp4.iterationNanos(1, 101, 100, 1))
         .isCloseTo(Math.round((memory + comm) * 1e9), within(1L));
   }
 
