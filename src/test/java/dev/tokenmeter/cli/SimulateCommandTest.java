@@ -135,14 +135,15 @@ class SimulateCommandTest {
     offArgs[args.length - 1] = "--no-prefix-caching";
     offArgs[args.length] = "--out";
     JsonNode off = summary(dir.resolve("off"), offArgs);
-    // Defaults (MFU 0.5, MBU 0.8, 0.5 ms): a cold 1,100-token prefill is compute-bound,
-    // (2 × 8,030,261,248 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 494.7e12 + 0.5 ms = 36.853461 ms;
+    // Fitted defaults (MFU 0.65, MBU 0.9, 5 ms + 0.08 ms per scheduled sequence): a cold
+    // 1,100-token prefill is compute-bound,
+    // (2 × 8,030,261,248 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 643.11e12 + 5.08 ms = 33.044201 ms;
     // behind 64 cached blocks (1,024 tokens) 76 are prefilled, memory-bound:
-    // (16,060,522,496 + 1,100 × 131,072) / 2.68e12 + 0.5 ms = 6.546530 ms
-    // (histograms keep 3 significant digits: 36.853 reads back as 36.864)
-    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(36.853, within(0.04));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(6.547, within(0.01));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(36.853, within(0.05));
+    // (16,060,522,496 + 1,100 × 131,072) / 3.015e12 + 5.08 ms = 10.454694 ms
+    // (histograms keep 3 significant digits)
+    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(33.044, within(0.04));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(10.455, within(0.015));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(33.044, within(0.05));
     // every request but the first hits 1,024 of its 1,100 tokens
     long n = Files.readAllLines(dir.resolve("on/requests.jsonl")).size();
     assertThat(n).isGreaterThan(50);
