@@ -105,10 +105,11 @@ class CompareHtmlBrowserIT {
         assertThat(tpotP50.get(i)).isEqualTo(row(s, "tpot_p50", sides[run]));
       }
     }
-    // The known difference: at one user every A100 token takes the bandwidth ratio longer (1.59;
-    // CompareCommandTest pins it to the roofline), so B's TPOT p50 line lies well above A's.
+    // The known difference: at one user every A100 token takes the roofline's step-time ratio longer
+    // (1.33 with the fitted defaults, whose 5.08 ms fixed part both GPUs pay; CompareCommandTest
+    // pins it to the roofline), so B's TPOT p50 line lies well above A's.
     double ratio = browser.plotted("chart-tpot", 2).get(0) / browser.plotted("chart-tpot", 0).get(0);
-    assertThat(ratio).isBetween(1.5, 1.7);
+    assertThat(ratio).isBetween(1.28, 1.38);
   }
 
   @Test
