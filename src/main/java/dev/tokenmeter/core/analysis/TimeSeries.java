@@ -11,7 +11,8 @@ import java.util.Arrays;
  * <ul>
  *   <li>output tokens: tokens whose chunk arrived in that second, from every request (failed ones'
  *       received chunks too), split over chunks as {@code RequestMetrics} does;
- *   <li>completed, failed: requests that ended in that second, any phase;
+ *   <li>completed, failed: requests that ended in that second, any phase; requests the client
+ *       cancelled (still running at the stage's end, or at Ctrl-C) are in neither;
  *   <li>mean in flight: time-weighted mean of requests in flight (sent, not ended) over the part
  *       of the second inside the stage;
  *   <li>first tokens, TTFT sum: requests whose first token arrived in that second and the sum of

@@ -197,7 +197,11 @@ public final class StageRecorder {
     }
     pending--;
     long tokens = countTokensByArrival(m, p.windowEndAtEndNanos);
-    series.ended(m.endNanos(), m.succeeded());
+    // A request the tool cancelled (the stage's end, Ctrl-C) is not a failure of the server: the
+    // per-second failures leave it out, or every stage's chart ends on a bar of "failures".
+    if (m.succeeded() || m.errorClass() != dev.tokenmeter.core.request.ErrorClass.CANCELLED) {
+      series.ended(m.endNanos(), m.succeeded());
+    }
     if (m.ttftNanos() >= 0) {
       series.firstToken(m.firstTokenNanos(), m.ttftNanos());
     }

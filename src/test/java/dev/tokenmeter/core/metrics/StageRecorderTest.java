@@ -221,6 +221,27 @@ class StageRecorderTest {
   }
 
   @Test
+  void requestsCancelledByTheStageEndAreErrorsButNotFailuresPerSecond() {
+    StageRecorder r = new StageRecorder(PLAN, at(0));
+    r.windowStarted(at(0));
+    RequestTimeline cut =
+        Timelines.request(1, Phase.MEASURED, at(1.0), 10).sent(at(1.0))
+            .chunks(at(1.5)).failed(new Outcome.Cancelled("stage ended"), at(2.5));
+    RequestTimeline broken =
+        Timelines.request(2, Phase.MEASURED, at(1.0), 10).sent(at(1.0))
+            .chunks(at(1.5)).failed(new Outcome.TimedOut(TimeoutKind.IDLE), at(2.5));
+    r.requestSent(cut, at(1.0));
+    r.requestSent(broken, at(1.0));
+    r.requestEnded(cut, RequestMetrics.of(cut, null));
+    r.requestEnded(broken, RequestMetrics.of(broken, null));
+    StageResult res = r.finish(at(3.0), ClientCpu.UNKNOWN);
+    // Both are failed measured requests by class; only the timeout is a failure in the chart.
+    assertThat(res.errors()).containsEntry(ErrorClass.CANCELLED, 1L).containsEntry(ErrorClass.TIMEOUT_IDLE, 1L);
+    assertThat(res.timeSeries().failed(2)).isEqualTo(1);
+    assertThat(res.timeSeries().completed(2)).isZero();
+  }
+
+  @Test
   void requestThatNeverLeftDoesNotLeaveTheInFlightCount() {
     StageRecorder r = new StageRecorder(PLAN, at(0));
     r.windowStarted(at(0));
