@@ -2,12 +2,17 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.EndpointConfig;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code tokenmeter bench}: load-tests an OpenAI-compatible endpoint. */
@@ -43,25 +48,61 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
   SloOptions slo = new SloOptions();
 
+  @Option(names = "--variant", paramLabel = "NAME[:K=V,...]", description = {
+      "An A/B variant, repeatable (at least 2): keys model, url, system (a system prompt, or @FILE), header ('K: V'),"
+          + " extra-body (JSON, merged over --extra-body), api-key-env; unset keys inherit the bench's own flags.",
+      "All variants run side by side under one stage plan and seed, each with 1/k of --concurrency or --rate and"
+          + " the same prompts; results in DIR/NAME/, compared against the first in DIR/compare.md (docs/RESULTS.md)."})
+  List<String> variants = new ArrayList<>();
+
   @Override
   public Integer call() {
     PrintStream err = System.err;
+    List<Variant> parsed = variants.isEmpty() ? List.of() : Variant.parseAll(variants);
+    if (!parsed.isEmpty()) {
+      LoadSplit.check(load, parsed.size());
+    }
     SloRun sloRun = slo.resolve(load);
+    if (!parsed.isEmpty() && sloRun.gated()) {
+      throw new UsageException("--variant cannot be combined with --slo or a capacity search: compare the variants,"
+          + " then gate each with its own bench --slo run");
+    }
     var stages = repeats.sequence(sloRun.stages());
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
+    Path outDir = output.outDir(Instant.now());
+    List<BenchRun.Lane> lanes;
+    if (parsed.isEmpty()) {
+      EndpointConfig cfg = resolve(target, err, "");
+      var requests = workload.factory(cfg.model());
+      err.println("tokenmeter: " + workload.tokenizerLine());
+      lanes = BenchRun.single(cfg, requests, workload, outDir);
+    } else {
+      lanes = VariantLanes.of(parsed, target, workload, outDir, err);
+      VariantReport.writeDefinitions(outDir, parsed, lanes, load.seed);
+    }
+    return BenchRun.execute(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun);
+  }
+
+  /**
+   * {@code target}'s endpoint after the pre-flight: its warnings printed, the model the server
+   * lists first when none is given. {@code who} prefixes messages ({@code "variant b: "}).
+   */
+  static EndpointConfig resolve(TargetOptions target, PrintStream err, String who) {
     EndpointConfig probe = target.config(target.model);
-    Preflight.Result pre = Preflight.check(probe, Duration.ofSeconds(10));
-    pre.warnings().forEach(w -> err.println("tokenmeter: warning: " + w));
+    Preflight.Result pre;
+    try {
+      pre = Preflight.check(probe, Duration.ofSeconds(10));
+    } catch (RunFailedException e) {
+      throw who.isEmpty() ? e : new RunFailedException(who + e.getMessage());
+    }
+    pre.warnings().forEach(w -> err.println("tokenmeter: warning: " + who + w));
     String model = target.model;
     if (model == null && !pre.models().isEmpty()) {
       model = pre.models().get(0);
-      err.println("tokenmeter: --model not given; using the server's first model '" + model + "'");
+      err.println("tokenmeter: " + who + "--model not given; using the server's first model '" + model + "'");
     }
-    EndpointConfig cfg = target.config(model);
-    var requests = workload.factory(model);
-    err.println("tokenmeter: " + workload.tokenizerLine());
-    return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec, sloRun);
+    return target.config(model);
   }
 }

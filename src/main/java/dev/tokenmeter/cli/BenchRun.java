@@ -1,9 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.EndpointConfig;
-import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.Version;
-import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.RunAnalysis;
@@ -24,8 +22,6 @@ import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.SummaryJsonWriter;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,9 +29,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -48,30 +43,51 @@ import java.util.function.Function;
 final class BenchRun {
 
   /**
-   * Everything a run needs. {@code requests} makes each stage's workload from its plan (its own
-   * seed, so a later stage does not resend earlier prompts and hit the server's prefix cache);
-   * {@code workload} describes the workload for summary.json.
+   * One endpoint a run measures, with its own results folder: the whole run of a plain bench, or
+   * one {@code --variant}. {@code requests} makes each stage's workload from the lane's share of
+   * the plan (its own seed, so a later stage does not resend earlier prompts and hit the server's
+   * prefix cache; the same seed in every lane, so variants send the same prompts); {@code
+   * workload} describes the workload for the lane's summary.json.
+   *
+   * @param name the variant's name, or null for a plain run
+   */
+  record Lane(
+      String name,
+      EndpointConfig endpoint,
+      Function<StagePlan, RequestSource> requests,
+      Path outDir,
+      Map<String, Object> workload) {}
+
+  /**
+   * Everything a run needs. {@code lanes} are run side by side, each stage started in all of them
+   * together, each with its share of the stage's load ({@link LoadSplit}); {@code outDir} is the
+   * run's folder (a plain run's one lane writes into it, variants into its subfolders).
    */
   record Settings(
-      EndpointConfig endpoint,
+      List<Lane> lanes,
       StageSequence stages,
-      Function<StagePlan, RequestSource> requests,
       Timeouts timeouts,
       Path outDir,
       boolean progress,
       List<String> commandLine,
       long seed,
-      Map<String, Object> workload,
       boolean rawTimes,
       OutputTokenCounter counter,
       Cost.Model cost,
-      SloRun slo) {}
+      SloRun slo) {
+    Settings {
+      lanes = List.copyOf(lanes);
+      if (lanes.isEmpty()) {
+        throw new IllegalArgumentException("a run needs at least one lane");
+      }
+    }
+  }
 
   private final Settings s;
   private final PrintStream out;
   private final PrintStream err;
   private final Ticker ticker = Ticker.system();
-  private volatile StageRunner current;
+  private final List<LaneRun> lanes = new CopyOnWriteArrayList<>();
   private volatile boolean interrupted;
   private final CountDownLatch written = new CountDownLatch(1);
   private int sloExitCode = Main.EXIT_OK;
@@ -82,88 +98,106 @@ final class BenchRun {
     this.err = err;
   }
 
-  /** Runs every stage; returns the results (partial when interrupted). */
+  /** Runs every stage; returns the first lane's results (partial when interrupted). */
   List<StageResult> run() {
     try {
-      return runAndReport();
+      runAndReport();
+      return lanes.get(0).results();
     } finally {
       written.countDown(); // lets a Ctrl-C shutdown hook return, which ends the JVM
     }
   }
 
-  private List<StageResult> runAndReport() {
+  private void runAndReport() {
     Instant startedAt = Instant.now();
     long runStartNanos = ticker.nanos();
-    Path dir = s.outDir();
-    try {
-      Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw new RunFailedException("cannot create the results folder " + dir + ": " + e.getMessage()
-          + ". Choose another with --out DIR.");
-    }
-    List<StageResult> results = new ArrayList<>();
     RunSummary.Completion completion = RunSummary.Completion.complete();
     Thread hook = new Thread(this::onSignal, "tokenmeter-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     RunFailedException failure = null;
-    try (OpenAiEndpoint endpoint = OpenAiEndpoint.create(s.endpoint(), ticker);
-        RequestsJsonlWriter jsonl = openJsonl(dir.resolve("requests.jsonl"), runStartNanos, s.rawTimes());
-        CountingThread counting = new CountingThread("tokenmeter-counter");
-        ProgressLine progress = new ProgressLine(err, s.progress())) {
-      long loopThreadId = loopThreadId(endpoint);
-      int planned = s.stages().plannedStages();
-      StagePlan plan;
-      while (!interrupted && (plan = s.stages().next(results)) != null) {
-        err.println(describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan));
-        if (RepeatingSequence.freshConnections(s.stages(), plan)) {
-          endpoint.closeIdleConnections().join(); // each repeat pays its connects, as a new client would
+    try {
+      try (CountingThread counting = new CountingThread("tokenmeter-counter");
+          ProgressLine progress = new ProgressLine(err, s.progress())) {
+        for (Lane lane : s.lanes()) {
+          lanes.add(LaneRun.open(lane, ticker, runStartNanos, s.rawTimes()));
         }
-        StageResult r = runStage(endpoint, plan, jsonl, counting, progress, loopThreadId);
-        results.add(r);
-        progress.pause();
-        out.println();
-        out.print(ConsoleReport.stage(r, planned));
-        CostOptions.print(out, s.cost(), r);
-        out.flush();
-        if (interrupted) {
-          completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
-          break;
+        int planned = s.stages().plannedStages();
+        StagePlan plan;
+        while (!interrupted && (plan = s.stages().next(lanes.get(0).results())) != null) {
+          err.println(describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan)
+              + LoadSplit.note(plan, names()));
+          if (RepeatingSequence.freshConnections(s.stages(), plan)) {
+            lanes.forEach(LaneRun::closeIdleConnections); // each repeat pays its connects, as a new client would
+          }
+          List<StageResult> rs = runStage(plan, counting, progress);
+          progress.pause();
+          printStage(rs, planned);
+          if (interrupted) {
+            completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
+            break;
+          }
+          failure = fatal(rs);
+          if (failure != null) {
+            completion = RunSummary.Completion.error(failure.getMessage());
+            break;
+          }
+          // Rewritten after every stage, so a process that dies keeps the stages done; the last
+          // stage's write is the final one below.
+          int done = lanes.get(0).results().size();
+          if (planned < 0 || done < planned) {
+            writeSummaries(startedAt, RunSummary.Completion.error(
+                "run in progress (" + done + (planned < 0 ? "" : " of " + planned)
+                    + " stages done); if this remains, the process died"));
+          }
         }
-        failure = fatal(r);
-        if (failure != null) {
-          completion = RunSummary.Completion.error(failure.getMessage());
-          break;
-        }
-        // Rewritten after every stage, so a process that dies keeps the stages done; the last
-        // stage's write is the final one below.
-        if (planned < 0 || results.size() < planned) {
-          writeSummary(dir, startedAt, RunSummary.Completion.error(
-              "run in progress (" + results.size() + (planned < 0 ? "" : " of " + planned)
-                  + " stages done); if this remains, the process died"), results);
-        }
+      } finally {
+        lanes.forEach(LaneRun::close);
       }
     } finally {
-      writeSummary(dir, startedAt, completion, results);
-      dev.tokenmeter.report.html.HtmlReport.writeQuietly(dir, err);
+      writeSummaries(startedAt, completion);
+      lanes.forEach(l -> dev.tokenmeter.report.html.HtmlReport.writeQuietly(l.lane().outDir(), err));
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
         // already shutting down: the hook is running and waits for `written`
       }
     }
-    RunAnalysis analysis = s.slo().analyze(results);
-    if (results.size() > 1) {
-      out.println();
-      out.print(ConsoleReport.sweep(results, analysis.sweep()));
+    for (LaneRun lane : lanes) {
+      RunAnalysis analysis = s.slo().analyze(lane.results());
+      if (lane.results().size() > 1) {
+        out.println();
+        out.print(heading(lane) + ConsoleReport.sweep(lane.results(), analysis.sweep()));
+      }
+      printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), lane.results()));
+      if (failure == null && lanes.size() == 1) {
+        sloExitCode = s.slo().finish(analysis, lane.results(), target(lane.lane().endpoint()), startedAt, out);
+      }
     }
-    printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), results));
+    lanes.forEach(l -> printResults(l.lane().outDir(), out));
     if (failure != null) {
-      printResults(dir, out);
       throw failure;
     }
-    sloExitCode = s.slo().finish(analysis, results, target(s.endpoint()), startedAt, out);
-    printResults(dir, out);
-    return results;
+    if (lanes.size() > 1 && !interrupted) {
+      VariantReport.compareAndPrint(s.outDir(), lanes.stream().map(LaneRun::lane).toList(), out, err);
+    }
+  }
+
+  private List<String> names() {
+    return lanes.stream().map(l -> l.lane().name()).toList();
+  }
+
+  /** {@code "Variant b:\n"} over a lane's tables when the run has variants, else nothing. */
+  private String heading(LaneRun lane) {
+    return lanes.size() == 1 ? "" : "Variant " + lane.lane().name() + ":" + System.lineSeparator();
+  }
+
+  private void printStage(List<StageResult> rs, int planned) {
+    for (int i = 0; i < rs.size(); i++) {
+      out.println();
+      out.print(heading(lanes.get(i)) + ConsoleReport.stage(rs.get(i), planned));
+      CostOptions.print(out, s.cost(), rs.get(i));
+    }
+    out.flush();
   }
 
   boolean interrupted() {
@@ -172,12 +206,13 @@ final class BenchRun {
 
   /**
    * Runs a command's plan with its output options and returns the exit code: the one entry point
-   * of {@code bench} and {@code demo}.
+   * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
+   * variants, each into the subfolder of its name.
    */
   static int execute(
-      EndpointConfig endpoint,
+      Path outDir,
+      List<Lane> lanes,
       StageSequence stages,
-      Function<StagePlan, RequestSource> requests,
       WorkloadOptions workload,
       OutputOptions output,
       long seed,
@@ -191,15 +226,13 @@ final class BenchRun {
     BenchRun run =
         new BenchRun(
             new Settings(
-                endpoint,
+                lanes,
                 stages,
-                requests,
                 output.timeouts(),
-                output.outDir(Instant.now()),
+                outDir,
                 !output.quiet && ProgressLine.isTerminal(),
                 commandLine,
                 seed,
-                workload.describe(),
                 output.rawTimes,
                 workload.outputCounter(),
                 cost,
@@ -210,42 +243,53 @@ final class BenchRun {
     return run.interrupted() ? Main.EXIT_INTERRUPTED : run.sloExitCode;
   }
 
-  private StageResult runStage(
-      OpenAiEndpoint endpoint,
-      StagePlan plan,
-      RequestsJsonlWriter jsonl,
-      CountingThread counting,
-      ProgressLine progress,
-      long loopThreadId) {
-    StageRunner runner =
-        new StageRunner(
-            endpoint, plan, s.requests().apply(plan), s.timeouts(), ticker, s.slo().sink(jsonl), s.counter(), counting);
-    current = runner;
-    long cpu0 = processCpuNanos();
-    long loopCpu0 = threadCpuNanos(loopThreadId);
-    CompletableFuture<Long> done = runner.start();
-    int planned = s.stages().plannedStages();
-    String label =
-        "[" + (plan.index() + 1) + (planned < 0 ? "" : "/" + planned) + " " + plan.load().label() + "]";
-    progress.show(label, () -> runner.recorder() == null ? null : runner.recorder().live(ticker.nanos()));
-    long endNanos;
-    try {
-      endNanos = done.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      runner.interrupt("interrupted");
-      endNanos = done.join();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("stage failed", e.getCause());
+  /** A plain run's one lane: {@code endpoint}, writing into {@code outDir} itself. */
+  static List<Lane> single(EndpointConfig endpoint, Function<StagePlan, RequestSource> requests,
+      WorkloadOptions workload, Path outDir) {
+    return List.of(new Lane(null, endpoint, requests, outDir, workload.describe()));
+  }
+
+  /**
+   * Runs one stage in every lane: all started together, each with its share of the load, and
+   * waited for together; returns the lanes' results in lane order.
+   */
+  private List<StageResult> runStage(StagePlan plan, CountingThread counting, ProgressLine progress) {
+    StagePlan share = LoadSplit.share(plan, lanes.size());
+    long cpu0 = LaneRun.processCpuNanos();
+    List<StageRunner> runners = new ArrayList<>();
+    for (LaneRun lane : lanes) {
+      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting));
     }
-    long cpu = processCpuNanos();
-    long loopCpu = threadCpuNanos(loopThreadId);
-    ClientCpu clientCpu =
-        new ClientCpu(
-            cpu0 < 0 || cpu < 0 ? -1 : cpu - cpu0,
-            loopCpu0 < 0 || loopCpu < 0 ? -1 : loopCpu - loopCpu0,
-            Runtime.getRuntime().availableProcessors());
-    return s.slo().withGoodput(runner.recorder().finish(endNanos, clientCpu));
+    int planned = s.stages().plannedStages();
+    String label = "[" + (plan.index() + 1) + (planned < 0 ? "" : "/" + planned) + " " + plan.load().label()
+        + (lanes.size() == 1 ? "" : " " + lanes.get(0).lane().name()) + "]";
+    StageRunner shown = runners.get(0);
+    progress.show(label, () -> shown.recorder() == null ? null : shown.recorder().live(ticker.nanos()));
+    long[] ends = new long[lanes.size()];
+    for (int i = 0; i < ends.length; i++) {
+      ends[i] = lanes.get(i).await();
+      if (Thread.currentThread().isInterrupted()) {
+        lanes.forEach(l -> l.interrupt("interrupted")); // one stopped: stop all, as Ctrl-C does
+      }
+    }
+    long cpu = LaneRun.processCpuNanos();
+    List<StageResult> results = new ArrayList<>();
+    for (int i = 0; i < ends.length; i++) {
+      results.add(lanes.get(i).finish(ends[i], cpu0, cpu, s.slo()));
+    }
+    return results;
+  }
+
+  /** The first lane whose stage was {@link #fatal(StageResult)}, named when the run has variants. */
+  private RunFailedException fatal(List<StageResult> rs) {
+    for (int i = 0; i < rs.size(); i++) {
+      RunFailedException f = fatal(rs.get(i));
+      if (f != null) {
+        return lanes.size() == 1 ? f
+            : new RunFailedException("variant " + lanes.get(i).lane().name() + ": " + f.getMessage());
+      }
+    }
+    return null;
   }
 
   /** A stage where nothing succeeded and everything failed the same way stops the run. */
@@ -267,10 +311,7 @@ final class BenchRun {
 
   private void onSignal() {
     interrupted = true;
-    StageRunner r = current;
-    if (r != null) {
-      r.interrupt("interrupted (Ctrl-C)");
-    }
+    lanes.forEach(l -> l.interrupt("interrupted (Ctrl-C)"));
     try {
       written.await(15, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -278,8 +319,15 @@ final class BenchRun {
     }
   }
 
-  private void writeSummary(Path dir, Instant startedAt, RunSummary.Completion completion, List<StageResult> results) {
-    EndpointConfig e = s.endpoint();
+  private void writeSummaries(Instant startedAt, RunSummary.Completion completion) {
+    for (LaneRun lane : lanes) {
+      writeSummary(lane, startedAt, completion);
+    }
+  }
+
+  private void writeSummary(LaneRun lane, Instant startedAt, RunSummary.Completion completion) {
+    EndpointConfig e = lane.lane().endpoint();
+    List<StageResult> results = lane.results();
     RunSummary summary =
         new RunSummary(
             new RunSummary.Tool("tokenmeter", Version.VERSION),
@@ -288,13 +336,13 @@ final class BenchRun {
             new RunSummary.Target(e.baseUrl().toString(), e.api().wireName(), e.model()),
             s.commandLine(),
             s.seed(),
-            new RunSummary.Settings(timeouts(s.timeouts()), s.workload()),
+            new RunSummary.Settings(timeouts(s.timeouts()), lane.lane().workload()),
             completion,
             results,
             RepeatingSequence.repeatsOf(s.stages(), results),
             CostOptions.pricing(s.cost(), results),
             s.slo().analyze(results));
-    writeSummary(dir, summary, err);
+    writeSummary(lane.lane().outDir(), summary, err);
   }
 
   private static void printResults(Path dir, PrintStream out) {
@@ -359,23 +407,5 @@ final class BenchRun {
   private static String fmt(long nanos) {
     double sec = nanos / 1e9;
     return sec == Math.rint(sec) ? (long) sec + "s" : String.format(java.util.Locale.ROOT, "%.2fs", sec);
-  }
-
-  private static long loopThreadId(OpenAiEndpoint endpoint) {
-    CompletableFuture<Long> id = new CompletableFuture<>();
-    endpoint.loop().execute(() -> id.complete(Thread.currentThread().threadId()));
-    return id.join();
-  }
-
-  private static long processCpuNanos() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-      return os.getProcessCpuTime();
-    }
-    return -1;
-  }
-
-  private static long threadCpuNanos(long threadId) {
-    ThreadMXBean t = ManagementFactory.getThreadMXBean();
-    return t.isThreadCpuTimeSupported() ? t.getThreadCpuTime(threadId) : -1;
   }
 }

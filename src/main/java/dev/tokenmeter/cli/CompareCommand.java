@@ -58,20 +58,12 @@ final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    StageComparison.Settings settings;
-    try {
-      settings = new StageComparison.Settings(alpha, resamples, seed, minChangePercent);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("--alpha, --bootstrap or --min-change: " + e.getMessage());
-    }
+    StageComparison.Settings settings = settings();
     List<RunFolder> runs = new ArrayList<>();
     for (Path dir : dirs) {
       runs.add(read(dir));
     }
-    List<RunComparison> comparisons = new ArrayList<>();
-    for (int i = 1; i < runs.size(); i++) {
-      comparisons.add(RunComparison.of(runs.get(0).stages(), runs.get(i).stages(), settings));
-    }
+    List<RunComparison> comparisons = compare(runs, settings);
     System.out.print(CompareReport.console(runs, comparisons, settings));
     if (comparisons.stream().allMatch(c -> c.stages().isEmpty())) {
       throw new UsageException("no stage of the runs matched: their load labels all differ;"
@@ -89,6 +81,24 @@ final class CompareCommand implements Callable<Integer> {
       System.out.println("Comparison: " + html + " (open it in a browser; works offline)");
     }
     return Main.EXIT_OK;
+  }
+
+  /** The test settings of the options (their defaults on a fresh instance). */
+  StageComparison.Settings settings() {
+    try {
+      return new StageComparison.Settings(alpha, resamples, seed, minChangePercent);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--alpha, --bootstrap or --min-change: " + e.getMessage());
+    }
+  }
+
+  /** Every run after the first against the first, stage by stage. */
+  static List<RunComparison> compare(List<RunFolder> runs, StageComparison.Settings settings) {
+    List<RunComparison> comparisons = new ArrayList<>();
+    for (int i = 1; i < runs.size(); i++) {
+      comparisons.add(RunComparison.of(runs.get(0).stages(), runs.get(i).stages(), settings));
+    }
+    return comparisons;
   }
 
   /** Reads a results folder; a missing or unreadable one is a usage error. */

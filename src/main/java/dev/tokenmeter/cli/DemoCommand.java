@@ -9,6 +9,8 @@ import dev.tokenmeter.simulator.SimServer;
 import dev.tokenmeter.simulator.TimingModel;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -114,7 +116,9 @@ final class DemoCommand implements Callable<Integer> {
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
-      return BenchRun.execute(cfg, stages, requests, workload, output, load.seed, pricing, spec, sloRun);
+      Path outDir = output.outDir(Instant.now());
+      return BenchRun.execute(outDir, BenchRun.single(cfg, requests, workload, outDir), stages, workload, output,
+          load.seed, pricing, spec, sloRun);
     }
   }
 }

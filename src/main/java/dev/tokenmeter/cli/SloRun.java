@@ -49,6 +49,11 @@ final class SloRun {
     return new SloRun(null, stages, null, 30, Double.NaN, null, null);
   }
 
+  /** Whether the run is judged: an {@code --slo} given, or a capacity search. */
+  boolean gated() {
+    return slo != null || search != null;
+  }
+
   /** The stages to run: the fixed list, or the capacity search. */
   StageSequence stages() {
     return stages;

@@ -48,6 +48,23 @@ final class TargetOptions {
   @Option(names = "--insecure", description = "Accept any certificate of an https --url (test servers only: traffic stays encrypted, the server is not verified).")
   boolean insecure;
 
+  /** A field-by-field copy (the header list copied too), for a {@code --variant} to change. */
+  TargetOptions copy() {
+    TargetOptions t = new TargetOptions();
+    t.url = url;
+    t.api = api;
+    t.model = model;
+    t.apiKeyEnv = apiKeyEnv;
+    t.headers = new ArrayList<>(headers);
+    t.extraBody = extraBody;
+    t.noStream = noStream;
+    t.noUsage = noUsage;
+    t.connectTimeout = connectTimeout;
+    t.caCert = caCert;
+    t.insecure = insecure;
+    return t;
+  }
+
   TlsSettings tls() {
     if (caCert != null && insecure) {
       throw new UsageException("give either --ca-cert or --insecure, not both");

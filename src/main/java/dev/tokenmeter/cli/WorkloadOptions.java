@@ -108,7 +108,7 @@ final class WorkloadOptions {
         chosenFrom = "model " + model;
       });
     }
-    TokenEstimator estimator = chosen == null ? TokenEstimator.heuristic() : TokenEstimator.exact(chosen);
+    TokenEstimator estimator = estimator();
     if (file != null) {
       PromptFile f = file;
       LengthSpec o = out;
@@ -146,6 +146,11 @@ final class WorkloadOptions {
       resolver = TokenizerResolver.system(tokenizerMap);
     }
     return resolver;
+  }
+
+  /** What sizes prompts: the chosen tokenizer (after {@link #factory}), else the heuristic estimate. */
+  TokenEstimator estimator() {
+    return chosen == null ? TokenEstimator.heuristic() : TokenEstimator.exact(chosen);
   }
 
   /** The tokenizer chosen by {@link #factory}, or null for the estimate. */

@@ -1,0 +1,159 @@
+package dev.tokenmeter.cli;
+
+import dev.tokenmeter.client.OpenAiEndpoint;
+import dev.tokenmeter.core.analysis.ClientCpu;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.engine.StageRunner;
+import dev.tokenmeter.core.engine.Timeouts;
+import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.metrics.OutputTokenCounter;
+import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.report.RequestsJsonlWriter;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+
+/**
+ * One {@link BenchRun.Lane} while the run goes: its endpoint (its own event loop), its {@code
+ * requests.jsonl}, its results so far and the stage running on it. A plain bench run has one lane;
+ * {@code --variant} one per variant, all started for each stage together. Used from the run's
+ * thread, except {@link #interrupt}, which any thread may call (Ctrl-C).
+ */
+final class LaneRun implements AutoCloseable {
+  private final BenchRun.Lane lane;
+  private final OpenAiEndpoint endpoint;
+  private final RequestsJsonlWriter jsonl;
+  private final long loopThreadId;
+  private final List<StageResult> results = new ArrayList<>();
+  private volatile StageRunner current;
+  private CompletableFuture<Long> done;
+  private long loopCpu0;
+
+  private LaneRun(BenchRun.Lane lane, OpenAiEndpoint endpoint, RequestsJsonlWriter jsonl) {
+    this.lane = lane;
+    this.endpoint = endpoint;
+    this.jsonl = jsonl;
+    this.loopThreadId = loopThreadId(endpoint);
+  }
+
+  /** Creates the lane's folder, opens its endpoint and its {@code requests.jsonl}. */
+  static LaneRun open(BenchRun.Lane lane, Ticker ticker, long runStartNanos, boolean rawTimes) {
+    try {
+      Files.createDirectories(lane.outDir());
+    } catch (IOException e) {
+      throw new RunFailedException("cannot create the results folder " + lane.outDir() + ": " + e.getMessage()
+          + ". Choose another with --out DIR.");
+    }
+    OpenAiEndpoint endpoint = OpenAiEndpoint.create(lane.endpoint(), ticker);
+    try {
+      return new LaneRun(lane, endpoint, BenchRun.openJsonl(lane.outDir().resolve("requests.jsonl"), runStartNanos, rawTimes));
+    } catch (RuntimeException e) {
+      endpoint.close();
+      throw e;
+    }
+  }
+
+  BenchRun.Lane lane() {
+    return lane;
+  }
+
+  /** The stages done so far, in run order. */
+  List<StageResult> results() {
+    return results;
+  }
+
+  /** Closes idle connections, so the next stage pays its connects as a new client would. */
+  void closeIdleConnections() {
+    endpoint.closeIdleConnections().join();
+  }
+
+  /** Starts {@code plan} (this lane's share of the stage) on the lane's loop; returns its runner. */
+  StageRunner start(StagePlan plan, Timeouts timeouts, Ticker ticker, SloRun slo, OutputTokenCounter counter,
+      Executor counting) {
+    StageRunner runner = new StageRunner(endpoint, plan, lane.requests().apply(plan), timeouts, ticker,
+        slo.sink(jsonl), counter, counting);
+    current = runner;
+    loopCpu0 = threadCpuNanos(loopThreadId);
+    done = runner.start();
+    return runner;
+  }
+
+  /**
+   * Waits for the stage started last; when the waiting thread is interrupted, stops the stage (its
+   * requests end as cancelled) and waits for that.
+   */
+  long await() {
+    try {
+      return done.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      current.interrupt("interrupted");
+      return done.join();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("stage failed", e.getCause());
+    }
+  }
+
+  /**
+   * The result of the stage that ended at {@code endNanos}, its goodput filled in, added to {@link
+   * #results()}. The process CPU (from {@code cpu0Nanos} to {@code cpuNanos}) is the whole client's,
+   * every lane's together; the loop CPU is this lane's own.
+   */
+  StageResult finish(long endNanos, long cpu0Nanos, long cpuNanos, SloRun slo) {
+    long loopCpu = threadCpuNanos(loopThreadId);
+    ClientCpu clientCpu =
+        new ClientCpu(
+            cpu0Nanos < 0 || cpuNanos < 0 ? -1 : cpuNanos - cpu0Nanos,
+            loopCpu0 < 0 || loopCpu < 0 ? -1 : loopCpu - loopCpu0,
+            Runtime.getRuntime().availableProcessors());
+    StageResult r = slo.withGoodput(current.recorder().finish(endNanos, clientCpu));
+    results.add(r);
+    return r;
+  }
+
+  /** The running stage's runner, or null before the first. */
+  StageRunner current() {
+    return current;
+  }
+
+  /** Stops the running stage now, if any. Any thread. */
+  void interrupt(String reason) {
+    StageRunner r = current;
+    if (r != null) {
+      r.interrupt(reason);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      jsonl.close();
+    } finally {
+      endpoint.close(); // after the writer, as the single run's try-with-resources did
+    }
+  }
+
+  private static long loopThreadId(OpenAiEndpoint endpoint) {
+    CompletableFuture<Long> id = new CompletableFuture<>();
+    endpoint.loop().execute(() -> id.complete(Thread.currentThread().threadId()));
+    return id.join();
+  }
+
+  static long processCpuNanos() {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getProcessCpuTime();
+    }
+    return -1;
+  }
+
+  private static long threadCpuNanos(long threadId) {
+    ThreadMXBean t = ManagementFactory.getThreadMXBean();
+    return t.isThreadCpuTimeSupported() ? t.getThreadCpuTime(threadId) : -1;
+  }
+}

@@ -1,0 +1,125 @@
+package dev.tokenmeter.cli;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tokenmeter.client.EndpointConfig;
+import dev.tokenmeter.core.Version;
+import dev.tokenmeter.core.analysis.RunComparison;
+import dev.tokenmeter.core.analysis.StageComparison;
+import dev.tokenmeter.report.CompareJsonWriter;
+import dev.tokenmeter.report.CompareReport;
+import dev.tokenmeter.report.RunFolder;
+import dev.tokenmeter.report.html.CompareHtml;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The files of a {@code bench --variant} run beside the variants' own folders: {@code
+ * variants.json} (the definitions, written before the run) and, after it, the comparison of the
+ * first variant against the others as {@code tokenmeter compare DIR/a DIR/b ...} makes it ({@code
+ * compare.md}, {@code compare.json}, {@code compare.html}, and the tables on the terminal).
+ * Stateless.
+ */
+final class VariantReport {
+  static final String DEFINITIONS = "variants.json";
+
+  private VariantReport() {}
+
+  /**
+   * Writes {@code DIR/variants.json}: per variant its name, the {@code --variant} text, and what it
+   * sends (URL, API, model, header names (not values: they may hold keys), the merged extra body,
+   * the system prompt's size), plus the load share and seed.
+   */
+  static void writeDefinitions(Path outDir, List<Variant> variants, List<BenchRun.Lane> lanes, long seed) {
+    Path file = outDir.resolve(DEFINITIONS);
+    try {
+      Files.createDirectories(outDir);
+      try (JsonGenerator g = new JsonFactory().createGenerator(file.toFile(), JsonEncoding.UTF8)) {
+        g.useDefaultPrettyPrinter();
+        g.writeStartObject();
+        g.writeStringField("tool_version", Version.VERSION);
+        g.writeNumberField("seed", seed);
+        g.writeStringField("load_share", "1/" + variants.size()
+            + " of --concurrency, --rate and --max-concurrency per variant; the same arrival offsets and prompts");
+        g.writeArrayFieldStart("variants");
+        for (int i = 0; i < variants.size(); i++) {
+          write(g, variants.get(i), lanes.get(i));
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+      }
+    } catch (IOException e) {
+      throw new RunFailedException("cannot write " + file + ": " + e.getMessage() + ". Choose another folder with --out DIR.");
+    }
+  }
+
+  private static void write(JsonGenerator g, Variant v, BenchRun.Lane lane) throws IOException {
+    EndpointConfig e = lane.endpoint();
+    Map<String, Object> w = lane.workload();
+    g.writeStartObject();
+    g.writeStringField("name", v.name());
+    g.writeStringField("folder", v.name());
+    g.writeStringField("url", e.baseUrl().toString());
+    g.writeStringField("api", e.api().wireName());
+    g.writeStringField("model", e.model());
+    g.writeArrayFieldStart("header_names");
+    for (String h : e.headers().keySet().stream().sorted().toList()) {
+      g.writeString(h);
+    }
+    g.writeEndArray();
+    g.writeStringField("extra_body", e.extraBodyJson());
+    g.writeStringField("system_prompt", v.system() == null ? null : v.system().startsWith("@") ? v.system() : "(inline)");
+    if (w.get("system_prompt_tokens") instanceof Integer tokens) {
+      g.writeNumberField("system_prompt_tokens", tokens);
+    }
+    g.writeEndObject();
+  }
+
+  /**
+   * Compares the first lane's folder with the others' (the defaults of {@code tokenmeter compare}),
+   * prints the tables on {@code out} and writes {@code compare.md}, {@code compare.json} and {@code
+   * compare.html} into {@code outDir}. A folder that cannot be read or a file that cannot be written
+   * is reported on {@code err}: the variants' results are already saved and stay valid.
+   */
+  static void compareAndPrint(Path outDir, List<BenchRun.Lane> lanes, PrintStream out, PrintStream err) {
+    List<RunFolder> runs = new ArrayList<>();
+    try {
+      for (BenchRun.Lane lane : lanes) {
+        runs.add(RunFolder.read(lane.outDir()));
+      }
+    } catch (IOException | RuntimeException e) {
+      err.println("tokenmeter: could not compare the variants: " + e.getMessage());
+      return;
+    }
+    StageComparison.Settings settings = new CompareCommand().settings();
+    List<RunComparison> comparisons = CompareCommand.compare(runs, settings);
+    out.println();
+    StringBuilder names = new StringBuilder();
+    for (int i = 0; i < lanes.size(); i++) {
+      names.append(i == 0 ? "" : ", ").append(CompareReport.name(i)).append(" = ").append(lanes.get(i).name());
+    }
+    out.println("Variants compared (" + names + "):");
+    out.print(CompareReport.console(runs, comparisons, settings));
+    Path md = outDir.resolve("compare.md");
+    Path json = outDir.resolve("compare.json");
+    Path html = outDir.resolve("compare.html");
+    try {
+      Files.writeString(md, CompareReport.markdown(runs, comparisons, settings), StandardCharsets.UTF_8);
+      CompareJsonWriter.write(json, runs, comparisons, settings);
+      CompareHtml.write(html, runs, comparisons, settings);
+    } catch (IOException e) {
+      err.println("tokenmeter: could not write the comparison into " + outDir + ": " + e.getMessage());
+      return;
+    }
+    out.println();
+    out.println("Comparison: " + md + ", " + json + " and " + html + " (the same as tokenmeter compare "
+        + String.join(" ", lanes.stream().map(l -> l.outDir().toString()).toList()) + ")");
+  }
+}
