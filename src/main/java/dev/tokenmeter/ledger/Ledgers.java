@@ -58,7 +58,7 @@ public final class Ledgers {
         throw new LedgerException("ledger " + t.display() + ": folder " + parent + " does not exist; create it first");
       }
     }
-    DataSource ds = dataSource(t);
+    DataSource ds = dataSource(t, /* readOnly= */ false);
     try {
       flyway(ds).migrate();
     } catch (FlywayException e) {
@@ -84,7 +84,7 @@ public final class Ledgers {
       throw new LedgerException(
           "ledger " + t.display() + " does not exist: give the file the proxy writes (its --ledger), or a jdbc:postgresql:// URL");
     }
-    DataSource ds = dataSource(t);
+    DataSource ds = dataSource(t, /* readOnly= */ true);
     MigrationInfo current;
     try {
       current = flyway(ds).info().current();
@@ -133,24 +133,29 @@ public final class Ledgers {
         .load();
   }
 
-  static DataSource dataSource(LedgerTarget t) {
+  /** With {@code readOnly}, an SQLite file is opened read-only and its journal mode left alone. */
+  static DataSource dataSource(LedgerTarget t, boolean readOnly) {
     return switch (t) {
-      case LedgerTarget.SqliteFile f -> sqlite(f.file());
-      case LedgerTarget.Postgres p -> postgres(p);
+      case LedgerTarget.SqliteFile f -> sqlite(f.file(), readOnly);
+      case LedgerTarget.Postgres p -> postgres(p, readOnly);
     };
   }
 
-  private static DataSource sqlite(Path file) {
+  private static DataSource sqlite(Path file, boolean readOnly) {
     SQLiteConfig config = new SQLiteConfig();
-    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+    if (readOnly) {
+      config.setReadOnly(true);
+    } else {
+      config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+      config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+    }
     config.setBusyTimeout(BUSY_TIMEOUT_MILLIS);
     SQLiteDataSource ds = new SQLiteDataSource(config);
     ds.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
     return ds;
   }
 
-  private static DataSource postgres(LedgerTarget.Postgres p) {
+  private static DataSource postgres(LedgerTarget.Postgres p, boolean readOnly) {
     PGSimpleDataSource ds = new PGSimpleDataSource();
     try {
       ds.setUrl(p.url());
@@ -166,6 +171,7 @@ public final class Ledgers {
     ds.setReWriteBatchedInserts(true);
     ds.setConnectTimeout(PG_CONNECT_TIMEOUT_SECONDS);
     ds.setApplicationName("tokenmeter");
+    ds.setReadOnly(readOnly);
     return ds;
   }
 

@@ -65,6 +65,31 @@ class LedgersTest {
     assertThatThrownBy(() -> Ledgers.openExisting(file.toString(), Map.of()))
         .isInstanceOf(LedgerException.class)
         .hasMessage(file + " is not a tokenmeter ledger: give the ledger the proxy writes (its --ledger)");
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement s = c.createStatement();
+        var rs = s.executeQuery("PRAGMA journal_mode")) {
+      rs.next();
+      assertThat(rs.getString(1)).as("reading changed nothing").isEqualTo("delete");
+    }
+  }
+
+  @Test
+  void usageReadsWhileTheWriterWrites() throws Exception {
+    Path file = dir.resolve("busy.db");
+    Ledger ledger = Ledgers.open(file.toString(), Map.of());
+    try (LedgerWriter w = ledger.writer()) {
+      for (int i = 0; i < 2_000; i++) {
+        w.accept(LedgerFixtures.sample(i, 1_000 + i));
+      }
+      Ledger reader = Ledgers.openExisting(file.toString(), Map.of());
+      UsageQuery all = new UsageQuery(java.time.Instant.EPOCH, null, UsageQuery.GroupBy.TENANT);
+      long seen = 0;
+      for (int k = 0; k < 50 && seen < 2_000; k++) {
+        seen = reader.usage(all).total().requests();
+        Thread.sleep(20);
+      }
+      assertThat(seen).isEqualTo(2_000);
+    }
   }
 
   @Test
