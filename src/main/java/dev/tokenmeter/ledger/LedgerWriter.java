@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.LongAdder;
  * committed batch survives kill -9 of the proxy and a power cut.
  *
  * <p><b>Failures.</b> A batch that fails to commit is rolled back and retried on a new connection,
- * after 200 ms doubling up to 5 s, records kept; meanwhile the queue fills and then drops. {@link
+ * after 200 ms doubling up to 5 s, records kept; meanwhile the queue fills and then drops. A batch
+ * the database refuses for its data is written again row by row, dropping only the refused rows. {@link
  * #close()} drains the queue, then stops; records it could not write by {@link
  * Settings#closeTimeoutNanos()} are counted as dropped and reported.
  *
@@ -39,6 +40,10 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
   /** What a commit may take, twice (the batch before and this one), in the stated bound. */
   static final long COMMIT_ALLOWANCE_NANOS = 300_000_000L;
   private static final long MAX_RETRY_NANOS = 5_000_000_000L;
+  // SQLite primary result codes (sqlite3.h)
+  private static final int SQLITE_TOOBIG = 18;
+  private static final int SQLITE_CONSTRAINT = 19;
+  private static final int SQLITE_MISMATCH = 20;
 
   /**
    * How the writer batches.
@@ -77,6 +82,7 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
   private final Thread thread;
   private volatile boolean closing;
   private volatile String lastError;
+  private volatile int unwrittenAtClose;
   private Connection connection;
   private PreparedStatement insert;
 
@@ -146,7 +152,9 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      dropped.add(batch.size() + queue.size());
+      int left = batch.size() + queue.size();
+      dropped.add(left);
+      unwrittenAtClose = left;
       queue.clear();
       disconnect();
     }
@@ -181,6 +189,10 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
       } catch (SQLException | RuntimeException e) {
         failedCommits.incrementAndGet();
         lastError = Ledgers.oneLine(e);
+        if (e instanceof SQLException s && isDataError(s)) {
+          commitOneByOne(batch);
+          return true;
+        }
         disconnect();
       }
       long now = ticker.nanos();
@@ -193,6 +205,43 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
       TimeUnit.NANOSECONDS.sleep(backoffNanos);
       backoffNanos = Math.min(MAX_RETRY_NANOS, backoffNanos * 2);
     }
+  }
+
+  /**
+   * After a batch failed on its data (not on the connection): commits its rows one at a time, so
+   * that one row the database refuses costs that row (counted as dropped), not the batch, nor every
+   * batch after it.
+   */
+  private void commitOneByOne(List<MeteredRequest> batch) {
+    for (MeteredRequest r : batch) {
+      try {
+        commit(List.of(r));
+        written.incrementAndGet();
+      } catch (SQLException | RuntimeException e) {
+        dropped.increment();
+        lastError = Ledgers.oneLine(e);
+        if (!(e instanceof SQLException s && isDataError(s))) {
+          disconnect();
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether the database refused the data rather than failed: SQLSTATE class 22 (data exception,
+   * e.g. PostgreSQL's refusal of a NUL character) or 23 (constraint), or SQLite's constraint,
+   * type-mismatch and too-big results (its driver leaves the SQLSTATE empty).
+   */
+  static boolean isDataError(SQLException e) {
+    String state = e.getSQLState();
+    if (state != null && (state.startsWith("22") || state.startsWith("23"))) {
+      return true;
+    }
+    if (e instanceof org.sqlite.SQLiteException lite) {
+      int primary = lite.getResultCode().code & 0xff;
+      return primary == SQLITE_CONSTRAINT || primary == SQLITE_MISMATCH || primary == SQLITE_TOOBIG;
+    }
+    return false;
   }
 
   private void commit(List<MeteredRequest> batch) throws SQLException {
@@ -234,8 +283,8 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
    * Stops taking records, writes what is queued (waiting up to {@link Settings#closeTimeoutNanos()}
    * plus one flush interval), then closes the connection.
    *
-   * @throws LedgerException when records could not be written (they are counted in {@link
-   *     #dropped()})
+   * @throws LedgerException when records still queued could not be written (they are counted in
+   *     {@link #dropped()}, as are those dropped earlier, which do not make it throw)
    */
   @Override
   public void close() {
@@ -249,8 +298,8 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
     if (thread.isAlive()) {
       thread.interrupt();
     }
-    long lost = dropped();
-    if (lost > 0 && lastError != null) {
+    int lost = unwrittenAtClose;
+    if (lost > 0) {
       throw new LedgerException(
           lost + " records were not written to the ledger " + ledger.target().display() + ": " + lastError);
     }

@@ -62,17 +62,17 @@ final class RequestsTable {
   /** Sets the parameters of {@link #INSERT} to {@code r}. */
   static void bind(PreparedStatement ps, MeteredRequest r) throws SQLException {
     int i = 1;
-    ps.setString(i++, r.requestId());
+    ps.setString(i++, text(r.requestId()));
     ps.setLong(i++, r.startedAtEpochMillis());
-    ps.setString(i++, r.tenant());
-    ps.setString(i++, r.model());
-    ps.setString(i++, r.upstream());
-    ps.setString(i++, r.endpoint());
+    ps.setString(i++, text(r.tenant()));
+    ps.setString(i++, text(r.model()));
+    ps.setString(i++, text(r.upstream()));
+    ps.setString(i++, text(r.endpoint()));
     ps.setBoolean(i++, r.streamed());
     count(ps, i++, r.httpStatus());
     ps.setString(i++, r.errorClass() == null ? null : r.errorClass().wireName());
     ps.setString(i++, cut(r.error()));
-    ps.setString(i++, r.finishReason());
+    ps.setString(i++, text(r.finishReason()));
     count(ps, i++, r.inputTokens());
     count(ps, i++, r.outputTokens());
     ps.setString(i++, r.outputTokensSource() == null ? null : r.outputTokensSource().wireName());
@@ -89,7 +89,7 @@ final class RequestsTable {
     ps.setInt(i++, r.chunks());
     ps.setInt(i++, r.inFlightAtStart());
     real(ps, i++, r.cost());
-    ps.setString(i, r.currency());
+    ps.setString(i, text(r.currency()));
   }
 
   /** The request in the current row of a result of {@link #SELECT_ALL}. */
@@ -137,7 +137,12 @@ final class RequestsTable {
   }
 
   private static String cut(String s) {
-    return s == null || s.length() <= MAX_ERROR_CHARS ? s : s.substring(0, MAX_ERROR_CHARS);
+    return s == null || s.length() <= MAX_ERROR_CHARS ? text(s) : text(s.substring(0, MAX_ERROR_CHARS));
+  }
+
+  /** {@code s} without NUL characters, which PostgreSQL refuses in text (an upstream may send them). */
+  private static String text(String s) {
+    return s == null || s.indexOf('\0') < 0 ? s : s.replace("\0", "");
   }
 
   private static void count(PreparedStatement ps, int i, int value) throws SQLException {

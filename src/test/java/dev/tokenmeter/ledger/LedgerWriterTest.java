@@ -150,6 +150,37 @@ class LedgerWriterTest {
   }
 
   @Test
+  void aRowTheDatabaseRefusesCostsThatRowOnly() throws Exception {
+    Ledger ledger = sqlite();
+    try (Connection c = ledger.connect();
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("CREATE TRIGGER refuse BEFORE INSERT ON requests WHEN NEW.request_id = 'req-3'"
+          + " BEGIN SELECT RAISE(ABORT, 'refused for the test'); END");
+    }
+    LedgerWriter w = ledger.writer(new LedgerWriter.Settings(100, 5 * MS, 100, 5_000 * MS), Ticker.system());
+    for (int i = 0; i < 10; i++) {
+      w.accept(LedgerFixtures.sample(i, i));
+    }
+    Thread.sleep(100);
+    for (int i = 10; i < 20; i++) {
+      w.accept(LedgerFixtures.sample(i, i));
+    }
+    w.close();
+    assertThat(w.written()).isEqualTo(19);
+    assertThat(w.dropped()).isEqualTo(1);
+    assertThat(w.lastError()).contains("refused for the test");
+    assertThat(LedgerFixtures.readAll(ledger)).hasSize(19).extracting(MeteredRequest::requestId).doesNotContain("req-3");
+  }
+
+  @Test
+  void dataErrorsAreToldFromConnectionErrors() {
+    assertThat(LedgerWriter.isDataError(new SQLException("invalid byte sequence", "22021"))).isTrue();
+    assertThat(LedgerWriter.isDataError(new SQLException("duplicate key", "23505"))).isTrue();
+    assertThat(LedgerWriter.isDataError(new SQLException("connection refused", "08001"))).isFalse();
+    assertThat(LedgerWriter.isDataError(new SQLException("no state"))).isFalse();
+  }
+
+  @Test
   void closeGivesUpOnAnUnreachableLedgerAndSaysHowManyWereLost() {
     Ledger real = sqlite();
     Ledger down = new Ledger(real.target(), dataSource(() -> {

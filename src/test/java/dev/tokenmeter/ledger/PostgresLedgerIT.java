@@ -79,12 +79,27 @@ class PostgresLedgerIT {
       try (LedgerWriter w = ledger.writer()) {
         for (int i = 0; i < PER_PROXY; i++) {
           MeteredRequest r = LedgerFixtures.sample(seqOffset + i, T0 + i);
+          if (i == 6) {
+            // PostgreSQL refuses NUL in text; an upstream's error message may carry one
+            r = withError(r, "bad\0byte");
+            sent.add(withError(r, "badbyte"));
+            w.accept(r);
+            continue;
+          }
           sent.add(r);
           w.accept(r);
         }
       }
       return sent;
     };
+  }
+
+  private static MeteredRequest withError(MeteredRequest r, String error) {
+    return new MeteredRequest(r.requestId(), r.startedAtEpochMillis(), r.tenant(), r.model(), r.upstream(),
+        r.endpoint(), r.streamed(), r.httpStatus(), dev.tokenmeter.core.request.ErrorClass.PROTOCOL, error,
+        r.finishReason(), r.inputTokens(), r.outputTokens(), r.outputTokensSource(), r.reasoningTokens(),
+        r.cachedTokens(), r.proxyQueueNanos(), r.ttftNanos(), r.tpotNanos(), r.e2eNanos(), r.itlP50Nanos(),
+        r.itlP99Nanos(), r.itlMaxNanos(), r.chunks(), r.inFlightAtStart(), r.cost(), r.currency());
   }
 
   private static int appliedMigrations(Ledger ledger) throws Exception {
