@@ -296,7 +296,13 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (thread.isAlive()) {
+      // still backing off between retries: stop it, and let it count what it could not write
       thread.interrupt();
+      try {
+        thread.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     int lost = unwrittenAtClose;
     if (lost > 0) {

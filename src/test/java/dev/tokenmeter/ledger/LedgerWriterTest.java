@@ -199,6 +199,27 @@ class LedgerWriterTest {
   }
 
   @Test
+  void closeStopsAWriterStuckConnecting() {
+    Ledger real = sqlite();
+    Ledger hanging = new Ledger(real.target(), dataSource(() -> {
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        throw new SQLException("connect interrupted", "08006");
+      }
+      return real.connect();
+    }));
+    LedgerWriter w = hanging.writer(new LedgerWriter.Settings(100, 10 * MS, 100, 0), Ticker.system());
+    for (int i = 0; i < 3; i++) {
+      w.accept(LedgerFixtures.sample(i, i));
+    }
+    long start = System.nanoTime();
+    assertThatThrownBy(w::close).isInstanceOf(LedgerException.class).hasMessageStartingWith("3 records were not written");
+    assertThat(System.nanoTime() - start).as("close waited its bound, then stopped the writer").isLessThan(5_000 * MS);
+    assertThat(w.dropped()).isEqualTo(3);
+  }
+
+  @Test
   void settingsRefuseNonsense() {
     assertThatThrownBy(() -> new LedgerWriter.Settings(0, MS, 1, 0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new LedgerWriter.Settings(1, 0, 1, 0)).isInstanceOf(IllegalArgumentException.class);
