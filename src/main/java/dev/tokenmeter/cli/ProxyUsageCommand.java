@@ -31,8 +31,9 @@ import picocli.CommandLine.Spec;
     name = "usage",
     mixinStandardHelpOptions = true,
     description = {
-      "Reads the metering proxy's ledger: requests, errors by class, tokens in/out/reasoning/cached,",
-      "TTFT and TPOT p50/p99, per-user decode TPS p50/p10 and spend, per tenant, model, upstream or day."
+      "Reads the metering proxy's ledger: requests, errors by class, tokens (in, out,",
+      "reasoning, cached), TTFT and TPOT p50/p99, per-user decode TPS p50/p10 and",
+      "spend, per tenant, model, upstream or UTC day, over a window up to now."
     })
 final class ProxyUsageCommand implements Callable<Integer> {
   private static final Pattern DAYS = Pattern.compile("(\\d+)d");
