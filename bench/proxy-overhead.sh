@@ -24,7 +24,7 @@ PORT=${PORT:-18541}
 PROXY_PORT=${PROXY_PORT:-18542}
 OUT=${OUT:-results/proxy-$(date -u +%Y%m%dT%H%M%SZ)}
 NGINX=${NGINX:-/usr/sbin/nginx}
-[ -x "$NGINX" ] || scripts/ensure-packages.sh "$NGINX=nginx" || { echo "nginx not found at $NGINX (set NGINX=)" >&2; exit 2; }
+[ -x "$NGINX" ] || bash scripts/apt-install.sh proxy-overhead nginx || { echo "nginx not found at $NGINX (set NGINX=)" >&2; exit 2; }
 [ "${SKIP_BUILD:-0}" = 1 ] || build
 OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd)
 machine | tee "$OUT/machine.txt"
