@@ -1,21 +1,17 @@
 package dev.tokenmeter.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics.Limits;
 import dev.tokenmeter.testkit.Exposition;
 import dev.tokenmeter.testkit.MeteredRequestBuilder;
-import dev.tokenmeter.testkit.PrometheusServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Known requests in, the exposition parsed back, every figure computed by hand beside it. */
