@@ -6,8 +6,8 @@
 # (scripts/apt-install.sh); otherwise says how. The tests start their own server in a temporary
 # folder, so the package's service must not run: while installing, a policy-rc.d that refuses
 # every start is put in place (a container without systemd would otherwise start it through its
-# init script, or fail in postinst), and a server the install started anyway is stopped. Exits 0 when both binaries are installed afterwards,
-# 1 when not. Run by .ci/run.
+# init script, or fail in postinst), and a server the install started anyway is stopped. Exits 0
+# when both binaries are installed afterwards, 1 when not. Run by .ci/run.
 set -uo pipefail
 server=/usr/bin/prometheus
 tool=/usr/bin/promtool
