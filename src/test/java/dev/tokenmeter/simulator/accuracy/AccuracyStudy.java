@@ -138,7 +138,7 @@ final class AccuracyStudy {
     for (int i = 0; i < first.size(); i++) {
       Comparison c = first.get(i);
       b.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |", c.point().id(),
-          c.point().calibration() ? "cal" : "held", c.point().setup(), c.what(), num(c.published())));
+          c.point().source(), c.point().setup(), c.what(), num(c.published())));
       for (Run run : runs) {
         Comparison r = run.comparisons().get(i);
         b.append(String.format(Locale.ROOT, " %s | %+.1f%% |", num(r.predicted()), r.errorPercent()));
@@ -159,8 +159,7 @@ final class AccuracyStudy {
 
   private static boolean inSet(Comparison c, String set) {
     return switch (set) {
-      case "calibration" -> c.point().calibration();
-      case "held-out" -> !c.point().calibration();
+      case "calibration", "held-out" -> false;
       default -> true;
     };
   }
