@@ -148,7 +148,7 @@ final class EngineOptions {
         && c.perSequenceOverheadNanos() == p.perSequenceNanos();
     return String.format(
         Locale.ROOT,
-        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.2f, MBU %.2f,"
+        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"
             + " %.3f ms per iteration + %.3f ms per sequence (%s)",
         p.id(), p.name(), c.maxNumSeqs(), c.maxBatchedTokens(), c.mfu(), c.mbu(),
         c.iterationOverheadNanos() / 1e6, c.perSequenceOverheadNanos() / 1e6,

@@ -80,10 +80,10 @@ final class PresetsCommand implements Callable<Integer> {
     }
     EngineConfig e = engineDefaults();
     sb.append("\nEngine profiles (--engine; overheads fitted to published measurements, docs/SIMULATOR.md)\n");
-    sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-10s %9s %9s %6s %11s %12s%n",
+    sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %9s %9s %6s %11s %12s%n",
         "id", "engine", "scheduling", "admission", "max seqs", "budget", "graphs", "per iter", "per seq"));
     for (EngineProfile p : EngineProfile.all()) {
-      sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-10s %4d/%-4d %4d/%-4d %6d %9sms %10sms%n",
+      sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %4d/%-4d %4d/%-4d %6d %9sms %10sms%n",
           p.id(), p.name(), p.scheduling().name().toLowerCase(Locale.ROOT),
           p.admission().name().toLowerCase(Locale.ROOT), p.maxNumSeqs(), p.smallGpuMaxNumSeqs(),
           p.maxBatchedTokens(), p.smallGpuMaxBatchedTokens(), p.graphMaxBatch(),
@@ -92,7 +92,7 @@ final class PresetsCommand implements Callable<Integer> {
     sb.append(
         String.format(
             Locale.ROOT,
-            "  limits: GPUs of >= 70 GiB other than A100 / smaller ones. Every profile: --mfu %.2f"
+            "  limits: GPUs of >= 70 GiB other than A100 / smaller ones. Every profile: --mfu %.3f"
                 + "  --mbu %.2f (flags change them, and --iteration-overhead, --per-sequence-overhead)%n"
                 + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, %d-token blocks,"
                 + " all-reduce latency %d us (NVLink, Infinity Fabric) or %d us (PCIe)%n",
@@ -102,9 +102,9 @@ final class PresetsCommand implements Callable<Integer> {
     return sb.toString();
   }
 
-  /** The knobs {@link EngineConfig#of} gives every deployment (none depends on the presets). */
+  /** The knobs {@link EngineConfig#of} gives the default deployment (vLLM on the default GPU). */
   private static EngineConfig engineDefaults() {
-    return EngineConfig.of(Presets.models().get(0), Presets.gpus().get(0));
+    return EngineConfig.of(Presets.model(EngineOptions.DEFAULT_MODEL), Presets.gpu(EngineOptions.DEFAULT_GPU));
   }
 
   /** {@code 5_000_000} → {@code "5"}, {@code 80_000} → {@code "0.08"}. */
