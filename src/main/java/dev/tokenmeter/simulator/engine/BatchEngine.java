@@ -86,49 +86,13 @@ public final class BatchEngine {
     }
   }
 
-  private static final class Sequence {
-    final long id;
-    final int promptTokens;
-    final int outputTokens;
-    final long arrivalNanos;
-    int computed;
-    int generated;
-    long blocks;
-    int scheduled;
-    /** The prompt's content identity; null when it cannot be shared. */
-    final BlockHashes hashes;
-    /** Cached blocks held, by prompt block index (null: private or not yet computed). */
-    final KvBlockPool.Block[] refs;
-    /** Full prompt blocks with a hash: at most promptTokens / blockTokens. */
-    final int cacheableBlocks;
-    int refCount;
-    /** Prompt blocks registered or found in the cache so far (0 after a preemption). */
-    int hashedBlocks;
-    boolean admittedOnce;
-
-    Sequence(long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes hashes) {
-      this.id = id;
-      this.promptTokens = promptTokens;
-      this.outputTokens = outputTokens;
-      this.arrivalNanos = arrivalNanos;
-      this.hashes = hashes;
-      this.cacheableBlocks =
-          hashes == null ? 0 : Math.min(hashes.fullBlocks(), promptTokens / hashes.blockTokens());
-      this.refs = hashes == null ? null : new KvBlockPool.Block[cacheableBlocks];
-    }
-
-    int pending() {
-      return promptTokens + generated - computed;
-    }
-  }
-
   private final Roofline roofline;
   private final Listener listener;
   private final int blockTokens;
-  private final Map<Long, Sequence> byId = new HashMap<>();
-  private final List<Sequence> running = new ArrayList<>();
-  private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
-  private final List<Sequence> batch = new ArrayList<>();
+  private final Map<Long, EngineSequence> byId = new HashMap<>();
+  private final List<EngineSequence> running = new ArrayList<>();
+  private final ArrayDeque<EngineSequence> waiting = new ArrayDeque<>();
+  private final List<EngineSequence> batch = new ArrayList<>();
   private final KvBlockPool pool;
   private final boolean prefixCaching;
   private final boolean prefillFirst;
@@ -192,7 +156,7 @@ public final class BatchEngine {
         prefixCaching && prompt != null && Math.min(prompt.fullBlocks(), promptTokens / blockTokens) > 0
             ? prompt
             : null;
-    Sequence s = new Sequence(id, promptTokens, outputTokens, arrivalNanos, hashes);
+    EngineSequence s = new EngineSequence(id, promptTokens, outputTokens, arrivalNanos, hashes);
     if (byId.putIfAbsent(id, s) != null) {
       throw new IllegalArgumentException("sequence " + id + " already submitted");
     }
@@ -201,7 +165,7 @@ public final class BatchEngine {
 
   /** Removes a sequence (client gone), freeing its blocks; false when it is not here (done). */
   public boolean cancel(long id) {
-    Sequence s = byId.remove(id);
+    EngineSequence s = byId.remove(id);
     if (s == null) {
       return false;
     }
@@ -270,7 +234,7 @@ public final class BatchEngine {
     int budget = roofline.config().maxBatchedTokens();
     boolean preempted = false;
     for (int i = 0; i < running.size() && budget > 0; i++) {
-      Sequence s = running.get(i);
+      EngineSequence s = running.get(i);
       if (prefillOnly && s.computed >= s.promptTokens) {
         continue;
       }
@@ -305,7 +269,7 @@ public final class BatchEngine {
    * of its prompt, when its blocks fit: those it needs now, or its whole prompt and output when the
    * profile reserves at admission. False, and nothing changes, when they do not.
    */
-  private boolean admit(Sequence s, int budget) {
+  private boolean admit(EngineSequence s, int budget) {
     int hit = 0;
     if (s.hashes != null) {
       int limit = (s.promptTokens + s.generated - 1) / blockTokens; // one token is computed
@@ -335,7 +299,7 @@ public final class BatchEngine {
     return true;
   }
 
-  private void allocate(Sequence s, int n, long blocks) {
+  private void allocate(EngineSequence s, int n, long blocks) {
     s.blocks += blocks;
     pool.take(blocks);
     s.scheduled = n;
@@ -355,7 +319,7 @@ public final class BatchEngine {
   }
 
   /** Gives back every block {@code s} holds: cached ones last block first, then private ones. */
-  private void release(Sequence s) {
+  private void release(EngineSequence s) {
     if (s.refs != null) {
       for (int i = s.refs.length - 1; i >= 0; i--) {
         if (s.refs[i] != null) {
@@ -370,7 +334,7 @@ public final class BatchEngine {
     s.hashedBlocks = 0;
   }
 
-  private void preempt(Sequence s, long atNanos) {
+  private void preempt(EngineSequence s, long atNanos) {
     running.remove(s);
     batch.remove(s);
     release(s);
@@ -387,7 +351,7 @@ public final class BatchEngine {
     int samples = 0;
     double pairs = 0;
     long context = 0;
-    for (Sequence s : batch) {
+    for (EngineSequence s : batch) {
       int n = s.scheduled;
       tokens += n;
       decode += n == 1 && s.computed >= s.promptTokens ? 1 : 0;
@@ -400,7 +364,7 @@ public final class BatchEngine {
     costs = costs.plus(cost, batch.size());
     long end = start + cost.totalNanos();
     long used = pool.capacity() - pool.free();
-    for (Sequence s : batch) {
+    for (EngineSequence s : batch) {
       s.computed += s.scheduled;
       s.scheduled = 0;
       if (s.pending() == 0) {
