@@ -137,7 +137,7 @@ final class EngineOptions {
 
   /**
    * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
-   * MFU 0.65, MBU 0.90, 5.000 ms per iteration + 0.080 ms per sequence (fitted ...)"}: the profile
+   * MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence (fitted ...)"}: the profile
    * and the efficiency factors a run used, and whether they are the fitted ones.
    */
   static String describeEngine(EngineConfig c) {
