@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
@@ -36,6 +37,9 @@ final class EngineOptions {
   @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
   String kvPrecision = "bf16";
 
+  @Option(names = "--engine", paramLabel = "PROFILE", description = "Serving engine simulated: vllm, sglang, trt-llm (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists the profiles).")
+  String engine = "vllm";
+
   @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default, as in vLLM V1: prompt blocks already in the KV cache skip prefill).")
   boolean noPrefixCaching;
 
@@ -65,7 +69,7 @@ final class EngineOptions {
       ModelSpec m = model();
       GpuSpec g = gpu();
       EngineConfig c =
-          EngineConfig.of(m, g)
+          EngineConfig.of(m, g, EngineProfile.of(engine))
               .withTensorParallel(gpus)
               .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision))
               .withPrefixCaching(!noPrefixCaching);
@@ -122,12 +126,32 @@ final class EngineOptions {
     }
   }
 
-  /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16)"}. */
+  /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16 weights, bf16 KV cache)"}. */
   static String describe(EngineConfig c) {
     return String.format(
         Locale.ROOT,
         "%s on %d x %s (%s weights, %s KV cache%s)",
         c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id(),
         c.prefixCaching() ? "" : ", no prefix caching");
+  }
+
+  /**
+   * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
+   * MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence (fitted ...)"}: the profile
+   * and the efficiency factors a run used, and whether they are the fitted ones.
+   */
+  static String describeEngine(EngineConfig c) {
+    EngineProfile p = c.profile();
+    boolean fitted = c.mfu() == dev.tokenmeter.simulator.engine.Calibration.MFU
+        && c.mbu() == dev.tokenmeter.simulator.engine.Calibration.MBU
+        && c.iterationOverheadNanos() == p.iterationOverheadNanos()
+        && c.perSequenceOverheadNanos() == p.perSequenceNanos();
+    return String.format(
+        Locale.ROOT,
+        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"
+            + " %.3f ms per iteration + %.3f ms per sequence (%s)",
+        p.id(), p.name(), c.maxNumSeqs(), c.maxBatchedTokens(), c.mfu(), c.mbu(),
+        c.iterationOverheadNanos() / 1e6, c.perSequenceOverheadNanos() / 1e6,
+        fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags");
   }
 }

@@ -115,6 +115,7 @@ final class SimulateCommand implements Callable<Integer> {
       err.println("tokenmeter simulate: " + EngineOptions.describe(config) + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
+      err.println("tokenmeter simulate: " + EngineOptions.describeEngine(config));
       int planned = stages.plannedStages();
       StagePlan plan;
       while ((plan = stages.next(results)) != null) {
