@@ -86,6 +86,7 @@ public final class ProxyServer implements AutoCloseable {
       Ticker ticker,
       InstantSource clock) {
     Objects.requireNonNull(ticker, "ticker");
+    warmUp();
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> serverClass =
@@ -131,6 +132,25 @@ public final class ProxyServer implements AutoCloseable {
       record.close();
       throw e;
     }
+  }
+
+  /**
+   * Loads and initializes what the first request would (Jackson's mappers, the filter's parser,
+   * the error body writer): tens of milliseconds on a cold JVM that would otherwise land on the
+   * first request's time to first token.
+   */
+  private static void warmUp() {
+    RequestBody b =
+        RequestBody.parse(
+            "{\"model\":\"m\",\"stream\":true,\"messages\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    b.withUsage();
+    UsageChunkFilter f = new UsageChunkFilter();
+    io.netty.buffer.ByteBuf in =
+        io.netty.buffer.Unpooled.copiedBuffer(
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1}}\n\n", java.nio.charset.StandardCharsets.UTF_8);
+    f.forward(in, io.netty.buffer.ByteBuf::release);
+    in.release();
+    Responses.errorBody("warm-up", "warm-up", "warm-up");
   }
 
   /** The bound port (the ephemeral one when the config asked for 0). */
