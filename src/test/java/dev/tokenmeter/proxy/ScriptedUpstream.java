@@ -71,18 +71,6 @@ public final class ScriptedUpstream implements AutoCloseable {
     return out;
   }
 
-  /** Waits for a read of end of stream after blocking on {@code in}; stamps it. */
-  public void awaitClose(InputStream in) throws IOException {
-    try {
-      while (in.read() >= 0) {
-        // discard
-      }
-    } catch (IOException e) {
-      // a reset is a close too
-    }
-    closeSeenNanos = System.nanoTime();
-  }
-
   private void accept() {
     while (!server.isClosed()) {
       try {
