@@ -49,6 +49,9 @@ final class UsageChunkFilter {
   void forward(ByteBuf in, Consumer<ByteBuf> out) {
     int end = in.writerIndex();
     int i = in.readerIndex();
+    if (i == end) {
+      return;
+    }
     if (absorbLf) {
       absorbLf = false;
       prevCr = false;
