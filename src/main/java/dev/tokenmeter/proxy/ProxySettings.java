@@ -201,9 +201,10 @@ public final class ProxySettings {
       errors.add("several upstreams need a name each: --upstream NAME=URL");
       return byName;
     }
+    Set<String> seen = new java.util.HashSet<>();
     for (UpstreamSpec u : upstreams) {
       String name = u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip();
-      if (byName.containsKey(name)) {
+      if (!seen.add(name)) {
         errors.add("upstream '" + name + "' is given twice");
         continue;
       }
