@@ -116,10 +116,10 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     UpstreamState state = ctx.state(upstream);
-    RequestInfo.Builder info =
-        new RequestInfo.Builder(
-            requestId, p.epochMillis(), p.nanos(),
-            ((Tenants.Result.Tenant) tenant).name(), parsed.model(), upstream.name(), path);
+    RequestInfo info =
+        new RequestInfo(
+            requestId, p.epochMillis(), p.nanos(), ((Tenants.Result.Tenant) tenant).name(),
+            parsed.model(), upstream.name(), path, RequestInfo.isGeneration(path), -1);
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
     current = new ProxyExchange(ctx, this, chc.channel(), head, body, parsed, state, info);

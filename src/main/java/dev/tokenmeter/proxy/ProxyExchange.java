@@ -13,7 +13,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -52,7 +51,7 @@ final class ProxyExchange {
   private final UpstreamState state;
   private final Upstream target;
   private final String requestId;
-  private final RequestInfo.Builder info;
+  private final RequestInfo info;
   private final boolean clientKeepAlive;
   private Meter meter;
   private boolean addUsage;
@@ -80,7 +79,7 @@ final class ProxyExchange {
       byte[] body,
       RequestBody parsed,
       UpstreamState state,
-      RequestInfo.Builder info) {
+      RequestInfo info) {
     this.ctx = ctx;
     this.front = front;
     this.client = client;
@@ -103,7 +102,7 @@ final class ProxyExchange {
     if (ctx.metricsOrNull != null) {
       ctx.metricsOrNull.started(target.name());
     }
-    meter = ctx.record.open(info.build(inFlight));
+    meter = ctx.record.open(info.withInFlightAtStart(inFlight));
     addUsage = parsed.canAddUsage() && !state.refusesUsageOption.get();
     connect(/* fresh= */ false);
   }
@@ -174,33 +173,10 @@ final class ProxyExchange {
   }
 
   private DefaultFullHttpRequest upstreamRequest() {
-    byte[] bytes = body;
-    if (addUsage) {
-      if (bodyWithUsage == null) {
-        bodyWithUsage = parsed.withUsage();
-      }
-      bytes = bodyWithUsage;
+    if (addUsage && bodyWithUsage == null) {
+      bodyWithUsage = parsed.withUsage();
     }
-    HttpHeaders h = HopByHop.strip(request.headers().copy());
-    h.remove(HttpHeaderNames.EXPECT); // the proxy already took the whole body
-    h.set(HttpHeaderNames.HOST, target.hostHeader());
-    if (bytes.length > 0 || request.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
-      h.setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-    }
-    if (!h.contains("x-request-id")) {
-      h.set("x-request-id", requestId);
-    }
-    if (target.apiKeyOrNull() != null) {
-      h.remove("api-key");
-      h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + target.apiKeyOrNull());
-    }
-    return new DefaultFullHttpRequest(
-        HttpVersion.HTTP_1_1,
-        request.method(),
-        request.uri(),
-        Unpooled.wrappedBuffer(bytes),
-        h,
-        EmptyHttpHeaders.INSTANCE);
+    return UpstreamRequest.of(request, addUsage ? bodyWithUsage : body, target, requestId);
   }
 
   // ---- the response, read by read ----
@@ -297,14 +273,7 @@ final class ProxyExchange {
     client.write(LastHttpContent.EMPTY_LAST_CONTENT);
     pendingFlush = true;
     flushClient();
-    Channel up = upstream;
-    upstream = null;
-    if (upstreamKeepAlive) {
-      UpstreamLink.release(up);
-    } else {
-      link.detach();
-      up.close();
-    }
+    releaseUpstream();
     end(RecordEvent.Ending.BODY_END, null, nanos, clientKeepAlive);
   }
 
@@ -315,6 +284,12 @@ final class ProxyExchange {
     held400Body = null;
     held400 = null;
     addUsage = false;
+    releaseUpstream();
+    connect(/* fresh= */ false);
+  }
+
+  /** The response ended cleanly: pool the connection if the upstream keeps it alive, else close. */
+  private void releaseUpstream() {
     Channel up = upstream;
     upstream = null;
     if (upstreamKeepAlive) {
@@ -323,7 +298,6 @@ final class ProxyExchange {
       link.detach();
       up.close();
     }
-    connect(/* fresh= */ false);
   }
 
   private void forwardHeld() {

@@ -26,20 +26,10 @@ record RequestInfo(
     boolean generation,
     int inFlightAtStart) {
 
-  /** Everything but the in-flight count, which is taken when the exchange starts. */
-  record Builder(
-      String requestId,
-      long startedAtEpochMillis,
-      long receivedNanos,
-      String tenant,
-      String model,
-      String upstream,
-      String endpoint) {
-    RequestInfo build(int inFlightAtStart) {
-      return new RequestInfo(
-          requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint,
-          isGeneration(endpoint), inFlightAtStart);
-    }
+  /** This request with the in-flight count taken when its exchange started. */
+  RequestInfo withInFlightAtStart(int n) {
+    return new RequestInfo(
+        requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, generation, n);
   }
 
   /** Whether {@code path} (without query) is an OpenAI endpoint whose responses carry tokens. */

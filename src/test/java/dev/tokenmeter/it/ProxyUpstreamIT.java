@@ -19,6 +19,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -158,28 +159,45 @@ class ProxyUpstreamIT {
           }
         });
         ProxyFixture proxy = ProxyFixture.start(up.baseUrl())) {
-      long closedAt;
-      try (Socket s = new Socket()) {
-        s.connect(new InetSocketAddress("127.0.0.1", proxy.server.port()));
-        byte[] req = STREAM.getBytes(StandardCharsets.UTF_8);
-        s.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: "
-            + req.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        s.getOutputStream().write(req);
-        readUntil(s.getInputStream(), "one");
-        closedAt = System.nanoTime();
+      // Five cancels: the fastest shows the mechanism (no timer, no waiting for the upstream's next
+      // write), the slowest what a machine shared by several builds adds to it.
+      long[] cancelNanos = new long[5];
+      for (int i = 0; i < cancelNanos.length; i++) {
+        up.closeSeenNanos = -1;
+        long closedAt = cancelOnce(proxy);
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (up.closeSeenNanos < 0 && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+        assertThat(up.closeSeenNanos).isPositive();
+        cancelNanos[i] = up.closeSeenNanos - closedAt;
       }
-      long deadline = System.nanoTime() + 5_000_000_000L;
-      while (up.closeSeenNanos < 0 && System.nanoTime() < deadline) {
-        Thread.onSpinWait();
-      }
-      long cancelNanos = up.closeSeenNanos - closedAt;
-      System.out.printf("ProxyUpstreamIT: upstream saw the client's close after %.3f ms%n", cancelNanos / 1e6);
-      assertThat(up.closeSeenNanos).isPositive();
-      assertThat(cancelNanos).isBetween(0L, 50_000_000L);
-      MeteredRequest m = proxy.awaitRecords(1).get(0);
-      assertThat(m.errorClass()).isEqualTo(ErrorClass.CANCELLED);
-      assertThat(m.chunks()).isEqualTo(1);
+      System.out.println("ProxyUpstreamIT: the upstream saw the client's close after (ms) "
+          + java.util.Arrays.stream(cancelNanos).mapToObj(n -> String.format(java.util.Locale.ROOT, "%.3f", n / 1e6)).toList());
+      assertThat(java.util.Arrays.stream(cancelNanos).min().orElseThrow()).isBetween(0L, 10_000_000L);
+      assertThat(java.util.Arrays.stream(cancelNanos).max().orElseThrow()).isLessThan(200_000_000L);
+      List<MeteredRequest> records = proxy.awaitRecords(cancelNanos.length);
+      assertThat(records).allSatisfy(m -> {
+        assertThat(m.errorClass()).isEqualTo(ErrorClass.CANCELLED);
+        assertThat(m.chunks()).isEqualTo(1);
+      });
     }
+  }
+
+  /** Starts a stream through the proxy, reads its first token, closes; returns when it closed. */
+  private static long cancelOnce(ProxyFixture proxy) throws IOException {
+    Socket s = new Socket();
+    try {
+      s.connect(new InetSocketAddress("127.0.0.1", proxy.server.port()));
+      byte[] req = STREAM.getBytes(StandardCharsets.UTF_8);
+      s.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: "
+          + req.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().write(req);
+      readUntil(s.getInputStream(), "one");
+    } finally {
+      s.close();
+    }
+    return System.nanoTime();
   }
 
   private static void readUntil(InputStream in, String text) throws IOException {

@@ -28,7 +28,7 @@ class RecordPathTest {
   }
 
   private static RequestInfo info(String endpoint) {
-    return new RequestInfo.Builder("r1", 1_700_000_000_000L, 0, "acme", "m1", "up", endpoint).build(3);
+    return new RequestInfo("r1", 1_700_000_000_000L, 0, "acme", "m1", "up", endpoint, RequestInfo.isGeneration(endpoint), 3);
   }
 
   private static byte[] bytes(String s) {
