@@ -136,4 +136,29 @@ class ProxyPassThroughIT {
       assertThat(proxy.metrics.accepted).containsExactlyInAnyOrderElementsOf(proxy.records);
     }
   }
+
+  @Test
+  void metricsAreServedAtSlashMetricsAndPipelinedRequestsAreAnsweredInOrder() throws Exception {
+    try (SimFixture sim = sim(); ProxyFixture proxy = ProxyFixture.start(sim.baseUrl())) {
+      RawHttp.Response metrics = RawHttp.get(proxy.baseUrl(), "/metrics");
+      assertThat(metrics.status()).isEqualTo(200);
+      assertThat(metrics.headers().get("content-type")).startsWith("text/plain; version=0.0.4");
+      assertThat(metrics.text()).isEqualTo("fake_requests_total 0\n");
+      try (java.net.Socket s = new java.net.Socket("127.0.0.1", proxy.server.port())) {
+        String one = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+            + STREAM.length() + "\r\n\r\n" + STREAM;
+        String last = one.replace("Host: x\r\n", "Host: x\r\nConnection: close\r\n").replace("\"seed\":11", "\"seed\":12");
+        s.getOutputStream().write((one + last).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String both = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(both.split("HTTP/1.1 200 OK", -1)).hasSize(3);
+        assertThat(both.split("data: \\[DONE\\]", -1)).hasSize(3);
+      }
+      // The proxy's own /metrics is not metered; the two pipelined requests are.
+      List<MeteredRequest> records = proxy.awaitRecords(2);
+      ProxyFixture.sleepMillis(50);
+      assertThat(proxy.records).extracting(MeteredRequest::endpoint)
+          .containsExactly("/v1/chat/completions", "/v1/chat/completions");
+      assertThat(records).allSatisfy(m -> assertThat(m.ok()).isTrue());
+    }
+  }
 }
