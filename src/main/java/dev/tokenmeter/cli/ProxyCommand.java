@@ -35,9 +35,10 @@ import picocli.CommandLine.Option;
     sortOptions = false,
     subcommands = {ProxyCommand.HashKey.class},
     description = {
-      "Meters production traffic: a reverse proxy in front of OpenAI-compatible servers that passes",
-      "every request and response through unchanged and records, per request, tokens in and out,",
-      "TTFT, TPOT, ITL, E2E, outcome, tenant and cost (docs/PROXY.md)."
+      "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
+      "servers that passes every request and response through unchanged and records,",
+      "per request, tokens in and out, TTFT, TPOT, ITL, E2E, outcome, tenant and cost",
+      "(docs/PROXY.md)."
     })
 final class ProxyCommand implements Callable<Integer> {
 
@@ -179,9 +180,10 @@ final class ProxyCommand implements Callable<Integer> {
       name = "hash-key",
       mixinStandardHelpOptions = true,
       description = {
-        "Reads one API key from standard input and prints its keys-file line, 'TENANT sha256:SALT:HASH'",
-        "(a fresh random salt each time). The key is read from stdin so that it never appears in the",
-        "shell history or the process list; it is neither stored nor printed."
+        "Reads one API key from standard input and prints its keys-file line,",
+        "'TENANT sha256:SALT:HASH' (a fresh random salt each time). The key is read from",
+        "stdin so that it never appears in the shell history or the process list; it is",
+        "neither stored nor printed."
       })
   static final class HashKey implements Callable<Integer> {
     @Option(names = "--tenant", required = true, paramLabel = "NAME", description = "The tenant the key belongs to.")

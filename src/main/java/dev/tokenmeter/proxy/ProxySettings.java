@@ -146,7 +146,8 @@ public final class ProxySettings {
     List<Routing.Route> routeList = new ArrayList<>();
     for (RouteSpec r : routes) {
       if (r.model() == null || r.model().isBlank() || r.upstream() == null) {
-        errors.add("route '" + r.model() + "=" + r.upstream() + "': write MODEL_GLOB=UPSTREAM, e.g. 'gpt-*=openai'");
+        errors.add("route '" + (r.model() == null ? "" : r.model()) + (r.upstream() == null ? "" : "=" + r.upstream())
+            + "': write MODEL_GLOB=UPSTREAM, e.g. 'gpt-*=openai'");
       } else if (!declared.contains(r.upstream())) {
         errors.add("route '" + r.model() + "=" + r.upstream() + "' names no upstream; upstreams: "
             + String.join(", ", declared));

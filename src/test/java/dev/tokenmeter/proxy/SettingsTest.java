@@ -113,7 +113,7 @@ class SettingsTest {
         .hasMessageContaining("upstream 'a' is given twice")
         .hasMessageContaining("upstream d: 'http://' is not a URL")
         .hasMessageContaining("upstream e: 'http://h:1 x' is not a URL")
-        .hasMessageContaining("route 'gpt-*=null': write MODEL_GLOB=UPSTREAM")
+        .hasMessageContaining("route 'gpt-*': write MODEL_GLOB=UPSTREAM")
         .hasMessageContaining("every request would get 401");
     ProxySettings two = new ProxySettings();
     two.upstreams = List.of(new ProxySettings.UpstreamSpec(null, "http://a:1", null),
