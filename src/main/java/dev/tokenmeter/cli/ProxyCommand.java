@@ -45,7 +45,7 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Address to listen on (default: 127.0.0.1:8080; loopback unless another address is named).")
   String listen;
 
-  @Option(names = "--upstream", paramLabel = "[NAME=]URL", description = "A server to forward to, http://HOST:PORT; repeat as NAME=URL for several (the first is the default).")
+  @Option(names = "--upstream", paramLabel = "[NAME=]URL", description = "A server to forward to, http(s)://HOST:PORT; repeat as NAME=URL for several (the first is the default).")
   List<String> upstreams = List.of();
 
   @Option(names = "--route", paramLabel = "GLOB=NAME", description = "Send requests whose model matches GLOB (* and ?) to upstream NAME; repeatable, tried in order.")
@@ -68,6 +68,9 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(names = "--prices", paramLabel = "FILE", description = "Price table (YAML or JSON): currency, and per model glob input and output per 1M tokens.")
   Path prices;
+
+  @Option(names = "--ca-cert", paramLabel = "FILE", description = "PEM certificates to trust for https upstreams (default: the JDK's trust store).")
+  Path caCert;
 
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
@@ -138,6 +141,7 @@ final class ProxyCommand implements Callable<Integer> {
     flags.tenantHeader = tenantHeader;
     flags.unknownKeys = unknownKeys;
     flags.pricesFile = prices == null ? null : prices.toString();
+    flags.caCert = caCert == null ? null : caCert.toString();
     flags.ioThreads = ioThreads;
     flags.recordThreads = recordThreads;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);

@@ -1,9 +1,11 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.client.TlsSettings;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import io.netty.channel.Channel;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.ssl.SslContext;
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,12 +20,16 @@ final class ProxyContext {
   /** Per upstream: requests in flight and whether it refused {@code stream_options}. */
   static final class UpstreamState {
     final Upstream upstream;
+    /** The TLS client context of an https upstream, else null. */
+    final SslContext sslOrNull;
     final AtomicInteger inFlight = new AtomicInteger();
     /** Set once the upstream answered 400 to an added {@code stream_options}: never add it again. */
     final AtomicBoolean refusesUsageOption = new AtomicBoolean();
 
     UpstreamState(Upstream upstream) {
       this.upstream = upstream;
+      this.sslOrNull =
+          upstream.tls() ? new TlsSettings(upstream.caCertOrNull(), false).nettyContext() : null;
     }
   }
 

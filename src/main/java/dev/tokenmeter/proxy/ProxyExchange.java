@@ -126,7 +126,12 @@ final class ProxyExchange {
                   @Override
                   protected void initChannel(Channel ch) {
                     UpstreamLink l = new UpstreamLink(target.name(), ctx.ticker);
-                    ch.pipeline().addLast(l.stamp()).addLast(new HttpClientCodec()).addLast(l);
+                    ch.pipeline().addLast(l.stamp()); // reads are timed before TLS touches them
+                    if (state.sslOrNull != null) {
+                      // The request waits for the handshake, so "sent" and TTFT exclude it.
+                      ch.pipeline().addLast(state.sslOrNull.newHandler(ch.alloc(), target.host(), target.port()));
+                    }
+                    ch.pipeline().addLast(new HttpClientCodec()).addLast(l);
                   }
                 });
     b.connect(target.host(), target.port())

@@ -3,6 +3,7 @@ package dev.tokenmeter.proxy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.tokenmeter.client.TlsSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ import java.util.Set;
  * listen: 127.0.0.1:8080
  * upstreams:
  *   - {name: vllm, url: http://10.0.0.5:8000}
- *   - {name: openai, url: http://127.0.0.1:9000, api_key_env: OPENAI_API_KEY}
+ *   - {name: openai, url: https://api.openai.com, api_key_env: OPENAI_API_KEY}
  * routes:
  *   - {model: "gpt-*", upstream: openai}
  * route_header: x-upstream
@@ -36,11 +37,18 @@ import java.util.Set;
 public final class ProxySettings {
   private static final ObjectMapper YAML = new YAMLMapper();
   private static final Set<String> KEYS =
-      Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file",
+      Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue");
 
-  /** An upstream as written: {@code name} may be null for a lone unnamed one. */
-  public record UpstreamSpec(String name, String url, String apiKeyEnv) {}
+  /**
+   * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
+   * PEM file) only for https, null for the JDK's trust store.
+   */
+  public record UpstreamSpec(String name, String url, String apiKeyEnv, String caCert) {
+    public UpstreamSpec(String name, String url, String apiKeyEnv) {
+      this(name, url, apiKeyEnv, null);
+    }
+  }
 
   /** A route as written. */
   public record RouteSpec(String model, String upstream) {}
@@ -53,6 +61,8 @@ public final class ProxySettings {
   public String tenantHeader;
   public String unknownKeys;
   public String pricesFile;
+  /** A PEM file to trust for every https upstream that names none of its own. */
+  public String caCert;
   public Integer ioThreads;
   public Integer recordThreads;
   public Integer recordQueue;
@@ -89,11 +99,13 @@ public final class ProxySettings {
     s.listen = s.text(root, "listen");
     s.routeHeader = s.text(root, "route_header");
     s.pricesFile = path(dir, s.text(root, "prices_file"));
+    s.caCert = path(dir, s.text(root, "ca_cert"));
     s.ioThreads = s.integer(root, "io_threads");
     s.recordThreads = s.integer(root, "record_threads");
     s.recordQueue = s.integer(root, "record_queue");
     for (JsonNode u : s.list(root, "upstreams")) {
-      s.upstreams.add(new UpstreamSpec(s.text(u, "name"), s.text(u, "url"), s.text(u, "api_key_env")));
+      s.upstreams.add(new UpstreamSpec(s.text(u, "name"), s.text(u, "url"), s.text(u, "api_key_env"),
+          path(dir, s.text(u, "ca_cert"))));
     }
     for (JsonNode r : s.list(root, "routes")) {
       s.routes.add(new RouteSpec(s.text(r, "model"), s.text(r, "upstream")));
@@ -125,6 +137,7 @@ public final class ProxySettings {
     m.tenantHeader = or(flags.tenantHeader, tenantHeader);
     m.unknownKeys = or(flags.unknownKeys, unknownKeys);
     m.pricesFile = or(flags.pricesFile, pricesFile);
+    m.caCert = or(flags.caCert, caCert);
     m.ioThreads = or(flags.ioThreads, ioThreads);
     m.recordThreads = or(flags.recordThreads, recordThreads);
     m.recordQueue = or(flags.recordQueue, recordQueue);
@@ -222,10 +235,15 @@ public final class ProxySettings {
           continue;
         }
       }
+      String ca = u.caCert() != null ? u.caCert() : caCert;
       try {
-        byName.put(name, Upstream.parse(name, u.url(), key));
+        Upstream up = Upstream.parse(name, u.url(), key, ca == null ? null : Path.of(ca));
+        if (up.tls()) {
+          new TlsSettings(up.caCertOrNull(), false).nettyContext(); // a bad CA file fails here
+        }
+        byName.put(name, up);
       } catch (IllegalArgumentException e) {
-        errors.add(e.getMessage());
+        errors.add(e.getMessage().replace("--ca-cert ", "upstream '" + name + "': CA certificate "));
       }
     }
     return byName;
