@@ -10,19 +10,15 @@ import dev.tokenmeter.proxy.ProxyFixture;
 import dev.tokenmeter.proxy.ProxySettings;
 import dev.tokenmeter.proxy.RawHttp;
 import dev.tokenmeter.proxy.TokenCounters;
-import java.io.InputStream;
+import dev.tokenmeter.testkit.SelfSignedCert;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class ProxyTlsIT {
-  private static final String PASSWORD = "changeit";
   private static final String ANSWER =
       "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"secure\"},\"finish_reason\":\"stop\"}]}\n\n"
           + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n";
@@ -50,21 +45,10 @@ class ProxyTlsIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Path ks = certs.resolve("server.p12");
-    caPem = certs.resolve("ca.pem");
-    keytool("-genkeypair", "-alias", "tm", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-        "-ext", "SAN=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
-        "-keystore", ks.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-    keytool("-exportcert", "-rfc", "-alias", "tm", "-keystore", ks.toString(), "-storepass", PASSWORD,
-        "-file", caPem.toString());
-    KeyStore store = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(ks)) {
-      store.load(in, PASSWORD.toCharArray());
-    }
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(store, PASSWORD.toCharArray());
+    SelfSignedCert cert = SelfSignedCert.create(certs);
+    caPem = cert.caPem();
     SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(kmf.getKeyManagers(), null, null);
+    ctx.init(new javax.net.ssl.KeyManager[] {cert.keyManager()}, null, null);
     server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.setHttpsConfigurator(new HttpsConfigurator(ctx));
     server.setExecutor(Executors.newFixedThreadPool(2));
@@ -126,15 +110,5 @@ class ProxyTlsIT {
     s.upstreams = List.of(new ProxySettings.UpstreamSpec("secure", "https://127.0.0.1:1", null, bad.toString()));
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.resolve(Map.of()))
         .hasMessageContaining("upstream 'secure': CA certificate " + bad + " holds no");
-  }
-
-  private static void keytool(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(output).isZero();
   }
 }
