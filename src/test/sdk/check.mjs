@@ -1,11 +1,13 @@
 // Drives a running tokenmeter simulator with the official OpenAI Node SDK and prints what the SDK
 // made of each answer as one JSON object on stdout; SdkCompatIT asserts on it. Any exception the
 // SDK throws where it should not is reported, not swallowed: a wire-format slip fails the test.
-// Usage: node check.mjs BASE_URL MODEL [all|faults]   (faults: only the chat and chatStream steps)
+// Usage: node check.mjs BASE_URL MODEL [all|faults|plain]   (faults: only the chat and chatStream
+// steps; plain: a stream that does not ask for usage, and one the client aborts after its first chunk)
 import OpenAI from "openai";
 
 const [baseURL, model, mode = "all"] = process.argv.slice(2);
 const all = mode === "all";
+const plain = mode === "plain";
 const client = new OpenAI({ baseURL: baseURL + "/v1", apiKey: "sk-test", maxRetries: 0, timeout: 20000 });
 const messages = [{ role: "user", content: "Say something long." }];
 const out = {};
@@ -24,7 +26,34 @@ if (all) await step("models", async () => {
   return { ids };
 });
 
-await step("chat", async () => {
+if (plain) await step("plainStream", async () => {
+  const stream = await client.chat.completions.create({ model, messages, max_tokens: 12, stream: true });
+  let contentChunks = 0, chunks = 0, finish = null, usageSeen = false, emptyChoices = 0;
+  for await (const c of stream) {
+    chunks++;
+    if (c.usage) usageSeen = true;
+    if (c.choices.length === 0) emptyChoices++;
+    for (const ch of c.choices) {
+      if (ch.delta?.content) contentChunks++;
+      if (ch.finish_reason) finish = ch.finish_reason;
+    }
+  }
+  return { chunks, contentChunks, finish, usageSeen, emptyChoices };
+});
+
+if (plain) await step("abort", async () => {
+  const controller = new AbortController();
+  const stream = await client.chat.completions.create(
+    { model, messages, max_tokens: 200, stream: true }, { signal: controller.signal });
+  let contentChunks = 0;
+  for await (const c of stream) {
+    if (c.choices[0]?.delta?.content) contentChunks++;
+    if (contentChunks === 2) controller.abort();
+  }
+  return { contentChunks, threw: null };
+});
+
+if (!plain) await step("chat", async () => {
   const r = await client.chat.completions.create({ model, messages, max_tokens: 12 });
   return {
     object: r.object, finish: r.choices[0].finish_reason, role: r.choices[0].message.role,
@@ -32,7 +61,7 @@ await step("chat", async () => {
   };
 });
 
-await step("chatStream", async () => {
+if (!plain) await step("chatStream", async () => {
   const stream = await client.chat.completions.create({
     model, messages, max_tokens: 12, stream: true, stream_options: { include_usage: true },
   });

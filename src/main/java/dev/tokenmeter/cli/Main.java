@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       CompareCommand.class,
       DemoCommand.class,
       MergeCommand.class,
+      ProxyCommand.class,
       SimCommand.class,
       SimulateCommand.class,
       ReportCommand.class,

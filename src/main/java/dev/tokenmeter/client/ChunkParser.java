@@ -298,30 +298,41 @@ public final class ChunkParser {
     int prompt = -1;
     int completion = -1;
     int reasoning = -1;
+    int cached = -1;
     String name;
     while ((name = p.nextFieldName()) != null) {
       t = p.nextToken();
       switch (name) {
         case "prompt_tokens" -> prompt = count(p, t, "usage.prompt_tokens");
         case "completion_tokens" -> completion = count(p, t, "usage.completion_tokens");
-        case "completion_tokens_details" -> {
-          if (t == JsonToken.VALUE_NULL) {
-            continue;
-          }
-          expect(t, JsonToken.START_OBJECT, "usage.completion_tokens_details");
-          while ((name = p.nextFieldName()) != null) {
-            t = p.nextToken();
-            if (name.equals("reasoning_tokens")) {
-              reasoning = count(p, t, "usage.completion_tokens_details.reasoning_tokens");
-            } else {
-              p.skipChildren();
-            }
-          }
-        }
+        case "completion_tokens_details" ->
+            reasoning = detail(p, t, "usage.completion_tokens_details", "reasoning_tokens", reasoning);
+        case "prompt_tokens_details" ->
+            cached = detail(p, t, "usage.prompt_tokens_details", "cached_tokens", cached);
         default -> p.skipChildren();
       }
     }
-    return new StreamItem.Usage(prompt, completion, reasoning);
+    return new StreamItem.Usage(prompt, completion, reasoning, cached);
+  }
+
+  /** The count {@code field} of the details object {@code what}; else {@code previous}. */
+  private int detail(JsonParser p, JsonToken t, String what, String field, int previous)
+      throws IOException {
+    if (t == JsonToken.VALUE_NULL) {
+      return previous;
+    }
+    expect(t, JsonToken.START_OBJECT, what);
+    int value = previous;
+    String name;
+    while ((name = p.nextFieldName()) != null) {
+      t = p.nextToken();
+      if (name.equals(field)) {
+        value = count(p, t, what + "." + field);
+      } else {
+        p.skipChildren();
+      }
+    }
+    return value;
   }
 
   /** {@code "error": {...}} (OpenAI, vLLM, llama.cpp) or {@code "error": "text"} (TGI). */

@@ -41,8 +41,11 @@ public record TlsSettings(Path caCertFile, boolean insecure) {
     }
   }
 
-  /** The client context for Netty; an {@link IllegalArgumentException} names a bad CA file. */
-  SslContext nettyContext() {
+  /**
+   * The client context for Netty (bench's endpoint, the proxy's https upstreams); an {@link
+   * IllegalArgumentException} names a bad CA file.
+   */
+  public SslContext nettyContext() {
     try {
       SslContextBuilder b = SslContextBuilder.forClient();
       if (insecure) {

@@ -216,4 +216,17 @@ class ChunkParserTest {
     parser.parseResponse(body, 2, body.length - 4, items::add);
     assertThat(items).containsExactly(content("hi"));
   }
+
+  @Test
+  void cachedPromptTokensAreReadBesideReasoningTokens() {
+    assertThat(parse("{\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":20,"
+            + "\"prompt_tokens_details\":{\"audio_tokens\":0,\"cached_tokens\":64},"
+            + "\"completion_tokens_details\":{\"reasoning_tokens\":12}}}"))
+        .containsExactly(new Usage(100, 20, 12, 64));
+    assertThat(parse("{\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"prompt_tokens_details\":null}}"))
+        .containsExactly(new Usage(1, -1, -1, -1));
+    assertThatThrownBy(() -> parse("{\"usage\":{\"prompt_tokens_details\":{\"cached_tokens\":\"x\"}}}"))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("usage.prompt_tokens_details.cached_tokens");
+  }
 }

@@ -123,7 +123,7 @@ class ChunkParserTranscriptTest {
             content(" help"),
             content("?"),
             new Finish("stop"),
-            new Usage(9, 7, 0),
+            new Usage(9, 7, 0, 0), // prompt_tokens_details.cached_tokens: 0
             DONE);
   }
 
@@ -152,7 +152,7 @@ class ChunkParserTranscriptTest {
             content("Hi"),
             content(" there! 👋"),
             new Finish("stop"),
-            new Usage(13, 9, 6),
+            new Usage(13, 9, 6, 0),
             DONE);
   }
 
@@ -274,7 +274,7 @@ class ChunkParserTranscriptTest {
             ASSISTANT,
             tool("{\"location\":\"Paris\"}"),
             new Finish("tool_calls"),
-            new Usage(82, 17, 0));
+            new Usage(82, 17, 0, 0));
     assertThat(response("vllm-completions-response.body"))
         .containsExactly(content(" Paris. It is also"), new Finish("length"), new Usage(6, 5, -1));
   }

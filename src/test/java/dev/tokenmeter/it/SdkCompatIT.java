@@ -32,11 +32,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(180)
 class SdkCompatIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
+  static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
   private static final Path DIR = Path.of("target", "sdk-check");
 
   @BeforeAll
-  static void install() throws Exception {
+  static void install() throws Exception { // also ProxySdkIT's
     String log = run(List.of("bash", "scripts/install-sdk-check.sh", DIR.toString()));
     assertThat(DIR.resolve("node_modules/openai/package.json")).as(log).exists();
   }
@@ -106,7 +106,12 @@ class SdkCompatIT {
   }
 
   private static JsonNode sdk(SimServer server, String mode) throws Exception {
-    String out = run(List.of("node", DIR.resolve("check.mjs").toString(), server.baseUrl(), MODEL, mode));
+    return sdk(server.baseUrl(), mode);
+  }
+
+  /** What check.mjs reports for the server at {@code baseUrl} (ProxySdkIT runs it through the proxy). */
+  static JsonNode sdk(String baseUrl, String mode) throws Exception {
+    String out = run(List.of("node", DIR.resolve("check.mjs").toString(), baseUrl, MODEL, mode));
     String last = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElse("");
     assertThat(last).as("no JSON from check.mjs:\n" + out).isNotEmpty();
     return JSON.readTree(last);

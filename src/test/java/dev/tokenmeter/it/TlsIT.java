@@ -8,23 +8,20 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.tokenmeter.testkit.Cli;
+import dev.tokenmeter.testkit.SelfSignedCert;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
@@ -52,22 +49,10 @@ class TlsIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Path ks = certs.resolve("server.p12");
-    caPem = certs.resolve("ca.pem");
-    keytool("-genkeypair", "-alias", "tm", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-        "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12",
-        "-keystore", ks.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-    keytool("-exportcert", "-rfc", "-alias", "tm", "-keystore", ks.toString(), "-storepass", PASSWORD,
-        "-file", caPem.toString());
-    KeyStore store = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(ks)) {
-      store.load(in, PASSWORD.toCharArray());
-    }
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(store, PASSWORD.toCharArray());
+    SelfSignedCert cert = SelfSignedCert.create(certs);
+    caPem = cert.caPem();
     SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(new javax.net.ssl.KeyManager[] {new SlowKeys((X509ExtendedKeyManager) kmf.getKeyManagers()[0])},
-        null, null);
+    ctx.init(new javax.net.ssl.KeyManager[] {new SlowKeys(cert.keyManager())}, null, null);
     server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.setHttpsConfigurator(new HttpsConfigurator(ctx));
     server.setExecutor(Executors.newFixedThreadPool(4));
@@ -173,16 +158,6 @@ class TlsIT {
     try (OutputStream o = x.getResponseBody()) {
       o.write(b);
     }
-  }
-
-  private static void keytool(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(output).isZero();
   }
 
   /** The server's key manager, slowed down: every handshake waits before choosing its key. */

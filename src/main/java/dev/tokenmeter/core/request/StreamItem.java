@@ -33,8 +33,16 @@ public sealed interface StreamItem {
    * @param completionTokens {@code usage.completion_tokens} (includes reasoning tokens, as in
    *     OpenAI's API)
    * @param reasoningTokens {@code usage.completion_tokens_details.reasoning_tokens}
+   * @param cachedTokens {@code usage.prompt_tokens_details.cached_tokens} (included in {@code
+   *     promptTokens})
    */
-  record Usage(int promptTokens, int completionTokens, int reasoningTokens) implements StreamItem {}
+  record Usage(int promptTokens, int completionTokens, int reasoningTokens, int cachedTokens)
+      implements StreamItem {
+    /** Usage without a cached-token count. */
+    public Usage(int promptTokens, int completionTokens, int reasoningTokens) {
+      this(promptTokens, completionTokens, reasoningTokens, -1);
+    }
+  }
 
   /** An error object sent inside the stream (HTTP status was 200): the request failed. */
   record ErrorEvent(String message, String type, String code) implements StreamItem {}

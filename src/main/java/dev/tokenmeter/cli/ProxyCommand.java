@@ -1,0 +1,210 @@
+package dev.tokenmeter.cli;
+
+import dev.tokenmeter.core.metrics.OutputTokenCounter;
+import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.proxy.ProxyConfig;
+import dev.tokenmeter.proxy.ProxyServer;
+import dev.tokenmeter.proxy.ProxySettings;
+import dev.tokenmeter.proxy.Routing;
+import dev.tokenmeter.proxy.TokenCounters;
+import dev.tokenmeter.proxy.Upstream;
+import dev.tokenmeter.telemetry.ProxyMetrics;
+import dev.tokenmeter.tokenizer.TokenizerException;
+import dev.tokenmeter.tokenizer.TokenizerResolver;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tokenmeter proxy}: the metering reverse proxy, until Ctrl-C. */
+@Command(
+    name = "proxy",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    subcommands = {ProxyCommand.HashKey.class},
+    description = {
+      "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
+      "servers that passes every request and response through unchanged and records,",
+      "per request, tokens in and out, TTFT, TPOT, ITL, E2E, outcome, tenant and cost",
+      "(docs/PROXY.md)."
+    })
+final class ProxyCommand implements Callable<Integer> {
+
+  @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Address to listen on (default: 127.0.0.1:8080; loopback unless another address is named).")
+  String listen;
+
+  @Option(names = "--upstream", paramLabel = "[NAME=]URL", description = "A server to forward to, http(s)://HOST:PORT; repeat as NAME=URL for several (the first is the default).")
+  List<String> upstreams = List.of();
+
+  @Option(names = "--route", paramLabel = "GLOB=NAME", description = "Send requests whose model matches GLOB (* and ?) to upstream NAME; repeatable, tried in order.")
+  List<String> routes = List.of();
+
+  @Option(names = "--route-header", paramLabel = "HEADER", description = "A request header naming the upstream (e.g. x-upstream); it wins over --route.")
+  String routeHeader;
+
+  @Option(names = "--config", paramLabel = "FILE", description = "Settings file (YAML or JSON) with everything the flags say; flags given too win.")
+  Path config;
+
+  @Option(names = "--keys", paramLabel = "FILE", description = "API keys file: 'TENANT sha256:SALT:HASH' lines from 'tokenmeter proxy hash-key'.")
+  Path keys;
+
+  @Option(names = "--tenant-header", paramLabel = "HEADER", description = "A request header naming the tenant when the key is not in --keys.")
+  String tenantHeader;
+
+  @Option(names = "--unknown-keys", paramLabel = "refuse|anonymous", description = "Requests with no known key or tenant: refused with 401, or metered as 'anonymous' (default).")
+  String unknownKeys;
+
+  @Option(names = "--prices", paramLabel = "FILE", description = "Price table (YAML or JSON): currency, and per model glob input and output per 1M tokens.")
+  Path prices;
+
+  @Option(names = "--ca-cert", paramLabel = "FILE", description = "PEM certificates to trust for https upstreams (default: the JDK's trust store).")
+  Path caCert;
+
+  @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
+  Integer ioThreads;
+
+  @Option(names = "--record-threads", paramLabel = "N", description = "Threads that parse and count on the record path (default: 1).")
+  Integer recordThreads;
+
+  @Override
+  public Integer call() {
+    ProxyConfig cfg = settings().resolve(System.getenv());
+    ProxyServer server;
+    try {
+      server = ProxyServer.start(cfg, recordSinks(cfg), metrics(cfg), tokenCounters(), Ticker.system(), InstantSource.system());
+    } catch (RuntimeException e) {
+      throw new RunFailedException("cannot listen on " + cfg.listen() + ": " + e.getMessage()
+          + ". Is the port taken? Pick another with --listen.");
+    }
+    System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
+        + "; Ctrl-C to stop");
+    CountDownLatch stop = new CountDownLatch(1);
+    CountDownLatch closed = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      stop.countDown();
+      try {
+        closed.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      stop.await();
+    } catch (InterruptedException e) {
+      // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
+    } finally {
+      server.close();
+      System.err.println("tokenmeter proxy: stopped; " + server.recorded() + " requests metered, "
+          + server.droppedRecords() + " records dropped (record queue full)");
+      closed.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is running: it waited for us
+      }
+    }
+    return 0;
+  }
+
+  /** The flags, on top of the --config file when there is one. */
+  ProxySettings settings() {
+    ProxySettings flags = new ProxySettings();
+    flags.listen = listen;
+    for (String u : upstreams) {
+      int eq = u.indexOf('=');
+      boolean named = eq > 0 && !u.substring(0, eq).contains(":");
+      flags.upstreams.add(named
+          ? new ProxySettings.UpstreamSpec(u.substring(0, eq), u.substring(eq + 1), null)
+          : new ProxySettings.UpstreamSpec(null, u, null));
+    }
+    for (String r : routes) {
+      int eq = r.lastIndexOf('=');
+      flags.routes.add(eq < 0
+          ? new ProxySettings.RouteSpec(r, null)
+          : new ProxySettings.RouteSpec(r.substring(0, eq), r.substring(eq + 1)));
+    }
+    flags.routeHeader = routeHeader;
+    flags.keysFile = keys == null ? null : keys.toString();
+    flags.tenantHeader = tenantHeader;
+    flags.unknownKeys = unknownKeys;
+    flags.pricesFile = prices == null ? null : prices.toString();
+    flags.caCert = caCert == null ? null : caCert.toString();
+    flags.ioThreads = ioThreads;
+    flags.recordThreads = recordThreads;
+    return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
+  }
+
+  /**
+   * Where finished records go. The ledger (SQLite/PostgreSQL writer) plugs in here; until then the
+   * proxy meters and counts (see the summary at exit) but keeps no rows.
+   */
+  private static List<RecordSink> recordSinks(ProxyConfig cfg) {
+    return List.of();
+  }
+
+  /** The live metrics served at /metrics; null for none. The Prometheus registry plugs in here. */
+  private static ProxyMetrics metrics(ProxyConfig cfg) {
+    return null;
+  }
+
+  /** Each model's tokenizer when tokenmeter knows it without a download, looked up once. */
+  static TokenCounters tokenCounters() {
+    TokenizerResolver resolver = TokenizerResolver.system();
+    Map<String, Optional<OutputTokenCounter>> byModel = new ConcurrentHashMap<>();
+    return model -> model == null
+        ? null
+        : byModel.computeIfAbsent(model, m -> {
+              try {
+                return resolver.forModel(m).map(t -> OutputTokenCounter.named(t.name(), t::count));
+              } catch (TokenizerException e) {
+                return Optional.empty(); // a broken map entry: count chunks rather than fail requests
+              }
+            }).orElse(null);
+  }
+
+  private static String describe(Routing routing) {
+    return routing.upstreams().values().stream().map(Upstream::toString).collect(Collectors.joining(", "));
+  }
+
+  /** {@code tokenmeter proxy hash-key}: a keys-file entry for one API key. */
+  @Command(
+      name = "hash-key",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Reads one API key from standard input and prints its keys-file line,",
+        "'TENANT sha256:SALT:HASH' (a fresh random salt each time). The key is read from",
+        "stdin so that it never appears in the shell history or the process list; it is",
+        "neither stored nor printed."
+      })
+  static final class HashKey implements Callable<Integer> {
+    @Option(names = "--tenant", required = true, paramLabel = "NAME", description = "The tenant the key belongs to.")
+    String tenant;
+
+    @Override
+    public Integer call() throws IOException {
+      if (tenant.isBlank() || tenant.chars().anyMatch(Character::isWhitespace)) {
+        throw new UsageException("--tenant must be one word without spaces, got '" + tenant + "'");
+      }
+      String key = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+      if (key == null || key.isBlank()) {
+        throw new UsageException("no key on standard input; e.g. printf '%s\\n' \"$KEY\" | tokenmeter proxy hash-key --tenant "
+            + tenant);
+      }
+      System.out.println(dev.tokenmeter.proxy.Tenants.hash(tenant, key.strip()).line());
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,195 @@
+package dev.tokenmeter.proxy;
+
+import dev.tokenmeter.proxy.ProxyContext.UpstreamState;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayDeque;
+
+/**
+ * One client connection: takes each whole request, refuses what must be refused (unknown key,
+ * unknown upstream), serves {@code /metrics}, and runs one {@link ProxyExchange} at a time,
+ * queueing pipelined requests behind it (HTTP/1.1 answers in order). Confined to its event loop.
+ */
+final class FrontHandler extends ChannelInboundHandlerAdapter {
+  private record Pending(FullHttpRequest request, long nanos, long epochMillis) {}
+
+  private final ProxyContext ctx;
+  private final ArrayDeque<Pending> queued = new ArrayDeque<>();
+  private ChannelHandlerContext chc;
+  private ProxyExchange current;
+  private long headersNanos;
+  private long headersEpochMillis;
+
+  FrontHandler(ProxyContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Goes between the HTTP codec and the aggregator: stamps when a request's headers arrive. */
+  ChannelHandler headerStamp() {
+    return new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext c, Object msg) {
+        if (msg instanceof HttpRequest) {
+          headersNanos = ctx.ticker.nanos();
+          headersEpochMillis = ctx.clock.millis();
+        }
+        c.fireChannelRead(msg);
+      }
+    };
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext c) {
+    chc = c;
+    ctx.channels.add(c.channel());
+    c.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext c, Object msg) {
+    if (!(msg instanceof FullHttpRequest request)) {
+      c.fireChannelRead(msg);
+      return;
+    }
+    queued.add(new Pending(request, headersNanos, headersEpochMillis));
+    drain();
+  }
+
+  private void drain() {
+    while (current == null && !queued.isEmpty() && chc.channel().isActive()) {
+      Pending p = queued.poll();
+      try {
+        handle(p);
+      } finally {
+        p.request().release();
+      }
+    }
+  }
+
+  private void handle(Pending p) {
+    FullHttpRequest req = p.request();
+    boolean keepAlive = HttpUtil.isKeepAlive(req);
+    if (req.decoderResult().isFailure()) {
+      respond(Responses.error(400, "tokenmeter proxy: invalid HTTP request", "invalid_request_error",
+          "bad_request", null, false), false);
+      return;
+    }
+    String path = new QueryStringDecoder(req.uri()).rawPath();
+    if (ctx.metricsOrNull != null && path.equals("/metrics") && req.method().equals(HttpMethod.GET)) {
+      respond(metrics(), keepAlive);
+      return;
+    }
+    String requestId = req.headers().get("x-request-id");
+    requestId = requestId == null || requestId.isBlank() ? ctx.nextRequestId() : requestId;
+    Tenants.Result tenant = ctx.config.tenants().resolve(req.headers());
+    if (tenant instanceof Tenants.Result.Refused refused) {
+      respond(Responses.error(401, refused.message(), "invalid_request_error", "invalid_api_key",
+          requestId, keepAlive), keepAlive);
+      return;
+    }
+    byte[] body = ByteBufUtil.getBytes(req.content());
+    RequestBody parsed =
+        req.method().equals(HttpMethod.POST) ? RequestBody.parse(body) : RequestBody.OPAQUE;
+    Upstream upstream = ctx.config.routing().route(parsed.model(), req.headers());
+    if (upstream == null) {
+      String header = ctx.config.routing().headerOrNull();
+      respond(Responses.error(400, "tokenmeter proxy: header " + header + " names no upstream;"
+          + " upstreams: " + String.join(", ", ctx.config.routing().upstreams().keySet()),
+          "invalid_request_error", "unknown_upstream", requestId, keepAlive), keepAlive);
+      return;
+    }
+    UpstreamState state = ctx.state(upstream);
+    RequestInfo info =
+        new RequestInfo(
+            requestId, p.epochMillis(), p.nanos(), ((Tenants.Result.Tenant) tenant).name(),
+            parsed.model(), upstream.name(), path, RequestInfo.isGeneration(path), -1);
+    HttpRequest head =
+        new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
+    current = new ProxyExchange(ctx, this, chc.channel(), head, body, parsed, state, info);
+    current.start();
+  }
+
+  private FullHttpResponse metrics() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+    try {
+      ctx.metricsOrNull.scrape(out);
+    } catch (IOException e) {
+      return Responses.error(500, "cannot render metrics: " + e.getMessage(), "server_error",
+          "metrics", null, true);
+    }
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+            Unpooled.wrappedBuffer(out.toByteArray()));
+    r.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, ctx.metricsOrNull.contentType())
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, out.size());
+    return r;
+  }
+
+  private void respond(FullHttpResponse r, boolean keepAlive) {
+    if (keepAlive) {
+      chc.writeAndFlush(r);
+    } else {
+      chc.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  /** {@code x} ended; {@code reusable}: whether the connection may carry the next request. */
+  void exchangeEnded(ProxyExchange x, boolean reusable) {
+    if (current != x) {
+      return;
+    }
+    current = null;
+    if (!reusable) {
+      if (!HttpUtil.isKeepAlive(x.request()) && chc.channel().isActive()) {
+        chc.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      }
+      return;
+    }
+    chc.channel().eventLoop().execute(this::drain); // not inside the upstream's read
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext c) {
+    if (current != null) {
+      current.resumeUpstream();
+    }
+    c.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext c) {
+    ProxyExchange x = current;
+    current = null;
+    if (x != null) {
+      x.clientClosed();
+    }
+    Pending p;
+    while ((p = queued.poll()) != null) {
+      p.request().release();
+    }
+    c.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
+    c.close(); // channelInactive cancels what is in flight
+  }
+}

@@ -1,0 +1,77 @@
+package dev.tokenmeter.proxy;
+
+import java.net.InetSocketAddress;
+import java.util.Objects;
+
+/**
+ * Everything the proxy runs with, validated. Immutable.
+ *
+ * @param listen the address to bind (loopback unless the user named another)
+ * @param routing the upstreams and how requests pick one
+ * @param tenants how requests map to tenants
+ * @param prices the price table ({@link Prices#none()} for none)
+ * @param ioThreads event loops serving clients and upstreams (each client connection and its
+ *     upstream connection share one)
+ * @param recordThreads record-path threads
+ * @param recordQueueCapacity events each record thread's queue holds before dropping
+ * @param maxRequestBytes the largest request body accepted (413 above it)
+ */
+public record ProxyConfig(
+    InetSocketAddress listen,
+    Routing routing,
+    Tenants tenants,
+    Prices prices,
+    int ioThreads,
+    int recordThreads,
+    int recordQueueCapacity,
+    int maxRequestBytes) {
+
+  /** 64 MiB: a long-context chat request with images inlined fits. */
+  public static final int DEFAULT_MAX_REQUEST_BYTES = 64 << 20;
+
+  /** 65,536 events per record thread: about 1 s of reads at 64k reads/s before any drop. */
+  public static final int DEFAULT_RECORD_QUEUE = 65_536;
+
+  public ProxyConfig {
+    Objects.requireNonNull(listen, "listen");
+    Objects.requireNonNull(routing, "routing");
+    Objects.requireNonNull(tenants, "tenants");
+    Objects.requireNonNull(prices, "prices");
+    if (ioThreads < 1 || recordThreads < 1 || recordQueueCapacity < 1 || maxRequestBytes < 1) {
+      throw new IllegalArgumentException("thread counts, queue capacity and body limit must be positive");
+    }
+  }
+
+  /** One upstream, loopback listener on {@code port}, anonymous tenants, no prices, defaults. */
+  public static ProxyConfig of(int port, Upstream upstream) {
+    return new ProxyConfig(
+        new InetSocketAddress("127.0.0.1", port),
+        Routing.single(upstream),
+        Tenants.anonymous(),
+        Prices.none(),
+        1,
+        1,
+        DEFAULT_RECORD_QUEUE,
+        DEFAULT_MAX_REQUEST_BYTES);
+  }
+
+  /** This configuration with other tenants. */
+  public ProxyConfig withTenants(Tenants t) {
+    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes);
+  }
+
+  /** This configuration with other prices. */
+  public ProxyConfig withPrices(Prices p) {
+    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes);
+  }
+
+  /** This configuration with other routing. */
+  public ProxyConfig withRouting(Routing r) {
+    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes);
+  }
+
+  /** This configuration with record queues of {@code capacity} events. */
+  public ProxyConfig withRecordQueue(int capacity) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes);
+  }
+}

@@ -1,0 +1,190 @@
+package dev.tokenmeter.proxy;
+
+import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.telemetry.ProxyMetrics;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import java.net.InetSocketAddress;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The metering reverse proxy: OpenAI-compatible traffic (and any other HTTP/1.1) passes through
+ * unchanged, and every request is metered on a separate record path into {@link
+ * dev.tokenmeter.ledger.MeteredRequest}s for the sinks. docs/PROXY.md says what is recorded, how,
+ * and the guarantees.
+ *
+ * <pre>{@code
+ * try (ProxyServer proxy = ProxyServer.start(ProxyConfig.of(0, Upstream.parse("default",
+ *     "http://127.0.0.1:8000", null)), List.of(records::add), null, TokenCounters.none(),
+ *     Ticker.system(), InstantSource.system())) {
+ *   // clients use proxy.baseUrl() + "/v1" as their OpenAI base URL
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class ProxyServer implements AutoCloseable {
+  /* Design notes.
+   * - Each client connection's upstream connections are opened on the client's own event loop, so
+   *   a request never crosses threads on the stream path, and idle upstream connections are
+   *   pooled per loop without locks (the pattern of Netty's HexDumpProxy example, plus pooling).
+   * - The stream path's only work per read: one ticker reading, one copy of the body bytes for the
+   *   record path (a queue offer that never waits), one write and one flush to the client.
+   */
+  private static final long SHUTDOWN_TIMEOUT_MILLIS = 2_000;
+
+  private final EventLoopGroup group;
+  private final Channel serverChannel;
+  private final ChannelGroup channels;
+  private final RecordPath record;
+  private final InetSocketAddress bound;
+
+  private ProxyServer(EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record) {
+    this.group = group;
+    this.serverChannel = serverChannel;
+    this.channels = channels;
+    this.record = record;
+    this.bound = (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  /**
+   * Binds {@code config.listen()} and starts proxying; returns once bound.
+   *
+   * @param sinks where finished records go (the ledger, tests); each must not block
+   * @param metricsOrNull the live metrics, also served at {@code GET /metrics}; null for none
+   * @param counters tokenizers for responses without usage
+   * @throws RuntimeException when the address cannot be bound (Netty rethrows the bind error)
+   */
+  public static ProxyServer start(
+      ProxyConfig config,
+      List<RecordSink> sinks,
+      ProxyMetrics metricsOrNull,
+      TokenCounters counters,
+      Ticker ticker,
+      InstantSource clock) {
+    Objects.requireNonNull(ticker, "ticker");
+    warmUp();
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    Class<? extends ServerChannel> serverClass =
+        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    Class<? extends Channel> clientClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(config.ioThreads(), io);
+    ChannelGroup channels = new DefaultChannelGroup(group.next());
+    List<RecordSink> all = new ArrayList<>(sinks);
+    if (metricsOrNull != null) {
+      all.add(metricsOrNull);
+    }
+    RecordPath record =
+        new RecordPath(config.recordThreads(), config.recordQueueCapacity(), all, metricsOrNull,
+            counters, config.prices());
+    ProxyContext ctx =
+        new ProxyContext(config, record, metricsOrNull, ticker, clock, clientClass, channels);
+    try {
+      ServerBootstrap b =
+          new ServerBootstrap()
+              .group(group)
+              .channel(serverClass)
+              .option(ChannelOption.SO_BACKLOG, 4096)
+              .option(ChannelOption.SO_REUSEADDR, true)
+              // One event per segment, now: Nagle would hold a token back for up to 40 ms.
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      FrontHandler front = new FrontHandler(ctx);
+                      ch.pipeline()
+                          .addLast(new HttpServerCodec())
+                          .addLast(front.headerStamp())
+                          .addLast(new HttpObjectAggregator(config.maxRequestBytes()))
+                          .addLast(front);
+                    }
+                  });
+      Channel server = b.bind(config.listen()).syncUninterruptibly().channel();
+      channels.add(server);
+      return new ProxyServer(group, server, channels, record);
+    } catch (RuntimeException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      record.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Loads and initializes what the first request would (Jackson's mappers, the filter's parser,
+   * the error body writer): tens of milliseconds on a cold JVM that would otherwise land on the
+   * first request's time to first token.
+   */
+  private static void warmUp() {
+    RequestBody b =
+        RequestBody.parse(
+            "{\"model\":\"m\",\"stream\":true,\"messages\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    b.withUsage();
+    UsageChunkFilter f = new UsageChunkFilter();
+    io.netty.buffer.ByteBuf in =
+        io.netty.buffer.Unpooled.copiedBuffer(
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1}}\n\n", java.nio.charset.StandardCharsets.UTF_8);
+    f.forward(in, io.netty.buffer.ByteBuf::release);
+    in.release();
+    Responses.errorBody("warm-up", "warm-up", "warm-up");
+  }
+
+  /** The bound port (the ephemeral one when the config asked for 0). */
+  public int port() {
+    return bound.getPort();
+  }
+
+  /** {@code http://HOST:PORT} of the listener, without a trailing slash. */
+  public String baseUrl() {
+    String host = bound.getAddress().getHostAddress();
+    return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
+  }
+
+  /** Requests whose record was dropped because a record queue was full. */
+  public long droppedRecords() {
+    return record.droppedRecords();
+  }
+
+  /** Records handed to the sinks so far. */
+  public long recorded() {
+    return record.recorded();
+  }
+
+  /**
+   * Stops accepting, closes every connection (requests in flight are recorded as cancelled or
+   * truncated), stops the event loops, then drains the record path; about 4 s at most. Idempotent.
+   */
+  @Override
+  public void close() {
+    serverChannel.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS);
+    channels.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS);
+    group
+        .shutdownGracefully(0, SHUTDOWN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+        .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS + 500);
+    record.close();
+  }
+}

@@ -1,0 +1,332 @@
+package dev.tokenmeter.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.tokenmeter.client.TlsSettings;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The proxy's settings as the user wrote them, from flags or a {@code --config} file (YAML or
+ * JSON), before validation; {@link #resolve} checks all of them and lists every mistake, one line
+ * each. Mutable, single-threaded: built, merged, resolved once at start.
+ *
+ * <p>File form (JSON has the same keys):
+ *
+ * <pre>
+ * listen: 127.0.0.1:8080
+ * upstreams:
+ *   - {name: vllm, url: http://10.0.0.5:8000}
+ *   - {name: openai, url: https://api.openai.com, api_key_env: OPENAI_API_KEY}
+ * routes:
+ *   - {model: "gpt-*", upstream: openai}
+ * route_header: x-upstream
+ * tenants: {keys_file: keys.txt, header: x-tenant, unknown: refuse}
+ * prices_file: prices.yaml
+ * </pre>
+ */
+public final class ProxySettings {
+  private static final ObjectMapper YAML = new YAMLMapper();
+  private static final Set<String> KEYS =
+      Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
+          "io_threads", "record_threads", "record_queue");
+
+  /**
+   * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
+   * PEM file) only for https, null for the JDK's trust store.
+   */
+  public record UpstreamSpec(String name, String url, String apiKeyEnv, String caCert) {
+    public UpstreamSpec(String name, String url, String apiKeyEnv) {
+      this(name, url, apiKeyEnv, null);
+    }
+  }
+
+  /** A route as written. */
+  public record RouteSpec(String model, String upstream) {}
+
+  public String listen;
+  public List<UpstreamSpec> upstreams = new ArrayList<>();
+  public List<RouteSpec> routes = new ArrayList<>();
+  public String routeHeader;
+  public String keysFile;
+  public String tenantHeader;
+  public String unknownKeys;
+  public String pricesFile;
+  /** A PEM file to trust for every https upstream that names none of its own. */
+  public String caCert;
+  public Integer ioThreads;
+  public Integer recordThreads;
+  public Integer recordQueue;
+
+  /** The problems found so far while reading (a file's unknown keys, wrong types). */
+  private final List<String> problems = new ArrayList<>();
+
+  /**
+   * Reads a settings file; mistakes of form are kept for {@link #resolve} to report with the
+   * others. Relative file names inside it are resolved against its folder.
+   *
+   * @throws IllegalArgumentException when the file cannot be read or parsed at all
+   */
+  public static ProxySettings read(Path file) {
+    JsonNode root;
+    try {
+      root = YAML.readTree(Files.readAllBytes(file));
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "cannot read the proxy config " + file + ": " + describe(e));
+    }
+    ProxySettings s = new ProxySettings();
+    if (root == null || !root.isObject()) {
+      s.problems.add(file + ": expected a mapping of settings (listen, upstreams, routes, ...)");
+      return s;
+    }
+    Path dir = file.toAbsolutePath().getParent();
+    for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (!KEYS.contains(k)) {
+        s.problems.add(file + ": unknown setting '" + k + "'; settings: " + String.join(", ", new java.util.TreeSet<>(KEYS)));
+      }
+    }
+    s.listen = s.text(root, "listen");
+    s.routeHeader = s.text(root, "route_header");
+    s.pricesFile = path(dir, s.text(root, "prices_file"));
+    s.caCert = path(dir, s.text(root, "ca_cert"));
+    s.ioThreads = s.integer(root, "io_threads");
+    s.recordThreads = s.integer(root, "record_threads");
+    s.recordQueue = s.integer(root, "record_queue");
+    for (JsonNode u : s.list(root, "upstreams")) {
+      s.upstreams.add(new UpstreamSpec(s.text(u, "name"), s.text(u, "url"), s.text(u, "api_key_env"),
+          path(dir, s.text(u, "ca_cert"))));
+    }
+    for (JsonNode r : s.list(root, "routes")) {
+      s.routes.add(new RouteSpec(s.text(r, "model"), s.text(r, "upstream")));
+    }
+    JsonNode t = root.get("tenants");
+    if (t != null && t.isObject()) {
+      s.keysFile = path(dir, s.text(t, "keys_file"));
+      s.tenantHeader = s.text(t, "header");
+      s.unknownKeys = s.text(t, "unknown");
+    } else if (t != null) {
+      s.problems.add("tenants: expected a mapping (keys_file, header, unknown)");
+    }
+    return s;
+  }
+
+  /**
+   * This file's settings with those of {@code flags} on top: a scalar the flags set replaces the
+   * file's; upstreams or routes given as flags replace the file's list.
+   */
+  public ProxySettings overriddenBy(ProxySettings flags) {
+    ProxySettings m = new ProxySettings();
+    m.problems.addAll(problems);
+    m.problems.addAll(flags.problems);
+    m.listen = or(flags.listen, listen);
+    m.upstreams = flags.upstreams.isEmpty() ? upstreams : flags.upstreams;
+    m.routes = flags.routes.isEmpty() ? routes : flags.routes;
+    m.routeHeader = or(flags.routeHeader, routeHeader);
+    m.keysFile = or(flags.keysFile, keysFile);
+    m.tenantHeader = or(flags.tenantHeader, tenantHeader);
+    m.unknownKeys = or(flags.unknownKeys, unknownKeys);
+    m.pricesFile = or(flags.pricesFile, pricesFile);
+    m.caCert = or(flags.caCert, caCert);
+    m.ioThreads = or(flags.ioThreads, ioThreads);
+    m.recordThreads = or(flags.recordThreads, recordThreads);
+    m.recordQueue = or(flags.recordQueue, recordQueue);
+    return m;
+  }
+
+  /**
+   * Checks every setting and builds the configuration.
+   *
+   * @param env the environment, for {@code api_key_env}
+   * @throws IllegalArgumentException listing every mistake, one line each
+   */
+  public ProxyConfig resolve(Map<String, String> env) {
+    List<String> errors = new ArrayList<>(problems);
+    InetSocketAddress address = listenAddress(errors);
+    Map<String, Upstream> byName = upstreams(env, errors);
+    List<String> declared =
+        upstreams.stream().map(u -> u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip()).toList();
+    List<Routing.Route> routeList = new ArrayList<>();
+    for (RouteSpec r : routes) {
+      if (r.model() == null || r.model().isBlank() || r.upstream() == null) {
+        errors.add("route '" + (r.model() == null ? "" : r.model()) + (r.upstream() == null ? "" : "=" + r.upstream())
+            + "': write MODEL_GLOB=UPSTREAM, e.g. 'gpt-*=openai'");
+      } else if (!declared.contains(r.upstream())) {
+        errors.add("route '" + r.model() + "=" + r.upstream() + "' names no upstream; upstreams: "
+            + String.join(", ", declared));
+      } else {
+        routeList.add(new Routing.Route(r.model(), r.upstream()));
+      }
+    }
+    Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
+    Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
+    int io = positive("io_threads", ioThreads, 1, errors);
+    int rec = positive("record_threads", recordThreads, 1, errors);
+    int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          (errors.size() == 1 ? "a mistake" : errors.size() + " mistakes") + " in the proxy's settings:\n  "
+              + String.join("\n  ", errors));
+    }
+    return new ProxyConfig(address, new Routing(byName, routeList, routeHeader), tenants, prices,
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES);
+  }
+
+  private InetSocketAddress listenAddress(List<String> errors) {
+    String spec = listen == null ? "127.0.0.1:8080" : listen.strip();
+    int colon = spec.lastIndexOf(':');
+    String host = colon < 0 ? "127.0.0.1" : spec.substring(0, colon);
+    String port = colon < 0 ? spec : spec.substring(colon + 1);
+    if (host.isEmpty()) {
+      host = "127.0.0.1"; // ":8080": loopback unless another address is named
+    }
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    try {
+      int p = Integer.parseInt(port);
+      if (p < 0 || p > 65_535) {
+        throw new NumberFormatException();
+      }
+      return new InetSocketAddress(host, p);
+    } catch (NumberFormatException e) {
+      errors.add("listen '" + spec + "': write HOST:PORT, e.g. 127.0.0.1:8080 (port 0-65535)");
+      return null;
+    }
+  }
+
+  private Map<String, Upstream> upstreams(Map<String, String> env, List<String> errors) {
+    Map<String, Upstream> byName = new LinkedHashMap<>();
+    if (upstreams.isEmpty()) {
+      errors.add("no upstream: give --upstream http://HOST:PORT (or NAME=URL, once per upstream)");
+    }
+    boolean unnamed = upstreams.stream().anyMatch(u -> u.name() == null);
+    if (unnamed && upstreams.size() > 1) {
+      errors.add("several upstreams need a name each: --upstream NAME=URL");
+      return byName;
+    }
+    Set<String> seen = new java.util.HashSet<>();
+    for (UpstreamSpec u : upstreams) {
+      String name = u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip();
+      if (!seen.add(name)) {
+        errors.add("upstream '" + name + "' is given twice");
+        continue;
+      }
+      if (u.url() == null || u.url().isBlank()) {
+        errors.add("upstream '" + name + "' has no url");
+        continue;
+      }
+      String key = null;
+      if (u.apiKeyEnv() != null) {
+        key = env.get(u.apiKeyEnv());
+        if (key == null || key.isBlank()) {
+          errors.add("upstream '" + name + "': environment variable " + u.apiKeyEnv()
+              + " (api_key_env) is not set; export it before starting the proxy");
+          continue;
+        }
+      }
+      String ca = u.caCert() != null ? u.caCert() : caCert;
+      try {
+        Upstream up = Upstream.parse(name, u.url(), key, ca == null ? null : Path.of(ca));
+        if (up.tls()) {
+          new TlsSettings(up.caCertOrNull(), false).nettyContext(); // a bad CA file fails here
+        }
+        byName.put(name, up);
+      } catch (IllegalArgumentException e) {
+        errors.add(e.getMessage().replace("--ca-cert ", "upstream '" + name + "': CA certificate "));
+      }
+    }
+    return byName;
+  }
+
+  private static int positive(String what, Integer value, int fallback, List<String> errors) {
+    if (value == null) {
+      return fallback;
+    }
+    if (value < 1) {
+      errors.add(what + " must be at least 1, got " + value);
+    }
+    return value;
+  }
+
+  private String text(JsonNode parent, String key) {
+    JsonNode v = parent.get(key);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isValueNode()) {
+      problems.add(key + ": expected a single value, got " + v.getNodeType().toString().toLowerCase(java.util.Locale.ROOT));
+      return null;
+    }
+    return v.asText();
+  }
+
+  private Integer integer(JsonNode parent, String key) {
+    JsonNode v = parent.get(key);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.canConvertToInt() || !v.isIntegralNumber()) {
+      problems.add(key + ": expected a whole number, got '" + v.asText() + "'");
+      return null;
+    }
+    return v.asInt();
+  }
+
+  private List<JsonNode> list(JsonNode parent, String key) {
+    JsonNode v = parent.get(key);
+    List<JsonNode> out = new ArrayList<>();
+    if (v == null || v.isNull()) {
+      return out;
+    }
+    if (!v.isArray()) {
+      problems.add(key + ": expected a list");
+      return out;
+    }
+    for (JsonNode e : v) {
+      if (e.isObject()) {
+        out.add(e);
+      } else {
+        problems.add(key + ": every entry must be a mapping, got '" + e.asText() + "'");
+      }
+    }
+    return out;
+  }
+
+  private static String path(Path dir, String name) {
+    return name == null || dir == null ? name : dir.resolve(name).toString();
+  }
+
+  private static <T> T or(T first, T second) {
+    return first != null ? first : second;
+  }
+
+  /** An I/O error in one line: "no such file" rather than the bare path Java gives. */
+  static String describe(IOException e) {
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    return firstLine(e.getMessage());
+  }
+
+  static String firstLine(String s) {
+    if (s == null) {
+      return "unknown error";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+}

@@ -1,0 +1,35 @@
+package dev.tokenmeter.proxy;
+
+/**
+ * What the stream path tells the record path about one request, in order: immutable, built on the
+ * event loop, consumed on a record thread. Bytes are the request's own copy.
+ */
+sealed interface RecordEvent {
+  Meter meter();
+
+  /** The request's last byte was handed to the upstream socket. */
+  record Sent(Meter meter, long nanos) implements RecordEvent {}
+
+  /** The upstream's response headers arrived. {@code contentType} is lower-case, "" when none. */
+  record Headers(Meter meter, int status, String contentType, long nanos) implements RecordEvent {}
+
+  /** One upstream read's body bytes, as the upstream wrote them, read at {@code nanos}. */
+  record Bytes(Meter meter, byte[] bytes, long nanos) implements RecordEvent {}
+
+  /** The exchange ended; nothing follows. */
+  record Ended(Meter meter, Ending ending, String message, long nanos) implements RecordEvent {}
+
+  /** How the stream path saw the exchange end. */
+  enum Ending {
+    /** The upstream's response body ended (its last chunk, or its Content-Length). */
+    BODY_END,
+    /** The upstream closed the connection before the response ended. */
+    UPSTREAM_CLOSED,
+    /** The upstream sent bytes that are not HTTP. */
+    UPSTREAM_PROTOCOL,
+    /** No connection to the upstream could be made (the client got a 502). */
+    CONNECT_FAILED,
+    /** The client closed its connection before the response ended. */
+    CLIENT_CANCELLED
+  }
+}

@@ -1,0 +1,152 @@
+package dev.tokenmeter.proxy;
+
+import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.telemetry.ProxyMetrics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The proxy's record path: bounded queues, each drained by its own thread, that turn the stream
+ * path's {@link RecordEvent}s into {@link MeteredRequest}s and hand them to the sinks.
+ *
+ * <p>The stream path only calls {@link #open} and the {@code offer} methods: they never wait. When
+ * a lane's queue is full the event is dropped and the whole request's record with it (a record
+ * missing reads would be wrong): the request is counted in {@link #droppedRecords()} and reported
+ * once to {@link ProxyMetrics#dropped} as {@code record_queue}. A request's events all go to one
+ * lane, so they are replayed in order.
+ *
+ * <p>Thread-safe.
+ */
+final class RecordPath implements AutoCloseable {
+  /** How long {@link #close()} lets the lanes drain, at most. */
+  private static final long CLOSE_WAIT_MILLIS = 2_000;
+
+  private final List<BlockingQueue<RecordEvent>> lanes = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private final List<RecordSink> sinks;
+  private final ProxyMetrics metricsOrNull;
+  private final AtomicLong nextLane = new AtomicLong();
+  private final LongAdder dropped = new LongAdder();
+  private final LongAdder recorded = new LongAdder();
+  private final LongAdder sinkFailures = new LongAdder();
+  private volatile boolean closing;
+
+  RecordPath(
+      int threads,
+      int queueCapacity,
+      List<RecordSink> sinks,
+      ProxyMetrics metricsOrNull,
+      TokenCounters counters,
+      Prices prices) {
+    if (threads < 1 || queueCapacity < 1) {
+      throw new IllegalArgumentException("record threads and queue capacity must be at least 1");
+    }
+    this.sinks = List.copyOf(sinks);
+    this.metricsOrNull = metricsOrNull;
+    for (int i = 0; i < threads; i++) {
+      BlockingQueue<RecordEvent> q = new ArrayBlockingQueue<>(queueCapacity);
+      lanes.add(q);
+      RecordContext ctx = new RecordContext(counters, prices);
+      Thread t = new Thread(() -> drain(q, ctx), "tokenmeter-record-" + i);
+      t.setDaemon(true);
+      this.threads.add(t);
+      t.start();
+    }
+  }
+
+  /** A new request's record, on one lane. Stream path. */
+  Meter open(RequestInfo info) {
+    return new Meter(info, (int) (nextLane.getAndIncrement() % lanes.size()));
+  }
+
+  /** Queues {@code e} without waiting; a full queue loses the request's record. Stream path. */
+  void offer(RecordEvent e) {
+    Meter m = e.meter();
+    if (m.lost()) {
+      return;
+    }
+    if (!lanes.get(m.lane).offer(e) && m.markLost()) {
+      dropped.increment();
+      if (metricsOrNull != null) {
+        metricsOrNull.dropped("record_queue");
+      }
+    }
+  }
+
+  /** Requests whose record was dropped because a queue was full. */
+  long droppedRecords() {
+    return dropped.sum();
+  }
+
+  /** Records handed to the sinks. */
+  long recorded() {
+    return recorded.sum();
+  }
+
+  /** Times a sink threw (the record still went to the other sinks). */
+  long sinkFailures() {
+    return sinkFailures.sum();
+  }
+
+  private void drain(BlockingQueue<RecordEvent> q, RecordContext ctx) {
+    while (true) {
+      RecordEvent e;
+      try {
+        e = closing ? q.poll() : q.poll(50, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException ie) {
+        return;
+      }
+      if (e == null) {
+        if (closing) {
+          return;
+        }
+        continue;
+      }
+      handle(e, ctx);
+    }
+  }
+
+  private void handle(RecordEvent e, RecordContext ctx) {
+    Meter m = e.meter();
+    if (m.lost()) {
+      return;
+    }
+    switch (e) {
+      case RecordEvent.Sent s -> m.sent(s.nanos());
+      case RecordEvent.Headers h -> m.headers(h.status(), h.contentType(), h.nanos());
+      case RecordEvent.Bytes b -> m.bytes(b.bytes(), b.nanos(), ctx.parser());
+      case RecordEvent.Ended end -> deliver(m.finish(end.ending(), end.message(), end.nanos(), ctx));
+    }
+  }
+
+  private void deliver(MeteredRequest r) {
+    recorded.increment();
+    for (RecordSink sink : sinks) {
+      try {
+        sink.accept(r);
+      } catch (RuntimeException ex) {
+        sinkFailures.increment(); // one bad sink must not stop the others or the record thread
+      }
+    }
+  }
+
+  /** Drains what is queued (at most about 2 s) and stops the record threads. */
+  @Override
+  public void close() {
+    closing = true;
+    for (Thread t : threads) {
+      try {
+        t.join(CLOSE_WAIT_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package dev.tokenmeter.proxy;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Who a request is billed to: from its API key (a keys file maps keys to tenants) or from a
+ * header. Immutable and thread-safe.
+ *
+ * <p>Keys are kept only as salted hashes: each entry is {@code sha256:SALT:HASH} with its own
+ * random 16-byte salt and {@code HASH = SHA-256(SALT ‖ UTF-8 key)}, both hex. API keys are long
+ * random strings, so a fast hash with a per-entry salt is enough to make the file useless to
+ * whoever reads it (the practice of token stores such as GitHub's); a request's key is checked
+ * against every entry, constant-time, about 0.3 µs each. The key itself is never stored, logged or
+ * written.
+ *
+ * @param entries the keys file's entries
+ * @param headerOrNull a header naming the tenant ({@code x-tenant}), used when the request has no
+ *     known key; null for none
+ * @param refuseUnknown whether a request with no known key and no tenant header is refused (401)
+ *     rather than metered as {@code anonymous}
+ */
+public record Tenants(List<Entry> entries, String headerOrNull, boolean refuseUnknown) {
+
+  /** One key: its tenant, salt and salted hash. */
+  public record Entry(String tenant, byte[] salt, byte[] hash) {
+    public Entry {
+      Objects.requireNonNull(tenant, "tenant");
+      salt = salt.clone();
+      hash = hash.clone();
+    }
+
+    /**
+     * Parses {@code TENANT sha256:SALT:HASH}.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static Entry parse(String line) {
+      String[] parts = line.strip().split("\\s+");
+      String[] h = parts.length == 2 ? parts[1].split(":") : new String[0];
+      if (h.length != 3 || !h[0].equals("sha256")) {
+        throw new IllegalArgumentException(
+            "expected 'TENANT sha256:SALT:HASH' (as 'tokenmeter proxy hash-key' prints it)");
+      }
+      try {
+        byte[] salt = HexFormat.of().parseHex(h[1]);
+        byte[] hash = HexFormat.of().parseHex(h[2]);
+        if (hash.length != 32 || salt.length < 8) {
+          throw new IllegalArgumentException("wrong length");
+        }
+        return new Entry(parts[0], salt, hash);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "SALT must be at least 16 hex digits and HASH 64 (as 'tokenmeter proxy hash-key' prints them)");
+      }
+    }
+
+    /** {@code TENANT sha256:SALT:HASH}. */
+    public String line() {
+      return tenant + " sha256:" + HexFormat.of().formatHex(salt) + ":" + HexFormat.of().formatHex(hash);
+    }
+
+    boolean matches(String key) {
+      return MessageDigest.isEqual(hash, digest(salt, key));
+    }
+  }
+
+  /** What a request's headers say about its tenant. */
+  public sealed interface Result {
+    /** Bill it to {@code name}. */
+    record Tenant(String name) implements Result {}
+
+    /** Refuse it with 401: {@code message} says why, never the key. */
+    record Refused(String message) implements Result {}
+  }
+
+  public Tenants {
+    entries = List.copyOf(entries);
+  }
+
+  /** Every request is {@code anonymous}. */
+  public static Tenants anonymous() {
+    return new Tenants(List.of(), null, false);
+  }
+
+  /** A new entry for {@code key} with a fresh random salt. */
+  public static Entry hash(String tenant, String key) {
+    byte[] salt = new byte[16];
+    new SecureRandom().nextBytes(salt);
+    return new Entry(tenant, salt, digest(salt, key));
+  }
+
+  /** The tenant of a request with {@code headers}. */
+  public Result resolve(HttpHeaders headers) {
+    String key = bearer(headers);
+    if (key != null) {
+      for (Entry e : entries) {
+        if (e.matches(key)) {
+          return new Result.Tenant(e.tenant());
+        }
+      }
+    }
+    if (headerOrNull != null) {
+      String named = headers.get(headerOrNull);
+      if (named != null && !named.isBlank()) {
+        return new Result.Tenant(named.strip());
+      }
+    }
+    if (refuseUnknown) {
+      return new Result.Refused(
+          key == null
+              ? "No API key provided. Send it as 'Authorization: Bearer KEY'."
+              : "Incorrect API key provided.");
+    }
+    return new Result.Tenant(dev.tokenmeter.ledger.MeteredRequest.ANONYMOUS);
+  }
+
+  /** The key of {@code Authorization: Bearer KEY} (or {@code api-key: KEY}), else null. */
+  static String bearer(HttpHeaders headers) {
+    String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
+    if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      String key = auth.substring(7).strip();
+      return key.isEmpty() ? null : key;
+    }
+    String apiKey = headers.get("api-key"); // Azure OpenAI's header
+    return apiKey == null || apiKey.isBlank() ? null : apiKey.strip();
+  }
+
+  private static byte[] digest(byte[] salt, String key) {
+    try {
+      MessageDigest d = MessageDigest.getInstance("SHA-256");
+      d.update(salt);
+      return d.digest(key.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package dev.tokenmeter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tokenmeter.proxy.RawHttp;
+import dev.tokenmeter.proxy.Tenants;
+import dev.tokenmeter.testkit.Cli;
+import dev.tokenmeter.testkit.SimFixture;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code tokenmeter proxy}: serving, its settings checked at start, and {@code hash-key}. */
+@Timeout(60)
+class ProxyCliIT {
+  private static final Pattern LISTENING = Pattern.compile("listening on (http://127\\.0\\.0\\.1:\\d+)");
+
+  @Test
+  void servesUntilStoppedAndSaysWhatItMetered() throws Exception {
+    try (SimFixture sim = SimFixture.start(SimFixture.config(5, 2))) {
+      CompletableFuture<String> url = new CompletableFuture<>();
+      Thread[] runner = new Thread[1];
+      CompletableFuture<Cli.Result> result = new CompletableFuture<>();
+      runner[0] = new Thread(() -> result.complete(Cli.run(line -> {
+        Matcher m = LISTENING.matcher(line);
+        if (m.find()) {
+          url.complete(m.group(1));
+        }
+      }, "proxy", "--listen", "127.0.0.1:0", "--upstream", sim.baseUrl())));
+      runner[0].start();
+      String base = url.get(20, TimeUnit.SECONDS);
+      RawHttp.Response r = RawHttp.post(base, "/v1/chat/completions",
+          "{\"model\":\"tokenmeter-sim\",\"prompt\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true,\"max_tokens\":3}");
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.text()).contains("[DONE]");
+      Thread.sleep(200); // the record thread counts the request
+      runner[0].interrupt();
+      Cli.Result done = result.get(20, TimeUnit.SECONDS);
+      assertThat(done.exitCode()).as(done.both()).isZero();
+      assertThat(done.err()).contains("default=http://127.0.0.1:" + sim.server().port())
+          .contains("stopped; 1 requests metered, 0 records dropped");
+    }
+  }
+
+  @Test
+  void everyMistakeInTheSettingsIsListedOnItsOwnLine(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("proxy.yaml");
+    Files.writeString(config, """
+        listen: nowhere
+        upstreams:
+          - {name: a, url: "ftp://127.0.0.1:1"}
+          - {name: b, url: "http://127.0.0.1:2", api_key_env: TOKENMETER_TEST_SURELY_UNSET}
+        routes:
+          - {model: "gpt-*", upstream: c}
+        colour: blue
+        tenants: {unknown: sometimes}
+        """);
+    Cli.Result r = Cli.run("proxy", "--config", config.toString(), "--prices", dir.resolve("none.yaml").toString());
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
+    assertThat(r.err())
+        .contains("7 mistakes in the proxy's settings:")
+        .contains("unknown setting 'colour'")
+        .contains("listen 'nowhere': write HOST:PORT")
+        .contains("upstream a: 'ftp://127.0.0.1:1' must start with http://")
+        .contains("TOKENMETER_TEST_SURELY_UNSET (api_key_env) is not set")
+        .contains("route 'gpt-*=c' names no upstream")
+        .contains("'sometimes' is neither 'refuse' nor 'anonymous'")
+        .contains("none.yaml cannot be read")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void noUpstreamIsAMistake() {
+    Cli.Result r = Cli.run("proxy");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("no upstream: give --upstream http://HOST:PORT");
+  }
+
+  @Test
+  void hashKeyPrintsAnEntryThatMatchesTheKeyAndNeverTheKey() throws Exception {
+    String key = "sk-test-0123456789abcdef";
+    InputStream in = System.in;
+    Cli.Result r;
+    try {
+      System.setIn(new ByteArrayInputStream((key + "\n").getBytes(StandardCharsets.UTF_8)));
+      r = Cli.run("proxy", "hash-key", "--tenant", "acme");
+    } finally {
+      System.setIn(in);
+    }
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.out()).startsWith("acme sha256:").doesNotContain(key);
+    Tenants tenants = new Tenants(java.util.List.of(Tenants.Entry.parse(r.out().strip())), null, true);
+    assertThat(tenants.resolve(new DefaultHttpHeaders().set("authorization", "Bearer " + key)))
+        .isEqualTo(new Tenants.Result.Tenant("acme"));
+    assertThat(tenants.resolve(new DefaultHttpHeaders().set("authorization", "Bearer " + key + "x")))
+        .isInstanceOf(Tenants.Result.Refused.class);
+  }
+}
