@@ -2,14 +2,17 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.time.Ticker;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.Ledger;
+import dev.tokenmeter.ledger.LedgerException;
+import dev.tokenmeter.ledger.LedgerWriter;
+import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.proxy.ProxyConfig;
 import dev.tokenmeter.proxy.ProxyServer;
 import dev.tokenmeter.proxy.ProxySettings;
 import dev.tokenmeter.proxy.Routing;
 import dev.tokenmeter.proxy.TokenCounters;
 import dev.tokenmeter.proxy.Upstream;
-import dev.tokenmeter.telemetry.ProxyMetrics;
+import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import dev.tokenmeter.tokenizer.TokenizerException;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
 import java.io.BufferedReader;
@@ -33,7 +36,7 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
@@ -41,6 +44,8 @@ import picocli.CommandLine.Option;
       "(docs/PROXY.md)."
     })
 final class ProxyCommand implements Callable<Integer> {
+  /** The ledger of {@code proxy} and {@code proxy usage} when none is named. */
+  static final String DEFAULT_LEDGER = "tokenmeter-ledger.db";
 
   @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Address to listen on (default: 127.0.0.1:8080; loopback unless another address is named).")
   String listen;
@@ -72,6 +77,10 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--ca-cert", paramLabel = "FILE", description = "PEM certificates to trust for https upstreams (default: the JDK's trust store).")
   Path caCert;
 
+  @Option(names = "--ledger", paramLabel = "FILE|URL|none", description = "Where every metered request is recorded: a SQLite file (default: "
+      + DEFAULT_LEDGER + "), jdbc:postgresql://HOST:PORT/DB for a fleet sharing one ledger (password from the URL or PGPASSWORD), or none.")
+  String ledger;
+
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
 
@@ -80,16 +89,26 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ProxyConfig cfg = settings().resolve(System.getenv());
+    ProxySettings settings = settings();
+    ProxyConfig cfg = settings.resolve(System.getenv());
+    Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
+    LedgerWriter writer = ledger == null ? null : ledger.writer();
+    PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(
+        PrometheusProxyMetrics.Limits.DEFAULT, cfg.routing().upstreams().keySet());
     ProxyServer server;
     try {
-      server = ProxyServer.start(cfg, recordSinks(cfg), metrics(cfg), tokenCounters(), Ticker.system(), InstantSource.system());
+      server = ProxyServer.start(cfg, writer == null ? List.of() : List.of(writer), metrics, tokenCounters(),
+          Ticker.system(), InstantSource.system());
     } catch (RuntimeException e) {
+      if (writer != null) {
+        writer.close();
+      }
       throw new RunFailedException("cannot listen on " + cfg.listen() + ": " + e.getMessage()
           + ". Is the port taken? Pick another with --listen.");
     }
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
-        + "; Ctrl-C to stop");
+        + "; metrics at " + server.baseUrl() + "/metrics; ledger "
+        + (ledger == null ? "none" : ledger.target().display()) + "; Ctrl-C to stop");
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -107,8 +126,13 @@ final class ProxyCommand implements Callable<Integer> {
       // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
     } finally {
       server.close();
+      String ledgerLine = "";
+      if (writer != null) {
+        writer.close();
+        ledgerLine = ", " + writer.written() + " written to the ledger, " + writer.dropped() + " dropped by it";
+      }
       System.err.println("tokenmeter proxy: stopped; " + server.recorded() + " requests metered, "
-          + server.droppedRecords() + " records dropped (record queue full)");
+          + server.droppedRecords() + " records dropped (record queue full)" + ledgerLine);
       closed.countDown();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -144,20 +168,20 @@ final class ProxyCommand implements Callable<Integer> {
     flags.caCert = caCert == null ? null : caCert.toString();
     flags.ioThreads = ioThreads;
     flags.recordThreads = recordThreads;
+    flags.ledger = ledger;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 
-  /**
-   * Where finished records go. The ledger (SQLite/PostgreSQL writer) plugs in here; until then the
-   * proxy meters and counts (see the summary at exit) but keeps no rows.
-   */
-  private static List<RecordSink> recordSinks(ProxyConfig cfg) {
-    return List.of();
-  }
-
-  /** The live metrics served at /metrics; null for none. The Prometheus registry plugs in here. */
-  private static ProxyMetrics metrics(ProxyConfig cfg) {
-    return null;
+  /** The ledger at {@code target}, migrated, or null for {@code none}; one that cannot be opened is one line. */
+  static Ledger openLedger(String target) {
+    if (target.equals("none")) {
+      return null;
+    }
+    try {
+      return Ledgers.open(target);
+    } catch (LedgerException e) {
+      throw new UsageException(e.getMessage() + " (--ledger FILE|URL|none)");
+    }
   }
 
   /** Each model's tokenizer when tokenmeter knows it without a download, looked up once. */

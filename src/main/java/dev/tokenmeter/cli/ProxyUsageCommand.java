@@ -40,9 +40,9 @@ final class ProxyUsageCommand implements Callable<Integer> {
 
   @Option(
       names = "--ledger",
-      required = true,
+      defaultValue = ProxyCommand.DEFAULT_LEDGER,
       paramLabel = "FILE|URL",
-      description = "The proxy's ledger: its SQLite file, or jdbc:postgresql://host:port/db (password from the URL or PGPASSWORD).")
+      description = "The proxy's ledger: its SQLite file (default: ${DEFAULT-VALUE}), or jdbc:postgresql://host:port/db (password from the URL or PGPASSWORD).")
   String ledger;
 
   @Option(

@@ -32,13 +32,14 @@ import java.util.Set;
  * route_header: x-upstream
  * tenants: {keys_file: keys.txt, header: x-tenant, unknown: refuse}
  * prices_file: prices.yaml
+ * ledger: tokenmeter-ledger.db      # or jdbc:postgresql://host:5432/db, or none
  * </pre>
  */
 public final class ProxySettings {
   private static final ObjectMapper YAML = new YAMLMapper();
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
-          "io_threads", "record_threads", "record_queue");
+          "io_threads", "record_threads", "record_queue", "ledger");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -66,6 +67,8 @@ public final class ProxySettings {
   public Integer ioThreads;
   public Integer recordThreads;
   public Integer recordQueue;
+  /** Where records go: a SQLite file, a {@code jdbc:postgresql:} URL, or {@code none}; null: the default. */
+  public String ledger;
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
@@ -103,6 +106,8 @@ public final class ProxySettings {
     s.ioThreads = s.integer(root, "io_threads");
     s.recordThreads = s.integer(root, "record_threads");
     s.recordQueue = s.integer(root, "record_queue");
+    String ledger = s.text(root, "ledger");
+    s.ledger = ledger == null || ledger.startsWith("jdbc:") || ledger.equals("none") ? ledger : path(dir, ledger);
     for (JsonNode u : s.list(root, "upstreams")) {
       s.upstreams.add(new UpstreamSpec(s.text(u, "name"), s.text(u, "url"), s.text(u, "api_key_env"),
           path(dir, s.text(u, "ca_cert"))));
@@ -141,6 +146,7 @@ public final class ProxySettings {
     m.ioThreads = or(flags.ioThreads, ioThreads);
     m.recordThreads = or(flags.recordThreads, recordThreads);
     m.recordQueue = or(flags.recordQueue, recordQueue);
+    m.ledger = or(flags.ledger, ledger);
     return m;
   }
 

@@ -26,7 +26,8 @@ class ProxyCliIT {
   private static final Pattern LISTENING = Pattern.compile("listening on (http://127\\.0\\.0\\.1:\\d+)");
 
   @Test
-  void servesUntilStoppedAndSaysWhatItMetered() throws Exception {
+  void servesUntilStoppedAndSaysWhatItMetered(@TempDir Path dir) throws Exception {
+    Path ledger = dir.resolve("ledger.db");
     try (SimFixture sim = SimFixture.start(SimFixture.config(5, 2))) {
       CompletableFuture<String> url = new CompletableFuture<>();
       Thread[] runner = new Thread[1];
@@ -36,7 +37,7 @@ class ProxyCliIT {
         if (m.find()) {
           url.complete(m.group(1));
         }
-      }, "proxy", "--listen", "127.0.0.1:0", "--upstream", sim.baseUrl())));
+      }, "proxy", "--listen", "127.0.0.1:0", "--upstream", sim.baseUrl(), "--ledger", ledger.toString())));
       runner[0].start();
       String base = url.get(20, TimeUnit.SECONDS);
       RawHttp.Response r = RawHttp.post(base, "/v1/chat/completions",
@@ -44,11 +45,19 @@ class ProxyCliIT {
       assertThat(r.status()).isEqualTo(200);
       assertThat(r.text()).contains("[DONE]");
       Thread.sleep(200); // the record thread counts the request
+      RawHttp.Response metrics = RawHttp.get(base, "/metrics");
+      assertThat(metrics.status()).isEqualTo(200);
+      assertThat(metrics.text())
+          .contains("gen_ai_client_token_usage_sum{gen_ai_operation_name=\"chat\",gen_ai_request_model=\"tokenmeter-sim\",gen_ai_token_type=\"output\",tenant=\"anonymous\",upstream=\"default\"} 3.0");
       runner[0].interrupt();
       Cli.Result done = result.get(20, TimeUnit.SECONDS);
       assertThat(done.exitCode()).as(done.both()).isZero();
       assertThat(done.err()).contains("default=http://127.0.0.1:" + sim.server().port())
-          .contains("stopped; 1 requests metered, 0 records dropped");
+          .contains("ledger " + ledger)
+          .contains("stopped; 1 requests metered, 0 records dropped (record queue full), 1 written to the ledger, 0 dropped by it");
+      Cli.Result usage = Cli.run("proxy", "usage", "--ledger", ledger.toString(), "--json");
+      assertThat(usage.exitCode()).as(usage.both()).isZero();
+      assertThat(usage.out()).contains("\"requests\" : 1").contains("\"output_tokens\" : 3");
     }
   }
 
