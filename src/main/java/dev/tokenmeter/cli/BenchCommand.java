@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.EndpointConfig;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import dev.tokenmeter.report.CompareJsonWriter;
 import dev.tokenmeter.report.CompareReport;
 import dev.tokenmeter.report.RunFolder;
 import dev.tokenmeter.report.html.CompareHtml;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

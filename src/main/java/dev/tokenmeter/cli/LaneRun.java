@@ -9,6 +9,7 @@ import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.RequestsJsonlWriter;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.report.RequestsJsonlMerger;
 import dev.tokenmeter.report.SummaryJsonWriter;
 import dev.tokenmeter.report.SummaryMerger;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.client.EndpointConfig;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;

@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.Fault;
 import dev.tokenmeter.simulator.Faults;

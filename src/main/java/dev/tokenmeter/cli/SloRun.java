@@ -8,6 +8,8 @@ import dev.tokenmeter.core.engine.RequestSink;
 import dev.tokenmeter.core.metrics.GoodputCounter;
 import dev.tokenmeter.report.JUnitXml;
 import dev.tokenmeter.report.SloRender;
+import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.StageSequence;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

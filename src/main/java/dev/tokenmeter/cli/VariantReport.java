@@ -11,6 +11,7 @@ import dev.tokenmeter.report.CompareJsonWriter;
 import dev.tokenmeter.report.CompareReport;
 import dev.tokenmeter.report.RunFolder;
 import dev.tokenmeter.report.html.CompareHtml;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
