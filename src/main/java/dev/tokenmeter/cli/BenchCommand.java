@@ -1,7 +1,9 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.EndpointConfig;
+import dev.tokenmeter.run.LoadSplit;
 import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.SloRun;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,7 +63,7 @@ final class BenchCommand implements Callable<Integer> {
     PrintStream err = System.err;
     List<Variant> parsed = variants.isEmpty() ? List.of() : Variant.parseAll(variants);
     if (!parsed.isEmpty()) {
-      LoadSplit.check(load, parsed.size());
+      LoadSplit.check(load.requests, load.concurrency, load.maxConcurrency, parsed.size());
     }
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {

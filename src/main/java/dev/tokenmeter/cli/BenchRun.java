@@ -20,8 +20,11 @@ import dev.tokenmeter.report.RepeatsReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.SummaryJsonWriter;
+import dev.tokenmeter.run.LoadSplit;
+import dev.tokenmeter.run.ProgressLine;
 import dev.tokenmeter.run.RepeatingSequence;
 import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -93,7 +96,7 @@ final class BenchRun {
   private final List<LaneRun> lanes = new CopyOnWriteArrayList<>();
   private volatile boolean interrupted;
   private final CountDownLatch written = new CountDownLatch(1);
-  private int sloExitCode = Main.EXIT_OK;
+  private boolean sloViolated;
 
   BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this.s = settings;
@@ -173,7 +176,7 @@ final class BenchRun {
       }
       printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), lane.results()));
       if (failure == null && lanes.size() == 1) {
-        sloExitCode = s.slo().finish(analysis, lane.results(), target(lane.lane().endpoint()), startedAt, out);
+        sloViolated = s.slo().finish(analysis, lane.results(), target(lane.lane().endpoint()), startedAt, out);
       }
     }
     lanes.forEach(l -> printResults(l.lane().outDir(), out));
@@ -243,7 +246,7 @@ final class BenchRun {
             System.out,
             System.err);
     run.run();
-    return run.interrupted() ? Main.EXIT_INTERRUPTED : run.sloExitCode;
+    return run.interrupted() ? Main.EXIT_INTERRUPTED : run.sloViolated ? Main.EXIT_SLO_VIOLATED : Main.EXIT_OK;
   }
 
   /** A plain run's one lane: {@code endpoint}, writing into {@code outDir} itself. */

@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.SimConfig;
 import dev.tokenmeter.simulator.SimServer;

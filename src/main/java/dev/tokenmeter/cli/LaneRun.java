@@ -10,6 +10,7 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.SloRun;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -10,6 +10,7 @@ import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.run.RepeatingSequence;
 import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.virtual.Simulation;
@@ -171,7 +172,8 @@ final class SimulateCommand implements Callable<Integer> {
       out.print(ConsoleReport.sweep(results, analysis.sweep()));
     }
     BenchRun.printRepeats(out, repeated);
-    int code = failure != null ? Main.EXIT_FAILED : sloRun.finish(analysis, results, target(config), startedAt, out);
+    int code = failure != null ? Main.EXIT_FAILED
+        : sloRun.finish(analysis, results, target(config), startedAt, out) ? Main.EXIT_SLO_VIOLATED : Main.EXIT_OK;
     out.println();
     long requestsSimulated = sim.endpoint().requestsStarted();
     err.println(String.format(Locale.ROOT,

@@ -4,6 +4,7 @@ import dev.tokenmeter.core.analysis.LoadSearch;
 import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.run.SearchSequence;
+import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
 import java.nio.file.Path;
 import java.util.ArrayList;
