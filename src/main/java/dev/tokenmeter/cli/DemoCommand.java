@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.SimConfig;
@@ -118,7 +119,7 @@ final class DemoCommand implements Callable<Integer> {
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
       Path outDir = output.outDir(Instant.now());
-      return BenchRun.execute(outDir, BenchRun.single(cfg, requests, workload, outDir), stages, workload, output,
+      return Runs.bench(outDir, BenchRun.single(cfg, requests, workload.describe(), outDir), stages, workload, output,
           load.seed, pricing, spec, sloRun);
     }
   }

@@ -8,7 +8,9 @@ import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
+import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.RepeatingSequence;
+import dev.tokenmeter.run.RunCost;
 import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
@@ -132,7 +134,7 @@ final class SimulateCommand implements Callable<Integer> {
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
-        CostOptions.print(out, costModel, r);
+        RunCost.print(out, costModel, r);
         if (sim.interrupted()) {
           completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
           break;
@@ -222,7 +224,7 @@ final class SimulateCommand implements Callable<Integer> {
     BenchRun.writeSummary(
         dir,
         summary(run.config(), run.sim(), run.startedAt(), completion, results,
-            RepeatingSequence.repeatsOf(run.stages(), results), CostOptions.pricing(run.cost(), results),
+            RepeatingSequence.repeatsOf(run.stages(), results), RunCost.pricing(run.cost(), results),
             wallSeconds, run.slo().analyze(results)),
         err);
   }
@@ -237,10 +239,7 @@ final class SimulateCommand implements Callable<Integer> {
       RunSummary.Pricing pricing,
       double wallSeconds,
       dev.tokenmeter.core.analysis.RunAnalysis analysis) {
-    List<String> commandLine = new ArrayList<>();
-    commandLine.add("tokenmeter");
-    commandLine.add(spec.name());
-    commandLine.addAll(spec.commandLine().getParseResult().originalArgs());
+    List<String> commandLine = Runs.commandLine(spec);
     var simulation =
         new RunSummary.Simulation(
             NOTE, c.model().id(), c.gpu().id(), c.tensorParallel(), c.weights().id(), c.kvCache().id(),

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
