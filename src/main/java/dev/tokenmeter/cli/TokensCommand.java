@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
+import dev.tokenmeter.workload.JsonlCounter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
