@@ -105,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
       model = timing.roofline().config().model().name();
       sim.timing(timing).maxModelLen(timing.maxModelLen());
       what =
-          "simulating " + EngineOptions.describe(timing.roofline().config()) + ", KV cache "
+          "simulating " + timing.roofline().config().describe() + ", KV cache "
               + timing.roofline().kvCapacityTokens() + " tokens";
     }
     // The served model's tokenizer when known (meta-llama/Llama-3.1-8B-Instruct: from the Hugging

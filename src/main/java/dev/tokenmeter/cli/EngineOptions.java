@@ -7,7 +7,6 @@ import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.SpecFiles;
 import java.nio.file.Path;
-import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /** The simulated deployment: model, accelerator, GPU count, precisions. Shared by commands. */
@@ -120,14 +119,5 @@ final class EngineOptions {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
-  }
-
-  /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16)"}. */
-  static String describe(EngineConfig c) {
-    return String.format(
-        Locale.ROOT,
-        "%s on %d x %s (%s weights, %s KV cache%s)",
-        c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id(),
-        c.prefixCaching() ? "" : ", no prefix caching");
   }
 }

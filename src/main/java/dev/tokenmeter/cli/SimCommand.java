@@ -114,7 +114,7 @@ final class SimCommand {
                   ? "zero delay"
                   : fixed
                       ? "TTFT " + ttftText + ", ITL " + itlText
-                      : EngineOptions.describe(engineTiming.roofline().config()) + ", KV cache "
+                      : engineTiming.roofline().config().describe() + ", KV cache "
                           + engineTiming.roofline().kvCapacityTokens() + " tokens")
               + "); Ctrl-C to stop");
       CountDownLatch stopped = new CountDownLatch(1);

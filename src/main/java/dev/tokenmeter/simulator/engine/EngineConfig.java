@@ -136,4 +136,13 @@ public record EngineConfig(
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, enabled);
   }
+
+  /** {@code llama-3.1-8b on 1 x h100-sxm (bf16 weights, bf16 KV cache)}: the deployment in one line. */
+  public String describe() {
+    return String.format(
+        java.util.Locale.ROOT,
+        "%s on %d x %s (%s weights, %s KV cache%s)",
+        model.id(), tensorParallel, gpu.id(), weights.id(), kvCache.id(),
+        prefixCaching ? "" : ", no prefix caching");
+  }
 }
