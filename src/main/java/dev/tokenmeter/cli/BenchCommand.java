@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.LoadSplit;
+import dev.tokenmeter.run.Preflight;
 import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.VariantReport;
