@@ -58,7 +58,7 @@ class ArchitectureTest {
     ARROWS.put("simulator.engine..", List.of());
     ARROWS.put("client..", List.of("core..", "sse.."));
     ARROWS.put("workload..", List.of("core..", "tokenizer.."));
-    ARROWS.put("simulator", List.of("core.time", "simulator.engine.."));
+    ARROWS.put("simulator", List.of("core.time", "simulator.engine..", "sse.."));
     ARROWS.put("simulator.virtual..", List.of("core..", "simulator", "simulator.engine.."));
     ARROWS.put("report", List.of("core.."));
     ARROWS.put("report.html..", List.of("core..", "report"));
