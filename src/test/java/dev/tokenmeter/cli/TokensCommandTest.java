@@ -119,11 +119,4 @@ class TokensCommandTest {
     assertThat(bad.exitCode()).isEqualTo(Main.EXIT_USAGE);
     assertThat(bad.err()).contains("unknown tokenizer 'nope'");
   }
-
-  @Test
-  void wordsAreRunsOfNonSpace() {
-    assertThat(TokensCommand.words("")).isZero();
-    assertThat(TokensCommand.words("  a  b\tc\n")).isEqualTo(3);
-    assertThat(TokensCommand.words("你好")).isEqualTo(1);
-  }
 }
