@@ -144,35 +144,13 @@ final class SimCommand {
       return 0;
     }
 
+    /** {@code --faults}, a usage error naming the flag when it does not parse. */
     static Faults parseFaults(String spec) {
-      Faults f = Faults.none();
-      if (spec == null || spec.isBlank()) {
-        return f;
+      try {
+        return Faults.parse(spec);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--faults " + e.getMessage());
       }
-      for (String part : spec.split(",")) {
-        String[] kv = part.trim().split("=", 2);
-        if (kv.length != 2) {
-          throw new UsageException("--faults '" + part + "': expected KIND=PROBABILITY, e.g. http_429=0.05");
-        }
-        Fault kind;
-        try {
-          kind = Fault.valueOf(kv[0].trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          throw new UsageException("--faults: unknown kind '" + kv[0].trim()
-              + "'; kinds: http_429, http_500, http_503, slow_headers, disconnect, stall, malformed_chunk, error_event");
-        }
-        double p;
-        try {
-          p = Double.parseDouble(kv[1].trim());
-        } catch (NumberFormatException e) {
-          throw new UsageException("--faults: '" + kv[1].trim() + "' is not a probability between 0 and 1");
-        }
-        if (kind == Fault.NONE || !(p >= 0 && p <= 1)) {
-          throw new UsageException("--faults: " + part + " needs a kind and a probability between 0 and 1");
-        }
-        f = f.with(kind, p);
-      }
-      return f;
     }
   }
 }
