@@ -1,18 +1,8 @@
 package dev.tokenmeter.cli;
 
-import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
-import dev.tokenmeter.report.CompareJsonWriter;
-import dev.tokenmeter.report.CompareReport;
-import dev.tokenmeter.report.RunFolder;
-import dev.tokenmeter.report.html.CompareHtml;
 import dev.tokenmeter.run.CompareRun;
-import dev.tokenmeter.run.RunFailedException;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -60,28 +50,7 @@ final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    StageComparison.Settings settings = settings();
-    List<RunFolder> runs = new ArrayList<>();
-    for (Path dir : dirs) {
-      runs.add(CompareRun.read(dir));
-    }
-    List<RunComparison> comparisons = CompareRun.compare(runs, settings);
-    System.out.print(CompareReport.console(runs, comparisons, settings));
-    if (comparisons.stream().allMatch(c -> c.stages().isEmpty())) {
-      throw new UsageException("no stage of the runs matched: their load labels all differ;"
-          + " compare runs of the same loads");
-    }
-    if (markdown != null) {
-      write(markdown, () -> Files.writeString(markdown,
-          CompareReport.markdown(runs, comparisons, settings), StandardCharsets.UTF_8));
-    }
-    if (json != null) {
-      write(json, () -> CompareJsonWriter.write(json, runs, comparisons, settings));
-    }
-    if (html != null) {
-      write(html, () -> CompareHtml.write(html, runs, comparisons, settings));
-      System.out.println("Comparison: " + html + " (open it in a browser; works offline)");
-    }
+    CompareRun.compareAndWrite(dirs, settings(), markdown, json, html, System.out);
     return Main.EXIT_OK;
   }
 
@@ -91,18 +60,6 @@ final class CompareCommand implements Callable<Integer> {
       return new StageComparison.Settings(alpha, resamples, seed, minChangePercent);
     } catch (IllegalArgumentException e) {
       throw new UsageException("--alpha, --bootstrap or --min-change: " + e.getMessage());
-    }
-  }
-
-  private interface Io {
-    void run() throws IOException;
-  }
-
-  private static void write(Path file, Io io) {
-    try {
-      io.run();
-    } catch (IOException e) {
-      throw new RunFailedException("cannot write " + file + ": " + e.getMessage());
     }
   }
 }

@@ -7,14 +7,11 @@ import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
-import dev.tokenmeter.report.CompareJsonWriter;
 import dev.tokenmeter.report.CompareReport;
 import dev.tokenmeter.report.RunFolder;
-import dev.tokenmeter.report.html.CompareHtml;
 import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -114,11 +111,9 @@ public final class VariantReport {
     Path json = outDir.resolve("compare.json");
     Path html = outDir.resolve("compare.html");
     try {
-      Files.writeString(md, CompareReport.markdown(runs, comparisons, settings), StandardCharsets.UTF_8);
-      CompareJsonWriter.write(json, runs, comparisons, settings);
-      CompareHtml.write(html, runs, comparisons, settings);
-    } catch (IOException e) {
-      err.println("tokenmeter: could not write the comparison into " + outDir + ": " + e.getMessage());
+      CompareRun.write(runs, comparisons, settings, md, json, html);
+    } catch (RunFailedException e) {
+      err.println("tokenmeter: could not write the comparison: " + e.getMessage());
       return;
     }
     out.println();
