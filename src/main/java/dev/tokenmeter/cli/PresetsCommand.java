@@ -1,17 +1,8 @@
 package dev.tokenmeter.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import dev.tokenmeter.simulator.SpecFiles;
-import dev.tokenmeter.simulator.engine.EngineConfig;
-import dev.tokenmeter.simulator.engine.GpuSpec;
-import dev.tokenmeter.simulator.engine.ModelSpec;
-import dev.tokenmeter.simulator.engine.Precision;
-import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.PresetsListing;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,103 +26,8 @@ final class PresetsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
-    out.print(json ? json() : tables());
+    out.print(json ? PresetsListing.json() : PresetsListing.tables());
     out.flush();
-    return 0;
-  }
-
-  static String tables() {
-    StringBuilder sb = new StringBuilder();
-    sb.append("Models\n");
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "  %-14s %-38s %9s %9s %6s %6s %5s %7s %8s %10s%n",
-            "id", "name", "params", "active", "layers", "hidden", "kv_h", "head_d", "context",
-            "KV/token"));
-    for (ModelSpec m : Presets.models()) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              "  %-14s %-38s %8.2fB %8.2fB %6d %6d %5d %7d %8d %7.0f KiB%n",
-              m.id(), m.name(), m.totalParams() / 1e9, m.activeParams() / 1e9, m.layers(),
-              m.hiddenSize(), m.kvHeads(), m.headDim(), m.maxContextTokens(),
-              m.kvBytesPerTokenPerGpu(Precision.BF16, 1) / 1024));
-    }
-    sb.append("\nAccelerators (dense peaks)\n");
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "  %-10s %-26s %7s %9s %10s %10s %10s  %s%n",
-            "id", "name", "memory", "HBM TB/s", "BF16 TF/s", "FP8 TF/s", "INT8 TOP/s",
-            "interconnect"));
-    for (GpuSpec g : Presets.gpus()) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              "  %-10s %-26s %4d GiB %9.3f %10.1f %10s %10.1f  %s%n",
-              g.id(), g.name(), g.memoryBytes() >> 30, g.memoryBandwidthBytesPerSecond() / 1e12,
-              g.bf16FlopsPerSecond() / 1e12,
-              g.fp8FlopsPerSecond() > 0
-                  ? String.format(Locale.ROOT, "%.1f", g.fp8FlopsPerSecond() / 1e12)
-                  : "-",
-              g.int8OpsPerSecond() / 1e12, g.interconnect()));
-    }
-    EngineConfig e = engineDefaults();
-    sb.append("\nEngine defaults (fitted to published measurements, docs/SIMULATOR.md; flags change them)\n");
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "  --mfu %.2f  --mbu %.2f  --iteration-overhead %sms  --per-sequence-overhead %sms%n"
-                + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, max_num_seqs %d,"
-                + " max_num_batched_tokens %d, %d-token blocks, all-reduce latency %d us%n",
-            e.mfu(), e.mbu(), millis(e.iterationOverheadNanos()),
-            millis(e.perSequenceOverheadNanos()), e.gpuMemoryUtilization(),
-            e.reserveBytesPerGpu() >> 30, e.maxNumSeqs(), e.maxBatchedTokens(), e.blockTokens(),
-            e.allReduceLatencyNanos() / 1_000));
-    return sb.toString();
-  }
-
-  /** The knobs {@link EngineConfig#of} gives every deployment (none depends on the presets). */
-  private static EngineConfig engineDefaults() {
-    return EngineConfig.of(Presets.models().get(0), Presets.gpus().get(0));
-  }
-
-  /** {@code 5_000_000} → {@code "5"}, {@code 80_000} → {@code "0.08"}. */
-  private static String millis(long nanos) {
-    return java.math.BigDecimal.valueOf(nanos, 6).stripTrailingZeros().toPlainString();
-  }
-
-  static String json() throws IOException {
-    StringWriter w = new StringWriter();
-    try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
-      g.useDefaultPrettyPrinter();
-      g.writeStartObject();
-      g.writeArrayFieldStart("models");
-      for (ModelSpec m : Presets.models()) {
-        SpecFiles.write(g, m);
-      }
-      g.writeEndArray();
-      g.writeArrayFieldStart("gpus");
-      for (GpuSpec s : Presets.gpus()) {
-        SpecFiles.write(g, s);
-      }
-      g.writeEndArray();
-      EngineConfig e = engineDefaults();
-      g.writeObjectFieldStart("engine_defaults");
-      g.writeNumberField("mfu", e.mfu());
-      g.writeNumberField("mbu", e.mbu());
-      g.writeNumberField("iteration_overhead_ms", e.iterationOverheadNanos() / 1e6);
-      g.writeNumberField("per_sequence_overhead_ms", e.perSequenceOverheadNanos() / 1e6);
-      g.writeNumberField("gpu_memory_utilization", e.gpuMemoryUtilization());
-      g.writeNumberField("reserve_bytes_per_gpu", e.reserveBytesPerGpu());
-      g.writeNumberField("max_num_seqs", e.maxNumSeqs());
-      g.writeNumberField("max_num_batched_tokens", e.maxBatchedTokens());
-      g.writeNumberField("block_tokens", e.blockTokens());
-      g.writeNumberField("all_reduce_latency_ms", e.allReduceLatencyNanos() / 1e6);
-      g.writeEndObject();
-      g.writeEndObject();
-    }
-    return w + System.lineSeparator();
+    return Main.EXIT_OK;
   }
 }
