@@ -65,7 +65,7 @@ class ArchitectureTest {
     ARROWS.put("ledger..", List.of("core.."));
     ARROWS.put("telemetry..", List.of("core..", "ledger.."));
     ARROWS.put("proxy..", List.of("core..", "sse..", "client..", "tokenizer..", "ledger..", "telemetry.."));
-    ARROWS.put("run..", List.of("core..", "client..", "simulator.virtual..", "simulator.engine..", "report.."));
+    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report.."));
     ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run.."));
   }
 
