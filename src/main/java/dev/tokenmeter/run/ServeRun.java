@@ -29,7 +29,7 @@ public final class ServeRun {
     SimServer server;
     try {
       server = SimServer.start(config);
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Netty throws its bind failure (an IOException) undeclared
       throw new RunFailedException("cannot start the server on 127.0.0.1:" + config.port() + ": " + e.getMessage()
           + ". Is the port taken? Try --port 0.");
     }
