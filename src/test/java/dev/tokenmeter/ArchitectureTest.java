@@ -66,7 +66,7 @@ class ArchitectureTest {
     ARROWS.put("telemetry..", List.of("core..", "ledger.."));
     ARROWS.put("proxy..", List.of("core..", "sse..", "client..", "tokenizer..", "ledger..", "telemetry.."));
     ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report.."));
-    ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run.."));
+    ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run..", "ledger.."));
   }
 
   /** The rule of one row: classes of {@code pkg} use no tokenmeter package but {@code allowed}. */

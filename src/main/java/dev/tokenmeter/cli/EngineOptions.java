@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
@@ -35,6 +36,9 @@ final class EngineOptions {
   @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
   String kvPrecision = "bf16";
 
+  @Option(names = "--engine", paramLabel = "PROFILE", description = "Serving engine simulated: vllm, sglang, trt-llm (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists the profiles).")
+  String engine = "vllm";
+
   @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default, as in vLLM V1: prompt blocks already in the KV cache skip prefill).")
   boolean noPrefixCaching;
 
@@ -64,7 +68,7 @@ final class EngineOptions {
       ModelSpec m = model();
       GpuSpec g = gpu();
       EngineConfig c =
-          EngineConfig.of(m, g)
+          EngineConfig.of(m, g, EngineProfile.of(engine))
               .withTensorParallel(gpus)
               .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision))
               .withPrefixCaching(!noPrefixCaching);

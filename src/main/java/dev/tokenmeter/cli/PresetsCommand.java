@@ -1,6 +1,8 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.simulator.PresetsListing;
+import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.Presets;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -26,7 +28,8 @@ final class PresetsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
-    out.print(json ? PresetsListing.json() : PresetsListing.tables());
+    EngineConfig defaults = EngineConfig.of(Presets.model(EngineOptions.DEFAULT_MODEL), Presets.gpu(EngineOptions.DEFAULT_GPU));
+    out.print(json ? PresetsListing.json(defaults) : PresetsListing.tables(defaults));
     out.flush();
     return Main.EXIT_OK;
   }

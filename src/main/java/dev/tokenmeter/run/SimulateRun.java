@@ -109,6 +109,7 @@ public final class SimulateRun {
       err.println("tokenmeter simulate: " + s.config().describe() + ", KV cache "
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
+      err.println("tokenmeter simulate: " + s.config().describeEngine());
       int planned = s.stages().plannedStages();
       StagePlan plan;
       while ((plan = s.stages().next(results)) != null) {

@@ -3,6 +3,7 @@ package dev.tokenmeter.simulator;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
@@ -12,16 +13,20 @@ import java.io.StringWriter;
 import java.util.Locale;
 
 /**
- * The simulator's model and accelerator presets with their figures, and the engine's defaults,
- * as {@code tokenmeter sim presets} prints them: tables, or JSON whose {@code models} and {@code
- * gpus} objects are what {@link SpecFiles} reads back from {@code --model-file} and {@code
- * --gpu-file}. Stateless.
+ * The simulator's model and accelerator presets with their figures, the engine profiles and the
+ * engine's defaults, as {@code tokenmeter sim presets} prints them: tables, or JSON whose {@code
+ * models} and {@code gpus} objects are what {@link SpecFiles} reads back from {@code --model-file}
+ * and {@code --gpu-file}. Stateless.
  */
 public final class PresetsListing {
   private PresetsListing() {}
 
-  /** The tables: models, accelerators, engine defaults. */
-  public static String tables() {
+  /**
+   * The tables: models, accelerators, engine profiles, and the knobs every profile shares as
+   * {@code defaults} (the default deployment) has them.
+   */
+  public static String tables(EngineConfig defaults) {
+    EngineConfig e = defaults;
     StringBuilder sb = new StringBuilder();
     sb.append("Models\n");
     sb.append(
@@ -58,24 +63,27 @@ public final class PresetsListing {
                   : "-",
               g.int8OpsPerSecond() / 1e12, g.interconnect()));
     }
-    EngineConfig e = engineDefaults();
-    sb.append("\nEngine defaults (fitted to published measurements, docs/SIMULATOR.md; flags change them)\n");
+    sb.append("\nEngine profiles (--engine; overheads fitted to published measurements, docs/SIMULATOR.md)\n");
+    sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %9s %9s %6s %11s %12s%n",
+        "id", "engine", "scheduling", "admission", "max seqs", "budget", "graphs", "per iter", "per seq"));
+    for (EngineProfile p : EngineProfile.all()) {
+      sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %4d/%-4d %4d/%-4d %6d %9sms %10sms%n",
+          p.id(), p.name(), p.scheduling().name().toLowerCase(Locale.ROOT),
+          p.admission().name().toLowerCase(Locale.ROOT), p.maxNumSeqs(), p.smallGpuMaxNumSeqs(),
+          p.maxBatchedTokens(), p.smallGpuMaxBatchedTokens(), p.graphMaxBatch(),
+          millis(p.iterationOverheadNanos()), millis(p.perSequenceNanos())));
+    }
     sb.append(
         String.format(
             Locale.ROOT,
-            "  --mfu %.2f  --mbu %.2f  --iteration-overhead %sms  --per-sequence-overhead %sms%n"
-                + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, max_num_seqs %d,"
-                + " max_num_batched_tokens %d, %d-token blocks, all-reduce latency %d us%n",
-            e.mfu(), e.mbu(), millis(e.iterationOverheadNanos()),
-            millis(e.perSequenceOverheadNanos()), e.gpuMemoryUtilization(),
-            e.reserveBytesPerGpu() >> 30, e.maxNumSeqs(), e.maxBatchedTokens(), e.blockTokens(),
-            e.allReduceLatencyNanos() / 1_000));
+            "  limits: GPUs of >= 70 GiB other than A100 / smaller ones. Every profile: --mfu %.3f"
+                + "  --mbu %.2f (flags change them, and --iteration-overhead, --per-sequence-overhead)%n"
+                + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, %d-token blocks,"
+                + " all-reduce latency %d us (NVLink, Infinity Fabric) or %d us (PCIe)%n",
+            e.mfu(), e.mbu(), e.gpuMemoryUtilization(), e.reserveBytesPerGpu() >> 30,
+            e.blockTokens(), GpuSpec.LINK_ALL_REDUCE_NANOS / 1_000,
+            GpuSpec.PCIE_ALL_REDUCE_NANOS / 1_000));
     return sb.toString();
-  }
-
-  /** The knobs {@link EngineConfig#of} gives every deployment (none depends on the presets). */
-  private static EngineConfig engineDefaults() {
-    return EngineConfig.of(Presets.models().get(0), Presets.gpus().get(0));
   }
 
   /** {@code 5_000_000} → {@code "5"}, {@code 80_000} → {@code "0.08"}. */
@@ -83,8 +91,8 @@ public final class PresetsListing {
     return java.math.BigDecimal.valueOf(nanos, 6).stripTrailingZeros().toPlainString();
   }
 
-  /** The same as one JSON object: {@code models}, {@code gpus}, {@code engine_defaults}. */
-  public static String json() throws IOException {
+  /** The same as one JSON object: {@code models}, {@code gpus}, {@code engine_defaults}, {@code engine_profiles}. */
+  public static String json(EngineConfig defaults) throws IOException {
     StringWriter w = new StringWriter();
     try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
       g.useDefaultPrettyPrinter();
@@ -99,7 +107,7 @@ public final class PresetsListing {
         SpecFiles.write(g, s);
       }
       g.writeEndArray();
-      EngineConfig e = engineDefaults();
+      EngineConfig e = defaults;
       g.writeObjectFieldStart("engine_defaults");
       g.writeNumberField("mfu", e.mfu());
       g.writeNumberField("mbu", e.mbu());
@@ -112,6 +120,25 @@ public final class PresetsListing {
       g.writeNumberField("block_tokens", e.blockTokens());
       g.writeNumberField("all_reduce_latency_ms", e.allReduceLatencyNanos() / 1e6);
       g.writeEndObject();
+      g.writeArrayFieldStart("engine_profiles");
+      for (EngineProfile p : EngineProfile.all()) {
+        g.writeStartObject();
+        g.writeStringField("id", p.id());
+        g.writeStringField("name", p.name());
+        g.writeStringField("scheduling", p.scheduling().name().toLowerCase(Locale.ROOT));
+        g.writeStringField("admission", p.admission().name().toLowerCase(Locale.ROOT));
+        g.writeNumberField("max_num_seqs", p.maxNumSeqs());
+        g.writeNumberField("max_num_batched_tokens", p.maxBatchedTokens());
+        g.writeNumberField("small_gpu_max_num_seqs", p.smallGpuMaxNumSeqs());
+        g.writeNumberField("small_gpu_max_num_batched_tokens", p.smallGpuMaxBatchedTokens());
+        g.writeNumberField("cuda_graph_max_batch", p.graphMaxBatch());
+        g.writeBooleanField("cuda_graphs_cover_prefill", p.graphCoversPrefill());
+        g.writeNumberField("iteration_overhead_ms", p.iterationOverheadNanos() / 1e6);
+        g.writeNumberField("per_sequence_overhead_ms", p.perSequenceNanos() / 1e6);
+        g.writeStringField("source", p.source());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
       g.writeEndObject();
     }
     return w + System.lineSeparator();

@@ -26,8 +26,11 @@ class PresetsCommandTest {
         .containsPattern("llama-3.1-8b .* 8\\.03B +8\\.03B +32 +4096 +8 +128 +131072 +128 KiB")
         .containsPattern("mixtral-8x7b .* 46\\.70B +12\\.88B")
         .containsPattern("h100-sxm .* 80 GiB +3\\.350 +989\\.4 +1978\\.9")
-        .contains("--mfu 0.65  --mbu 0.90  --iteration-overhead 5ms  --per-sequence-overhead 0.08ms")
-        .contains("max_num_seqs 256, max_num_batched_tokens 8192, 16-token blocks");
+        .containsPattern("vllm +vLLM V1 \\(0\\.8\\+\\) +mixed +on_demand +1024/256 +8192/2048 +512 +4ms +0\\.0075ms")
+        .containsPattern("sglang .* prefill_first +on_demand .* 160 +6\\.4ms +0\\.03ms")
+        .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +7\\.2ms +0\\.0225ms")
+        .contains("--mfu 0.575  --mbu 0.98")
+        .contains("16-token blocks, all-reduce latency 5 us (NVLink, Infinity Fabric) or 20 us (PCIe)");
   }
 
   @Test
@@ -46,10 +49,18 @@ class PresetsCommandTest {
     assertThat(mi300x.get("memory_bandwidth_bytes_per_second").asDouble()).isEqualTo(5.3e12);
     assertThat(mi300x.get("source").asText()).contains("MI300X");
     JsonNode engine = root.get("engine_defaults");
-    assertThat(engine.get("mfu").asDouble()).isEqualTo(0.65);
-    assertThat(engine.get("mbu").asDouble()).isEqualTo(0.9);
-    assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(5.0);
-    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.08);
+    assertThat(engine.get("mfu").asDouble()).isEqualTo(0.575);
+    assertThat(engine.get("mbu").asDouble()).isEqualTo(0.98);
+    assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(4.0);
+    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.0075);
+    assertThat(engine.get("max_num_seqs").asInt()).isEqualTo(1024); // vLLM on an H100
+    JsonNode profiles = root.get("engine_profiles");
+    assertThat(profiles).hasSize(3);
+    assertThat(profiles.get(1).get("id").asText()).isEqualTo("sglang");
+    assertThat(profiles.get(1).get("scheduling").asText()).isEqualTo("prefill_first");
+    assertThat(profiles.get(1).get("cuda_graph_max_batch").asInt()).isEqualTo(160);
+    assertThat(profiles.get(2).get("admission").asText()).isEqualTo("reserve_full");
+    assertThat(profiles.get(2).get("iteration_overhead_ms").asDouble()).isEqualTo(7.2);
   }
 
   @Test

@@ -28,7 +28,10 @@ class SimulateCommandTest {
     assertThat(r.exitCode()).as(r.both()).isZero();
     assertThat(r.out()).contains("Stage 1/2  c=1").contains("Stage 2/2  c=32")
         .contains("client: none: simulated in virtual time").doesNotContain("WARNING");
-    assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time");
+    assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time")
+        .contains("engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration;"
+            + " calibration: MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence"
+            + " (fitted to published measurements, docs/SIMULATOR.md Accuracy)");
 
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
     JsonNode schema = JSON.readTree(Path.of("docs/summary.schema.json").toFile());
@@ -40,9 +43,9 @@ class SimulateCommandTest {
     assertThat(sim.get("simulated_s").asDouble()).isBetween(2 * 23.0, 2 * 23.0 + 1); // 2 x (2 + 20 + 1) s
     assertThat(summary.at("/settings/workload/ignore_eos").asBoolean()).isTrue();
 
-    // c=1: ITL is the decode iteration over ~100 cached tokens, 10.4113 ms (SimulationTest).
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 8.6038 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
-    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(10.41, within(0.01));
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(8.60, within(0.01));
     assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
     JsonNode many = summary.at("/stages/1");
     assertThat(many.at("/metrics/decode_tps/p50").asDouble())
@@ -81,8 +84,9 @@ class SimulateCommandTest {
 
   @Test
   void efficiencyFlagsReplaceTheFittedDefaults(@TempDir Path dir) throws Exception {
-    // The pre-fit factors: (16,060,522,496 + 101 × 131,072) B / (3.35 TB/s × 0.8) = 5,997,672 ns
-    // + 0.5 ms, no per-sequence term: 6.4977 ms for the first decode step, + 48.9 ns a token.
+    // The pre-fit factors: (15,009,849,344 + 101 × 131,072) B / (3.35 TB/s × 0.8) = 5,605,630 ns
+    // + sampling 383 ns + the graph launch 20 µs + 0.5 ms, no per-sequence term: 6.126 ms for the
+    // first decode step, + 48.9 ns a token.
     Cli.Result r = Cli.run("simulate", "--concurrency", "1", "--input-tokens", "100",
         "--output-tokens", "16", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
         "--mfu", "0.5", "--mbu", "0.8", "--iteration-overhead", "0.5ms",
@@ -94,7 +98,9 @@ class SimulateCommandTest {
     assertThat(sim.get("mbu").asDouble()).isEqualTo(0.8);
     assertThat(sim.get("iteration_overhead_ms").asDouble()).isEqualTo(0.5);
     assertThat(sim.get("per_sequence_overhead_ms").asDouble()).isZero();
-    assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.498, within(0.01));
+    assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.13, within(0.01));
+    assertThat(r.err()).contains("calibration: MFU 0.500, MBU 0.80, 0.500 ms per iteration + 0.000 ms"
+        + " per sequence (set by flags)");
 
     Cli.Result perSequence = Cli.run("simulate", "--concurrency", "1", "--requests", "1",
         "--per-sequence-overhead", "80us", "--out", dir.resolve("b").toString());
@@ -135,15 +141,16 @@ class SimulateCommandTest {
     offArgs[args.length - 1] = "--no-prefix-caching";
     offArgs[args.length] = "--out";
     JsonNode off = summary(dir.resolve("off"), offArgs);
-    // Fitted defaults (MFU 0.65, MBU 0.9, 5 ms + 0.08 ms per scheduled sequence): a cold
+    // Fitted defaults (MFU 0.575, MBU 0.98, vLLM's 4 ms + 7.5 µs per scheduled sequence): a cold
     // 1,100-token prefill is compute-bound,
-    // (2 × 8,030,261,248 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 643.11e12 + 5.08 ms = 33.044201 ms;
+    // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 568.905e12 = 29.580188 ms, + 313 ns
+    // sampling + 32 × 40 µs eager launches (1,100 tokens > 512) + 4.0075 ms = 34.868 ms;
     // behind 64 cached blocks (1,024 tokens) 76 are prefilled, memory-bound:
-    // (16,060,522,496 + 1,100 × 131,072) / 3.015e12 + 5.08 ms = 10.454694 ms
-    // (histograms keep 3 significant digits)
-    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(33.044, within(0.04));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(10.455, within(0.015));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(33.044, within(0.05));
+    // (15,009,849,344 + 1,100 × 131,072) / 3.283e12 = 4.615909 ms, + 313 ns + one graph launch
+    // (20 µs) + 4.0075 ms = 8.643722 ms (histograms keep 3 significant digits)
+    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(34.868, within(0.04));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(8.644, within(0.015));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(34.868, within(0.05));
     // every request but the first hits 1,024 of its 1,100 tokens
     long n = Files.readAllLines(dir.resolve("on/requests.jsonl")).size();
     assertThat(n).isGreaterThan(50);

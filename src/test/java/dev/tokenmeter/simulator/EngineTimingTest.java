@@ -27,13 +27,14 @@ class EngineTimingTest {
     long arrival = now.get();
     GenerationRequest r = request(1, 100, 3, arrival);
     long ttft = timing.firstTokenDelayNanos(r);
-    // 100-token prefill, memory-bound: (16,060,522,496 + 100 × 131,072) / 3.35e12
-    assertThat(ttft).isEqualTo(4_798_098L);
+    // 100-token prefill, memory-bound: (15,009,849,344 + 100 × 131,072) / 3.35e12 = 4,484,465 ns,
+    // + sampling 306 ns + one CUDA graph launch, 20 µs (RooflineTest)
+    assertThat(ttft).isEqualTo(4_484_465L + 20_306);
     now.set(arrival + ttft + 50_000); // token 0 written 50 µs late: the schedule does not move
-    assertThat(timing.interTokenDelayNanos(r, 1)).isEqualTo(4_798_138L);
+    assertThat(timing.interTokenDelayNanos(r, 1)).isEqualTo(4_484_504L + 20_306);
     assertThat(timing.running()).isEqualTo(1);
-    now.addAndGet(4_798_138L);
-    assertThat(timing.interTokenDelayNanos(r, 2)).isEqualTo(4_798_177L);
+    now.addAndGet(4_484_504L + 20_306);
+    assertThat(timing.interTokenDelayNanos(r, 2)).isEqualTo(4_484_543L + 20_306);
     // the engine retires a sequence when the iteration making its last token is composed
     assertThat(timing.running()).isZero();
     timing.onFinish(r);
@@ -91,21 +92,21 @@ class EngineTimingTest {
     // chat estimate: 3 + (4 + 1,024) + (4 + 250) = 1,285 tokens
     GenerationRequest a = chat(1, system, "a".repeat(1_000));
     assertThat(a.promptTokens()).isEqualTo(1_285);
-    // a: 2 × 8,030,261,248 × 1,285 + 524,288 × 1,285 × 1,286 / 2 = 21,070,966,988,800 FLOPs at
-    // 989.4e12 FLOP/s: 21.296712 ms
+    // a: 2 × 7,504,924,672 × 1,285 + 524,288 × 1,285 × 1,286 / 2 FLOPs at 989.4e12 FLOP/s:
+    // 19.932133 ms, + sampling 306 ns + eager launches (1,285 tokens > 512), 32 × 40 µs
     long ttftA = timing.firstTokenDelayNanos(a);
-    assertThat(ttftA).isEqualTo(21_296_712L);
+    assertThat(ttftA).isEqualTo(19_932_133L + 306 + 1_280_000);
     timing.onFinish(a);
     now.addAndGet(ttftA);
     GenerationRequest b = chat(2, system, "b".repeat(1_000));
     // b: blocks 0..63 (the system framing and its first 1,020 tokens) hit; 1,285 − 1,024 = 261
-    // tokens are prefilled, memory-bound: (16,060,522,496 + 1,285 × 131,072) / 3.35e12
-    assertThat(timing.firstTokenDelayNanos(b)).isEqualTo(4_844_463L);
+    // tokens are prefilled, memory-bound: (15,009,849,344 + 1,285 × 131,072) / 3.35e12, + graph
+    assertThat(timing.firstTokenDelayNanos(b)).isEqualTo(4_530_829L + 20_306);
     assertThat(timing.prefixCacheHitRate()).isEqualTo(1_024.0 / 2_570);
     // off: b pays the full prefill
     EngineTiming cold = new EngineTiming(IDEAL.withPrefixCaching(false), now::get);
     cold.onFinish(a);
-    assertThat(cold.firstTokenDelayNanos(chat(3, system, "c".repeat(1_000)))).isEqualTo(21_296_712L);
+    assertThat(cold.firstTokenDelayNanos(chat(3, system, "c".repeat(1_000)))).isEqualTo(ttftA);
     assertThat(cold.prefixCacheHitRate()).isZero();
   }
 

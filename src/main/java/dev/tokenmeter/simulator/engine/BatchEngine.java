@@ -22,11 +22,15 @@ import java.util.Map;
  * - Iterations run back to back while there is work; an idle engine starts the next one at the
  *   first waiting arrival. An iteration is composed when it starts, from the sequences submitted
  *   by then, and its end time is fixed then: later arrivals join the next one.
- * - Composition (vLLM V1): running sequences first, in admission order, each taking what it
- *   still has to compute (1 token when decoding, a prompt chunk when prefilling) within the token
- *   budget; then waiting sequences first come first served while the budget, max_num_seqs and
- *   free KV blocks allow (the admission queue). Nothing new is admitted in an iteration that had
- *   to preempt.
+ * - Composition (vLLM V1, EngineProfile.Scheduling.MIXED): running sequences first, in admission
+ *   order, each taking what it still has to compute (1 token when decoding, a prompt chunk when
+ *   prefilling) within the token budget; then waiting sequences first come first served while the
+ *   budget, max_num_seqs and free KV blocks allow (the admission queue). Nothing new is admitted
+ *   in an iteration that had to preempt. PREFILL_FIRST (SGLang): the same, decoding sequences
+ *   left out, whenever that schedules any prompt token; otherwise a decode-only iteration.
+ * - Admission RESERVE_FULL (TensorRT-LLM's GUARANTEED_NO_EVICT): a request's blocks for its whole
+ *   prompt and output are taken when it is admitted, so running sequences never need more and are
+ *   never preempted.
  * - KV blocks are allocated for the tokens scheduled. When a running sequence needs a block and
  *   none is free, the most recently admitted running sequence is preempted (recompute: its blocks
  *   freed, its prompt and the tokens it generated so far prefilled again later) and goes to the
@@ -82,56 +86,23 @@ public final class BatchEngine {
     }
   }
 
-  private static final class Sequence {
-    final long id;
-    final int promptTokens;
-    final int outputTokens;
-    final long arrivalNanos;
-    int computed;
-    int generated;
-    long blocks;
-    int scheduled;
-    /** The prompt's content identity; null when it cannot be shared. */
-    final BlockHashes hashes;
-    /** Cached blocks held, by prompt block index (null: private or not yet computed). */
-    final KvBlockPool.Block[] refs;
-    /** Full prompt blocks with a hash: at most promptTokens / blockTokens. */
-    final int cacheableBlocks;
-    int refCount;
-    /** Prompt blocks registered or found in the cache so far (0 after a preemption). */
-    int hashedBlocks;
-    boolean admittedOnce;
-
-    Sequence(long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes hashes) {
-      this.id = id;
-      this.promptTokens = promptTokens;
-      this.outputTokens = outputTokens;
-      this.arrivalNanos = arrivalNanos;
-      this.hashes = hashes;
-      this.cacheableBlocks =
-          hashes == null ? 0 : Math.min(hashes.fullBlocks(), promptTokens / hashes.blockTokens());
-      this.refs = hashes == null ? null : new KvBlockPool.Block[cacheableBlocks];
-    }
-
-    int pending() {
-      return promptTokens + generated - computed;
-    }
-  }
-
   private final Roofline roofline;
   private final Listener listener;
   private final int blockTokens;
-  private final Map<Long, Sequence> byId = new HashMap<>();
-  private final List<Sequence> running = new ArrayList<>();
-  private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
-  private final List<Sequence> batch = new ArrayList<>();
+  private final Map<Long, EngineSequence> byId = new HashMap<>();
+  private final List<EngineSequence> running = new ArrayList<>();
+  private final ArrayDeque<EngineSequence> waiting = new ArrayDeque<>();
+  private final List<EngineSequence> batch = new ArrayList<>();
   private final KvBlockPool pool;
   private final boolean prefixCaching;
+  private final boolean prefillFirst;
+  private final boolean reserveFull;
   private long freeAtNanos = Long.MIN_VALUE;
   private long preemptions;
   private long iterations;
   private long admittedPromptTokens;
   private long cachedPromptTokens;
+  private CostTotals costs = CostTotals.ZERO;
 
   public BatchEngine(EngineConfig config, Listener listener) {
     this.roofline = new Roofline(config);
@@ -139,6 +110,8 @@ public final class BatchEngine {
     this.blockTokens = config.blockTokens();
     this.pool = new KvBlockPool(roofline.kvCapacityBlocks());
     this.prefixCaching = config.prefixCaching();
+    this.prefillFirst = config.profile().scheduling() == EngineProfile.Scheduling.PREFILL_FIRST;
+    this.reserveFull = config.profile().admission() == EngineProfile.Admission.RESERVE_FULL;
   }
 
   public Roofline roofline() {
@@ -183,7 +156,7 @@ public final class BatchEngine {
         prefixCaching && prompt != null && Math.min(prompt.fullBlocks(), promptTokens / blockTokens) > 0
             ? prompt
             : null;
-    Sequence s = new Sequence(id, promptTokens, outputTokens, arrivalNanos, hashes);
+    EngineSequence s = new EngineSequence(id, promptTokens, outputTokens, arrivalNanos, hashes);
     if (byId.putIfAbsent(id, s) != null) {
       throw new IllegalArgumentException("sequence " + id + " already submitted");
     }
@@ -192,7 +165,7 @@ public final class BatchEngine {
 
   /** Removes a sequence (client gone), freeing its blocks; false when it is not here (done). */
   public boolean cancel(long id) {
-    Sequence s = byId.remove(id);
+    EngineSequence s = byId.remove(id);
     if (s == null) {
       return false;
     }
@@ -241,13 +214,32 @@ public final class BatchEngine {
       throw new IllegalStateException("no work");
     }
     long start = nextStartNanos();
-    int budget = roofline.config().maxBatchedTokens();
     batch.clear();
+    // SGLang's prefill-first policy: prefill when a prompt can make progress, else decode all.
+    if (!prefillFirst || !compose(start, true)) {
+      compose(start, false);
+    }
+    if (batch.isEmpty()) {
+      throw new IllegalStateException("nothing schedulable: " + waiting.size() + " waiting");
+    }
+    return run(start);
+  }
+
+  /**
+   * Fills {@link #batch} for an iteration starting at {@code start}: running sequences first, in
+   * admission order (only prefilling ones when {@code prefillOnly}), then waiting ones while the
+   * budget, max_num_seqs and free blocks allow. Returns whether anything was scheduled.
+   */
+  private boolean compose(long start, boolean prefillOnly) {
+    int budget = roofline.config().maxBatchedTokens();
     boolean preempted = false;
     for (int i = 0; i < running.size() && budget > 0; i++) {
-      Sequence s = running.get(i);
+      EngineSequence s = running.get(i);
+      if (prefillOnly && s.computed >= s.promptTokens) {
+        continue;
+      }
       int n = Math.min(s.pending(), budget);
-      long need = blocksFor(s.computed + n) - s.blocks;
+      long need = Math.max(0, blocksFor(s.computed + n) - s.blocks);
       while (need > pool.free() && running.get(running.size() - 1) != s) {
         preempt(running.get(running.size() - 1), start);
         preempted = true;
@@ -264,41 +256,50 @@ public final class BatchEngine {
         && budget > 0
         && !waiting.isEmpty()
         && running.size() < roofline.config().maxNumSeqs()) {
-      Sequence s = waiting.peekFirst(); // computed = 0, no blocks: new or preempted
-      int hit = 0;
-      if (s.hashes != null) {
-        int limit = (s.promptTokens + s.generated - 1) / blockTokens; // one token is computed
-        hit = pool.match(s.hashes, Math.min(s.cacheableBlocks, limit));
-      }
-      int n = Math.min(s.pending() - hit * blockTokens, budget);
-      long need = blocksFor((long) hit * blockTokens + n) - hit;
-      if (need + (hit > 0 ? pool.lastEvictable() : 0) > pool.free()) {
+      if (!admit(waiting.peekFirst(), budget)) {
         break; // admission queue: the KV cache is full
       }
-      waiting.pollFirst();
-      running.add(s);
-      for (int i = 0; i < hit; i++) {
-        s.refs[i] = pool.acquire(s.hashes.chainHash(i));
-      }
-      s.refCount = hit;
-      s.hashedBlocks = hit;
-      s.blocks = hit;
-      s.computed = hit * blockTokens;
-      if (!s.admittedOnce) {
-        s.admittedOnce = true;
-        admittedPromptTokens += s.promptTokens;
-        cachedPromptTokens += (long) hit * blockTokens;
-      }
-      allocate(s, n, need);
-      budget -= n;
+      budget -= batch.get(batch.size() - 1).scheduled;
     }
-    if (batch.isEmpty()) {
-      throw new IllegalStateException("nothing schedulable: " + waiting.size() + " waiting");
-    }
-    return run(start);
+    return !batch.isEmpty();
   }
 
-  private void allocate(Sequence s, int n, long blocks) {
+  /**
+   * Admits {@code s} (computed = 0, no blocks: new or preempted) with at most {@code budget} tokens
+   * of its prompt, when its blocks fit: those it needs now, or its whole prompt and output when the
+   * profile reserves at admission. False, and nothing changes, when they do not.
+   */
+  private boolean admit(EngineSequence s, int budget) {
+    int hit = 0;
+    if (s.hashes != null) {
+      int limit = (s.promptTokens + s.generated - 1) / blockTokens; // one token is computed
+      hit = pool.match(s.hashes, Math.min(s.cacheableBlocks, limit));
+    }
+    int n = Math.min(s.pending() - hit * blockTokens, budget);
+    long upTo = reserveFull ? (long) s.promptTokens + s.outputTokens : (long) hit * blockTokens + n;
+    long need = blocksFor(upTo) - hit;
+    if (need + (hit > 0 ? pool.lastEvictable() : 0) > pool.free()) {
+      return false;
+    }
+    waiting.pollFirst();
+    running.add(s);
+    for (int i = 0; i < hit; i++) {
+      s.refs[i] = pool.acquire(s.hashes.chainHash(i));
+    }
+    s.refCount = hit;
+    s.hashedBlocks = hit;
+    s.blocks = hit;
+    s.computed = hit * blockTokens;
+    if (!s.admittedOnce) {
+      s.admittedOnce = true;
+      admittedPromptTokens += s.promptTokens;
+      cachedPromptTokens += (long) hit * blockTokens;
+    }
+    allocate(s, n, need);
+    return true;
+  }
+
+  private void allocate(EngineSequence s, int n, long blocks) {
     s.blocks += blocks;
     pool.take(blocks);
     s.scheduled = n;
@@ -318,7 +319,7 @@ public final class BatchEngine {
   }
 
   /** Gives back every block {@code s} holds: cached ones last block first, then private ones. */
-  private void release(Sequence s) {
+  private void release(EngineSequence s) {
     if (s.refs != null) {
       for (int i = s.refs.length - 1; i >= 0; i--) {
         if (s.refs[i] != null) {
@@ -333,7 +334,7 @@ public final class BatchEngine {
     s.hashedBlocks = 0;
   }
 
-  private void preempt(Sequence s, long atNanos) {
+  private void preempt(EngineSequence s, long atNanos) {
     running.remove(s);
     batch.remove(s);
     release(s);
@@ -347,19 +348,23 @@ public final class BatchEngine {
   private Iteration run(long start) {
     int tokens = 0;
     int decode = 0;
+    int samples = 0;
     double pairs = 0;
     long context = 0;
-    for (Sequence s : batch) {
+    for (EngineSequence s : batch) {
       int n = s.scheduled;
       tokens += n;
       decode += n == 1 && s.computed >= s.promptTokens ? 1 : 0;
+      samples += s.computed + n == s.promptTokens + s.generated ? 1 : 0;
       // token j of the chunk sits at position computed + j and attends to computed + j + 1 tokens
       pairs += (double) n * s.computed + (double) n * (n + 1) / 2;
       context += s.computed;
     }
-    long end = start + roofline.iterationNanos(tokens, pairs, context, batch.size());
+    Roofline.Cost cost = roofline.cost(tokens, pairs, context, batch.size(), decode, samples);
+    costs = costs.plus(cost, batch.size());
+    long end = start + cost.totalNanos();
     long used = pool.capacity() - pool.free();
-    for (Sequence s : batch) {
+    for (EngineSequence s : batch) {
       s.computed += s.scheduled;
       s.scheduled = 0;
       if (s.pending() == 0) {
@@ -424,5 +429,10 @@ public final class BatchEngine {
   /** Iterations run so far. */
   public long iterations() {
     return iterations;
+  }
+
+  /** Where the iterations' time went, so far. */
+  public CostTotals costs() {
+    return costs;
   }
 }

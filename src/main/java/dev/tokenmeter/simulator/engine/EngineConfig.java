@@ -21,13 +21,15 @@ import java.util.Objects;
  * @param mfu model FLOPs utilisation: share of the matrix peak reached by compute-bound work
  * @param mbu memory bandwidth utilisation: share of the peak bandwidth reached when streaming
  *     weights and KV cache
- * @param iterationOverheadNanos fixed time per iteration (scheduling, sampling, kernel launches)
- * @param perSequenceOverheadNanos time per iteration for each scheduled sequence, decoding or
- *     prefilling: the per-sequence work a batch adds beyond its FLOPs and bytes (scheduling and
- *     block tables, sampling, detokenisation, attention kernels' per-sequence inefficiency)
- * @param allReduceLatencyNanos fixed latency of one tensor-parallel all-reduce
+ * @param iterationOverheadNanos host time per iteration: the engine loop's scheduling, input
+ *     preparation and synchronisation (the profile's fitted value unless overridden)
+ * @param perSequenceOverheadNanos host time per iteration for each scheduled sequence, decoding or
+ *     prefilling: bookkeeping and block tables, sampling on the host, detokenisation, streaming
+ * @param allReduceLatencyNanos fixed latency of one tensor-parallel all-reduce (the GPU's
+ *     interconnect class, {@link GpuSpec#allReduceLatencyNanos()})
  * @param prefixCaching whether full prompt blocks already in the KV cache (same content, same
  *     position) skip prefill: vLLM's automatic prefix caching, on by default as in vLLM V1
+ * @param profile the serving engine: its scheduling and admission policies and CUDA graphs
  */
 public record EngineConfig(
     ModelSpec model,
@@ -45,22 +47,18 @@ public record EngineConfig(
     long iterationOverheadNanos,
     long perSequenceOverheadNanos,
     long allReduceLatencyNanos,
-    boolean prefixCaching) {
+    boolean prefixCaching,
+    EngineProfile profile) {
 
   /** 3 GiB: see {@link #reserveBytesPerGpu()}. */
   public static final long DEFAULT_RESERVE_BYTES = 3L << 30;
-
-  /** 5 ms: the fixed overhead fitted with the per-sequence one (docs/SIMULATOR.md, Accuracy). */
-  public static final long DEFAULT_ITERATION_OVERHEAD_NANOS = 5_000_000L;
-
-  /** 0.08 ms per scheduled sequence and iteration, fitted likewise. */
-  public static final long DEFAULT_PER_SEQUENCE_OVERHEAD_NANOS = 80_000L;
 
   public EngineConfig {
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(gpu, "gpu");
     Objects.requireNonNull(weights, "weights");
     Objects.requireNonNull(kvCache, "kvCache");
+    Objects.requireNonNull(profile, "profile");
     if (tensorParallel < 1 || maxNumSeqs < 1 || maxBatchedTokens < 1 || blockTokens < 1) {
       throw new IllegalArgumentException(
           "tensorParallel, maxNumSeqs, maxBatchedTokens, blockTokens must be >= 1");
@@ -78,38 +76,55 @@ public record EngineConfig(
   }
 
   /**
-   * {@code model} on one {@code gpu}, BF16 weights and KV cache, and vLLM-like defaults: memory
-   * utilisation 0.9, 3 GiB reserve, 256 sequences, 8,192 batched tokens, 16-token blocks; 10 µs per
-   * all-reduce; the efficiency factors fitted to published measurements (docs/SIMULATOR.md,
-   * Accuracy): MFU 0.65, MBU 0.9, 5 ms per iteration plus 0.08 ms per scheduled sequence; prefix
-   * caching on.
+   * {@code model} on one {@code gpu} served by vLLM ({@link EngineProfile#VLLM}): BF16 weights and
+   * KV cache, memory utilisation 0.9, 3 GiB reserve, 16-token blocks, prefix caching on, the
+   * profile's limits for this GPU, the all-reduce latency of its interconnect and the fitted
+   * efficiency factors (docs/SIMULATOR.md, Accuracy).
    */
   public static EngineConfig of(ModelSpec model, GpuSpec gpu) {
-    return new EngineConfig(
-        model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES, 256, 8192, 16,
-        0.65, 0.9, DEFAULT_ITERATION_OVERHEAD_NANOS, DEFAULT_PER_SEQUENCE_OVERHEAD_NANOS,
-        10_000L, true);
+    return of(model, gpu, EngineProfile.VLLM);
   }
 
+  /** {@code model} on one {@code gpu} served by the engine {@code profile} describes. */
+  public static EngineConfig of(ModelSpec model, GpuSpec gpu, EngineProfile profile) {
+    return new EngineConfig(
+        model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES,
+        profile.maxNumSeqs(gpu), profile.maxBatchedTokens(gpu), 16, Calibration.MFU,
+        Calibration.MBU, profile.iterationOverheadNanos(), profile.perSequenceNanos(),
+        gpu.allReduceLatencyNanos(), true, profile);
+  }
+
+  /**
+   * This deployment served by another engine: the profile's limits for this GPU and its fitted
+   * overheads replace the current ones; everything else stays.
+   */
+  public EngineConfig withProfile(EngineProfile p) {
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), blockTokens, mfu, mbu,
+        p.iterationOverheadNanos(), p.perSequenceNanos(), allReduceLatencyNanos, prefixCaching, p);
+  }
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
     return new EngineConfig(model, gpu, gpus, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
-        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
+        profile);
   }
 
   /** This deployment with other weight and KV-cache precisions. */
   public EngineConfig withPrecision(Precision weightPrecision, Precision kvPrecision) {
     return new EngineConfig(model, gpu, tensorParallel, weightPrecision, kvPrecision,
         gpuMemoryUtilization, reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu,
-        mbu, iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
+        mbu, iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
+        profile);
   }
 
   /** This deployment with other scheduler limits. */
   public EngineConfig withLimits(int maxSeqs, int maxTokensPerIteration) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu,
-        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
+        profile);
   }
 
   /** This deployment with other efficiency factors. */
@@ -120,21 +135,24 @@ public record EngineConfig(
       long overheadNanosPerSequence) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, modelFlopsUtilization,
-        bandwidthUtilization, overheadNanos, overheadNanosPerSequence, allReduceLatencyNanos, prefixCaching);
+        bandwidthUtilization, overheadNanos, overheadNanosPerSequence, allReduceLatencyNanos, prefixCaching,
+        profile);
   }
 
   /** This deployment with another memory budget. */
   public EngineConfig withMemory(double utilization, long reserveBytes) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, utilization,
         reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, iterationOverheadNanos,
-        perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching);
+        perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
+        profile);
   }
 
   /** This deployment with prefix caching on or off. */
   public EngineConfig withPrefixCaching(boolean enabled) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
-        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, enabled);
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, enabled,
+        profile);
   }
 
   /** {@code llama-3.1-8b on 1 x h100-sxm (bf16 weights, bf16 KV cache)}: the deployment in one line. */
@@ -144,5 +162,25 @@ public record EngineConfig(
         "%s on %d x %s (%s weights, %s KV cache%s)",
         model.id(), tensorParallel, gpu.id(), weights.id(), kvCache.id(),
         prefixCaching ? "" : ", no prefix caching");
+  }
+
+  /**
+   * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
+   * MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence (fitted ...)"}: the profile
+   * and the efficiency factors this deployment uses, and whether they are the fitted ones.
+   */
+  public String describeEngine() {
+    EngineProfile p = profile;
+    boolean fitted = mfu == Calibration.MFU
+        && mbu == Calibration.MBU
+        && iterationOverheadNanos == p.iterationOverheadNanos()
+        && perSequenceOverheadNanos == p.perSequenceNanos();
+    return String.format(
+        java.util.Locale.ROOT,
+        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"
+            + " %.3f ms per iteration + %.3f ms per sequence (%s)",
+        p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, mbu,
+        iterationOverheadNanos / 1e6, perSequenceOverheadNanos / 1e6,
+        fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags");
   }
 }

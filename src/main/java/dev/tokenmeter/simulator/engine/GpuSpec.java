@@ -43,6 +43,22 @@ public record GpuSpec(
     }
   }
 
+  /** All-reduce latency over a direct GPU link (NVLink, Infinity Fabric): 5 µs. */
+  public static final long LINK_ALL_REDUCE_NANOS = 5_000L;
+
+  /** All-reduce latency over PCIe: 20 µs. */
+  public static final long PCIE_ALL_REDUCE_NANOS = 20_000L;
+
+  /**
+   * Fixed latency of one small tensor-parallel all-reduce on this GPU's interconnect: 20 µs over
+   * PCIe (NCCL inside a CUDA graph, 4 ranks, 4–16 KB: 19.4–22.3 µs, haohervchb/sglang-V100 pull
+   * request 2), 5 µs over NVLink and Infinity Fabric (the custom all-reduce on H100 at TP 2–8, 4 KB:
+   * 3.7–5.7 µs, sgl-project/sglang pull request 2904; Infinity Fabric assumed alike).
+   */
+  public long allReduceLatencyNanos() {
+    return interconnect != null && interconnect.contains("PCIe") ? PCIE_ALL_REDUCE_NANOS : LINK_ALL_REDUCE_NANOS;
+  }
+
   /**
    * The matrix peak a model whose weights are stored at {@code weights} runs at: FP8 and INT8 use
    * the 8-bit tensor cores where the GPU has them; BF16, FP16 and INT4 (weight-only, dequantized

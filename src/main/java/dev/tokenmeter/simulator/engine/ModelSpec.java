@@ -61,6 +61,11 @@ public record ModelSpec(
     }
   }
 
+  /** Parameters of one {@code vocab × hidden} table: the input embedding, and the LM head. */
+  public long embeddingParams() {
+    return (long) vocabSize * hiddenSize;
+  }
+
   /** Whether only some experts run per token (total > active parameters). */
   public boolean mixtureOfExperts() {
     return experts > 1;

@@ -7,12 +7,18 @@ package dev.tokenmeter.simulator.engine;
  *
  * <pre>
  * design notes
- * - time = max(FLOPs / (peak × MFU), bytes / (bandwidth × MBU)) + overhead
- *   + per-sequence overhead × sequences + all-reduces.
- * - FLOPs = 2 × active params × tokens (one multiply-add per weight per token) + attention,
+ * - time = max(FLOPs / (peak × MFU), bytes / (bandwidth × MBU)) + all-reduces + sampling
+ *   + launches + iteration overhead + per-sequence overhead × sequences (see Cost).
+ * - sampling: the sampler reads the FP32 logits the LM head wrote, full vocabulary per sampling
+ *   sequence on every GPU (the logits are gathered): samples × vocab × 8 B of memory traffic.
+ * - launches: a batch the engine profile runs as a CUDA graph costs one replay; any other launches
+ *   its kernels one by one, a fixed cost per layer (EngineProfile).
+ * - FLOPs = 2 × (active params − input embedding) × tokens (one multiply-add per weight per
+ *   token; the embedding is a lookup) + attention,
  *   4 × layers × heads × headDim per (query token, attended token) pair (QKᵀ and AV).
- * - bytes = weights read once per iteration (MoE: only the experts routed to) + the KV cache of
- *   every scheduled sequence's context read once + the new tokens' KV written.
+ * - bytes = weights read once per iteration (MoE: only the experts routed to; not the input
+ *   embedding, a lookup; the LM head in BF16 for quantized weights) + the KV cache of every
+ *   scheduled sequence's context read once + the new tokens' KV written.
  * - all-reduces: two per layer (after attention and after the MLP) of tokens × hidden × 2 bytes,
  *   ring: latency + 2(N−1)/N × bytes / link bandwidth. None on one GPU.
  * - KV capacity = memory × utilisation − weights − reserve, per GPU, in whole blocks.
@@ -20,6 +26,9 @@ package dev.tokenmeter.simulator.engine;
  */
 public final class Roofline {
   private static final double NANOS_PER_SECOND = 1e9;
+
+  /** FP32 logits written by the LM head and read by the sampler: 2 × 4 bytes per vocab entry. */
+  static final double LOGIT_BYTES = 8;
 
   private final EngineConfig config;
   private final double weightBytesPerGpu;
@@ -35,7 +44,7 @@ public final class Roofline {
   public Roofline(EngineConfig config) {
     this.config = config;
     int tp = config.tensorParallel();
-    this.weightBytesPerGpu = config.model().totalParams() * config.weights().bytesPerValue() / tp;
+    this.weightBytesPerGpu = weightBytes(config, config.model().totalParams()) / tp;
     this.kvBytesPerTokenPerGpu = config.model().kvBytesPerTokenPerGpu(config.kvCache(), tp);
     double usable = config.gpu().memoryBytes() * config.gpuMemoryUtilization();
     double kvBytes = usable - weightBytesPerGpu - config.reserveBytesPerGpu();
@@ -69,7 +78,7 @@ public final class Roofline {
    */
   public static int gpusNeeded(EngineConfig config) {
     for (int n = 1; n <= 64; n++) {
-      double weights = config.model().totalParams() * config.weights().bytesPerValue() / n;
+      double weights = weightBytes(config, config.model().totalParams()) / n;
       double kvBlock = config.model().kvBytesPerTokenPerGpu(config.kvCache(), n) * config.blockTokens();
       double room =
           config.gpu().memoryBytes() * config.gpuMemoryUtilization() - weights
@@ -79,6 +88,20 @@ public final class Roofline {
       }
     }
     return -1;
+  }
+
+  /**
+   * Bytes of {@code params} parameters of the deployment's weights, the embeddings and the LM head
+   * among them: quantized checkpoints (FP8, INT8, INT4) keep both in BF16 (vLLM's FP8 and
+   * ModelOpt's checkpoints leave lm_head unquantized; the embedding is a lookup table), so each
+   * of those {@code vocab × hidden} tables counts at 2 bytes, the rest at the weight precision.
+   * {@code params} includes the LM head; it includes the input embedding when it is the total.
+   */
+  static double weightBytes(EngineConfig c, double params) {
+    double table = c.model().embeddingParams();
+    double tables = params >= c.model().totalParams() ? 2 * table : table;
+    double wide = Math.max(c.weights().bytesPerValue(), Precision.BF16.bytesPerValue());
+    return (params - tables) * c.weights().bytesPerValue() + tables * wide;
   }
 
   /** Bytes of weights on each GPU. */
@@ -102,28 +125,88 @@ public final class Roofline {
   }
 
   /**
-   * Nanoseconds one iteration takes.
+   * What one iteration costs, term by term, in nanoseconds.
+   *
+   * @param gpuNanos the roofline: max(FLOPs / (peak × MFU), bytes / (bandwidth × MBU))
+   * @param computeBound whether the FLOPs term is the larger
+   * @param allReduceNanos tensor-parallel all-reduces, two per layer (0 on one GPU)
+   * @param samplingNanos reading and writing the FP32 logits of every sequence that samples a
+   *     token: samples × vocab × 8 B at the effective bandwidth
+   * @param launchNanos kernel launches: one graph replay, or eager launches per layer
+   * @param iterationOverheadNanos the engine loop's host time
+   * @param sequenceOverheadNanos host time per scheduled sequence × sequences
+   */
+  public record Cost(
+      long gpuNanos,
+      boolean computeBound,
+      long allReduceNanos,
+      long samplingNanos,
+      long launchNanos,
+      long iterationOverheadNanos,
+      long sequenceOverheadNanos) {
+
+    /** The iteration's duration: every term added. */
+    public long totalNanos() {
+      return gpuNanos + allReduceNanos + samplingNanos + launchNanos + iterationOverheadNanos
+          + sequenceOverheadNanos;
+    }
+  }
+
+  /**
+   * Nanoseconds one iteration takes when every scheduled sequence samples a token and a batch of
+   * single tokens decodes: {@link #cost(int, double, long, int, int, int)} with {@code decoding}
+   * equal to {@code sequences} when {@code tokens == sequences} (else 0) and every sequence
+   * sampling.
+   */
+  public long iterationNanos(
+      int tokens, double attentionPairs, long contextTokensRead, int sequences) {
+    int decoding = tokens == sequences ? sequences : 0;
+    return cost(tokens, attentionPairs, contextTokensRead, sequences, decoding, sequences)
+        .totalNanos();
+  }
+
+  /**
+   * What one iteration costs.
    *
    * @param tokens tokens processed (one per decoding sequence plus the prefill chunks), ≥ 1
    * @param attentionPairs Σ over processed tokens of the positions each attends to
    * @param contextTokensRead Σ over scheduled sequences of the tokens already in their KV cache
    * @param sequences sequences scheduled in the iteration, decoding and prefilling, ≥ 1
+   * @param decoding of those, sequences that process exactly one token (decode)
+   * @param samples sequences that sample a token at the end of the iteration (decoding ones and
+   *     those whose prompt completes)
    */
-  public long iterationNanos(
-      int tokens, double attentionPairs, long contextTokensRead, int sequences) {
+  public Cost cost(
+      int tokens,
+      double attentionPairs,
+      long contextTokensRead,
+      int sequences,
+      int decoding,
+      int samples) {
     int tp = config.tensorParallel();
     ModelSpec m = config.model();
-    double matmulFlops = 2.0 * m.activeParams() * tokens;
+    double matmulFlops = 2.0 * (m.activeParams() - m.embeddingParams()) * tokens;
     double attentionFlops = 4.0 * m.layers() * m.attentionHeads() * m.headDim() * attentionPairs;
     double flopsPerGpu = (matmulFlops + attentionFlops) / tp;
+    // The input embedding is a lookup of the iteration's tokens' rows, not a read of the table.
     double weightBytes =
-        m.paramsReadPerIteration(tokens) * config.weights().bytesPerValue() / tp;
+        weightBytes(config, m.paramsReadPerIteration(tokens) - m.embeddingParams()) / tp;
     double kvBytes = (contextTokensRead + (double) tokens) * kvBytesPerTokenPerGpu;
     double computeSeconds = flopsPerGpu / flopsPerSecondPerGpu;
     double memorySeconds = (weightBytes + kvBytes) / bytesPerSecondPerGpu;
-    double seconds = Math.max(computeSeconds, memorySeconds) + allReduceSeconds(tokens);
-    return Math.round(seconds * NANOS_PER_SECOND) + config.iterationOverheadNanos()
-        + sequences * config.perSequenceOverheadNanos();
+    double samplingSeconds = (double) samples * m.vocabSize() * LOGIT_BYTES / bytesPerSecondPerGpu;
+    EngineProfile profile = config.profile();
+    long launch = profile.graphed(tokens, sequences, decoding)
+        ? EngineProfile.GRAPH_LAUNCH_NANOS
+        : (long) m.layers() * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER;
+    return new Cost(
+        Math.round(Math.max(computeSeconds, memorySeconds) * NANOS_PER_SECOND),
+        computeSeconds > memorySeconds,
+        Math.round(allReduceSeconds(tokens) * NANOS_PER_SECOND),
+        Math.round(samplingSeconds * NANOS_PER_SECOND),
+        launch,
+        config.iterationOverheadNanos(),
+        (long) sequences * config.perSequenceOverheadNanos());
   }
 
   /** Time of one iteration's tensor-parallel all-reduces: 0 on one GPU. */

@@ -120,6 +120,11 @@ public final class EngineEndpoint implements Endpoint {
     return engine.iterations();
   }
 
+  /** Where the engine's iteration time went, so far. */
+  public dev.tokenmeter.simulator.engine.CostTotals costs() {
+    return engine.costs();
+  }
+
   /** Preemptions so far (a sequence's KV cache dropped for lack of room, recomputed later). */
   public long preemptions() {
     return engine.preemptions();

@@ -1,21 +1,32 @@
 package dev.tokenmeter.simulator.accuracy;
 
+import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.engine.Timeouts;
+import dev.tokenmeter.core.load.Arrivals;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.simulator.SpecFiles;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Load;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Point;
+import dev.tokenmeter.simulator.engine.CostTotals;
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.EngineProfile;
+import dev.tokenmeter.simulator.engine.GpuSpec;
+import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.virtual.Simulation;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.SplittableRandom;
 
 /**
  * Runs one published setup through the engine model in virtual time, the path {@code tokenmeter
@@ -23,53 +34,83 @@ import java.util.OptionalInt;
  *
  * <pre>
  * design notes
- * - Every request has exactly the published input and output lengths (ignore_eos), no network.
- * - CLOSED points (genai-perf/AIPerf at a fixed concurrency): a closed loop of `concurrency` users
- *   and the engine's defaults (256 sequences, 8,192 tokens per iteration); the window holds the
- *   first 3 × concurrency requests, so requests that queue for KV cache are in it.
- * - STATIC points (one batch run to completion: gptSessionBenchmark, benchmark_latency): the same
- *   loop, the window holding exactly the first batch; max_num_seqs = the batch and the token
- *   budget = batch × input (the static batch's context phase is one step), at least 8,192.
- * - Efficiency factors (MFU, MBU, overheads) come from the caller; every other knob is the
- *   EngineConfig default.
+ * - Every request has the published input and output lengths (ignore_eos), no network. Uniform
+ *   lengths are drawn per request from a seeded stream, the same for every run of a point.
+ * - CLOSED (genai-perf, AIPerf, vllm bench serve at a max concurrency): a closed loop of
+ *   `concurrency` users sending the source's number of requests (10 per user when it does not say),
+ *   every one measured: the run starts with every user's first request at once, as the real run
+ *   does, and that burst weighs in the means as much as it does in theirs.
+ * - STATIC (one batch run to completion: gptSessionBenchmark, benchmark_latency): the same loop,
+ *   the window holding exactly the first batch; max_num_seqs = the batch and the token budget =
+ *   batch × input (the static batch's context phase is one step), at least the profile's.
+ * - OFFLINE (trtllm-bench throughput, bench_serving at an infinite rate): every request at once
+ *   under the profile's limits, the window ending with the last: throughput includes the ramp-down
+ *   the source's includes. At most OFFLINE_CAP requests are simulated (the source's 30,000 short
+ *   ones would take seconds; the tail's share is small either way).
+ * - POISSON: `requests` (at most POISSON_CAP) arriving at `rate` per second.
+ * - The engine profile is the source's; efficiency factors and overheads come from the caller.
  * </pre>
  */
 final class Predictor {
+  static final int CLOSED_COHORTS = 10;
+  static final int OFFLINE_CAP = 3000;
+  static final int POISSON_CAP = 1200;
   private static final Timeouts NONE = new Timeouts(0, 0, 0);
-  private static final int CLOSED_COHORTS = 3;
 
   private Predictor() {}
 
   /**
-   * MFU, MBU, the fixed per-iteration overhead and the per-sequence one: the factors the study
-   * calibrates.
-   */
-  record Efficiency(double mfu, double mbu, long overheadNanos, long perSequenceNanos) {
-    /** The factors {@link EngineConfig#of} starts from. */
-    static Efficiency defaults() {
-      EngineConfig c = EngineConfig.of(Presets.model("llama-3.1-8b"), Presets.gpu("h100-sxm"));
-      return new Efficiency(
-          c.mfu(), c.mbu(), c.iterationOverheadNanos(), c.perSequenceOverheadNanos());
-    }
-  }
-
-  /**
-   * What the simulation predicts for a point.
+   * What the simulation predicts for a point, and what its iterations were made of.
    *
    * @param ttftMs mean TTFT of the window's requests
    * @param tpotMs mean TPOT (NaN for one-token outputs)
    * @param outputTps output tokens per second over the window, all GPUs
    * @param windowSeconds the window's length: for a static batch, the batch's latency
+   * @param costs where the engine's time went over the run
    */
-  record Prediction(double ttftMs, double tpotMs, double outputTps, double windowSeconds) {}
+  record Prediction(
+      double ttftMs,
+      double ttftP50Ms,
+      double ttftP99Ms,
+      double tpotMs,
+      double tpotP99Ms,
+      double itlP50Ms,
+      double outputTps,
+      double windowSeconds,
+      CostTotals costs) {}
 
-  /** The deployment a point describes, with these efficiency factors. */
-  static EngineConfig config(Point p, Efficiency e) {
+  /** The model a point names: a preset, else a spec file in accuracy/specs. */
+  static ModelSpec model(String id) {
+    return Presets.models().stream().anyMatch(m -> m.id().equals(id))
+        ? Presets.model(id)
+        : SpecFiles.readModel(spec(id));
+  }
+
+  /** The GPU a point names: a preset, else a spec file in accuracy/specs. */
+  static GpuSpec gpu(String id) {
+    return Presets.gpus().stream().anyMatch(g -> g.id().equals(id))
+        ? Presets.gpu(id)
+        : SpecFiles.readGpu(spec(id));
+  }
+
+  private static Path spec(String id) {
+    try {
+      return Path.of(Objects.requireNonNull(
+          Predictor.class.getResource("/accuracy/specs/" + id + ".json"), id).toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The deployment a point describes, served by {@code profile} with the factors of {@code f}. */
+  static EngineConfig config(Point p, EngineProfile profile, FitParams f) {
+    EngineProfile fitted = f.profile(profile);
     EngineConfig c =
-        EngineConfig.of(Presets.model(p.model()), Presets.gpu(p.gpu()))
+        EngineConfig.of(model(p.model()), gpu(p.gpu()), fitted)
             .withTensorParallel(p.tensorParallel())
             .withPrecision(Precision.parse(p.weights()), Precision.parse(p.kvCache()))
-            .withEfficiency(e.mfu(), e.mbu(), e.overheadNanos(), e.perSequenceNanos());
+            .withEfficiency(f.mfu(), f.mbu(), fitted.iterationOverheadNanos(),
+                fitted.perSequenceNanos());
     if (p.load() == Load.STATIC) {
       int budget = Math.max(c.maxBatchedTokens(), p.concurrency() * p.inputTokens());
       c = c.withLimits(Math.max(1, p.concurrency()), budget);
@@ -77,30 +118,83 @@ final class Predictor {
     return c;
   }
 
-  /** Simulates the point; deterministic. */
-  static Prediction predict(Point p, Efficiency e) {
-    Simulation sim = new Simulation(config(p, e), NONE, p.outputTokens(), (t, m) -> {}, null);
-    int cohorts = p.load() == Load.STATIC ? 1 : CLOSED_COHORTS;
-    StagePlan plan =
-        new StagePlan(
-            0,
-            new LoadModel.Closed(p.concurrency(), 0),
-            new StopCondition.Requests((long) cohorts * p.concurrency()),
-            0,
-            0,
-            1);
-    RequestSource source =
-        id ->
-            new RequestSpec(
-                id, new Prompt.Text("p"), p.inputTokens(), true, OptionalInt.of(p.outputTokens()));
-    StageResult r = sim.runStage(plan, source);
+  /** Simulates the point on the engine directly ({@link EngineRun}); deterministic. */
+  static Prediction predict(Point p, EngineProfile profile, FitParams f) {
+    EngineConfig c = config(p, profile, f);
+    java.util.function.LongUnaryOperator lengths = id -> {
+      SplittableRandom random = new SplittableRandom(0x5eedL * 31 + id);
+      long input = p.inputTokensMin() + random.nextInt(p.inputTokens() - p.inputTokensMin() + 1);
+      long output = p.outputTokensMin() + random.nextInt(p.outputTokens() - p.outputTokensMin() + 1);
+      return input << 32 | output;
+    };
+    EngineRun.Result r = switch (p.load()) {
+      case CLOSED -> EngineRun.closed(c, p.concurrency(), closedRequests(p), lengths);
+      case STATIC -> EngineRun.closed(c, p.concurrency(), p.concurrency(), lengths);
+      case OFFLINE -> {
+        int n = Math.min(p.requests(), OFFLINE_CAP);
+        yield EngineRun.closed(c, n, n, lengths);
+      }
+      case POISSON -> EngineRun.poisson(c, p.ratePerSecond(), Math.min(p.requests(), POISSON_CAP),
+          1, lengths);
+    };
+    return new Prediction(r.ttftMean(), r.ttftP50(), r.ttftP99(), r.tpotMean(), r.tpotP99(),
+        r.itlP50(), r.outputTps(), r.windowSeconds(), r.costs());
+  }
+
+  /**
+   * Simulates the point as {@code tokenmeter simulate} does ({@link Simulation}: bench's stage
+   * runner over the engine), for the check that {@link #predict} measures the same.
+   */
+  static Prediction predictViaSimulation(Point p, EngineProfile profile, FitParams f) {
+    Simulation sim = new Simulation(config(p, profile, f), NONE, p.outputTokens(), (t, m) -> {}, null);
+    StageResult r = sim.runStage(plan(p), source(p));
     if (!r.errors().isEmpty()) {
       throw new IllegalStateException(p.id() + ": simulated requests failed: " + r.errors());
     }
+    Distribution ttft = r.metric(Metric.TTFT);
+    Distribution tpot = r.metric(Metric.TPOT);
+    boolean decodes = p.outputTokens() > 1;
     return new Prediction(
-        r.metric(Metric.TTFT).mean(),
-        p.outputTokens() > 1 ? r.metric(Metric.TPOT).mean() : Double.NaN,
+        ttft.mean(), ttft.p50(), ttft.p99(),
+        decodes ? tpot.mean() : Double.NaN,
+        decodes ? tpot.p99() : Double.NaN,
+        decodes ? r.metric(Metric.ITL).p50() : Double.NaN,
         r.throughput().outputTokensPerSecond(),
-        r.window().lengthNanos() / 1e9);
+        r.window().lengthNanos() / 1e9,
+        sim.endpoint().costs());
+  }
+
+  private static StagePlan plan(Point p) {
+    return switch (p.load()) {
+      case CLOSED -> closed(p.concurrency(), closedRequests(p));
+      case STATIC -> closed(p.concurrency(), p.concurrency());
+      case OFFLINE -> {
+        int n = Math.min(p.requests(), OFFLINE_CAP);
+        yield closed(n, n);
+      }
+      case POISSON -> new StagePlan(0,
+          new LoadModel.Open(p.ratePerSecond(), new Arrivals.Poisson(), OptionalInt.empty()),
+          new StopCondition.Requests(Math.min(p.requests(), POISSON_CAP)), 0, 0, 1);
+    };
+  }
+
+  /** The source's request count when it states one, else CLOSED_COHORTS per user. */
+  static int closedRequests(Point p) {
+    return p.requests() > 0 ? p.requests() : CLOSED_COHORTS * p.concurrency();
+  }
+
+  private static StagePlan closed(int users, long requests) {
+    return new StagePlan(0, new LoadModel.Closed(users, 0), new StopCondition.Requests(requests),
+        0, 0, 1);
+  }
+
+  /** Requests with the point's lengths: fixed, or uniform in [min, max] from a seeded stream. */
+  private static RequestSource source(Point p) {
+    return id -> {
+      SplittableRandom random = new SplittableRandom(0x5eedL * 31 + id);
+      int input = p.inputTokensMin() + random.nextInt(p.inputTokens() - p.inputTokensMin() + 1);
+      int output = p.outputTokensMin() + random.nextInt(p.outputTokens() - p.outputTokensMin() + 1);
+      return new RequestSpec(id, new Prompt.Text("p"), input, true, OptionalInt.of(output));
+    };
   }
 }

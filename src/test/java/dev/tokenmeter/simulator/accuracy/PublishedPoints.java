@@ -19,17 +19,26 @@ final class PublishedPoints {
 
   private PublishedPoints() {}
 
-  /** A document the figures were read from. */
-  record Source(String key, String title, String url, String engine) {}
+  /**
+   * A document the figures were read from.
+   *
+   * @param profile the engine profile its engine is simulated with ({@code vllm}, {@code sglang},
+   *     {@code trt-llm})
+   */
+  record Source(String key, String title, String url, String engine, String profile) {}
 
   /**
    * How the source ran its load: {@code CLOSED} keeps {@code concurrency} requests in flight over
    * many requests (genai-perf, AIPerf); {@code STATIC} runs one batch of {@code concurrency}
-   * requests to completion (gptSessionBenchmark, vLLM benchmark_latency).
+   * requests to completion (gptSessionBenchmark, vLLM benchmark_latency); {@code OFFLINE} sends
+   * {@code requests} at once and measures until the last ends (trtllm-bench throughput, bench_serving
+   * at an infinite rate); {@code POISSON} sends {@code requests} at {@code rate} per second.
    */
   enum Load {
     CLOSED,
-    STATIC
+    STATIC,
+    OFFLINE,
+    POISSON
   }
 
   /**
@@ -41,25 +50,36 @@ final class PublishedPoints {
    * @param outputTps output tokens per second, all requests together
    * @param outputTpsPerGpu the same divided by the GPUs
    * @param batchLatencySeconds time one static batch took from start to its last token
+   * @param ttftP50Ms median TTFT
+   * @param itlP50Ms median ITL (for fixed lengths and no chunking, the median TPOT)
+   * @param ttftP99Ms 99th percentile TTFT
+   * @param tpotP99Ms 99th percentile TPOT
    */
   record Measured(
       OptionalDouble ttftMs,
       OptionalDouble itlMs,
       OptionalDouble outputTps,
       OptionalDouble outputTpsPerGpu,
-      OptionalDouble batchLatencySeconds) {}
+      OptionalDouble batchLatencySeconds,
+      OptionalDouble ttftP50Ms,
+      OptionalDouble itlP50Ms,
+      OptionalDouble ttftP99Ms,
+      OptionalDouble tpotP99Ms) {}
 
   /**
    * One published measurement.
    *
-   * @param calibration whether the point is in the calibration set (else held out)
-   * @param model simulator model preset id
-   * @param gpu simulator GPU preset id
+   * @param model simulator model preset id, or a spec file's in accuracy/specs
+   * @param gpu simulator GPU preset id, or a spec file's in accuracy/specs
+   * @param inputTokensMin least prompt length: lengths are uniform in [min, inputTokens] (equal to
+   *     inputTokens for fixed lengths)
+   * @param outputTokensMin least output length, likewise
    * @param concurrency users in a closed loop, or the static batch size
+   * @param requests requests the source sent (OFFLINE, POISSON; 0 when not stated)
+   * @param ratePerSecond arrival rate of a POISSON load (0 otherwise)
    */
   record Point(
       String id,
-      boolean calibration,
       String source,
       String model,
       String modelAsPublished,
@@ -69,15 +89,26 @@ final class PublishedPoints {
       String kvCache,
       int inputTokens,
       int outputTokens,
+      int inputTokensMin,
+      int outputTokensMin,
       int concurrency,
+      int requests,
+      double ratePerSecond,
       Load load,
       Measured measured) {
 
     /** {@code "mistral-7b 1×h100-sxm fp8, 128/2048, batch 120"}. */
     String setup() {
-      String who = load == Load.STATIC ? "batch " : "c=";
-      return model + " " + tensorParallel + "×" + gpu + " " + weights + ", " + inputTokens + "/"
-          + outputTokens + ", " + who + concurrency;
+      String who = switch (load) {
+        case STATIC -> "batch " + concurrency;
+        case CLOSED -> "c=" + concurrency;
+        case OFFLINE -> requests + " at once";
+        case POISSON -> ratePerSecond + "/s";
+      };
+      String lengths = inputTokensMin == inputTokens && outputTokensMin == outputTokens
+          ? inputTokens + "/" + outputTokens
+          : "≤" + inputTokens + "/≤" + outputTokens;
+      return model + " " + tensorParallel + "×" + gpu + " " + weights + ", " + lengths + ", " + who;
     }
   }
 
@@ -91,7 +122,8 @@ final class PublishedPoints {
       JsonNode root = new ObjectMapper().readTree(in);
       List<Source> sources = new ArrayList<>();
       for (JsonNode s : root.get("sources")) {
-        sources.add(new Source(text(s, "key"), text(s, "title"), text(s, "url"), text(s, "engine")));
+        sources.add(new Source(
+            text(s, "key"), text(s, "title"), text(s, "url"), text(s, "engine"), text(s, "profile")));
       }
       List<Point> points = new ArrayList<>();
       for (JsonNode p : root.get("points")) {
@@ -111,10 +143,15 @@ final class PublishedPoints {
             number(m, "itl_ms"),
             number(m, "output_tps"),
             number(m, "output_tps_per_gpu"),
-            number(m, "batch_latency_s"));
+            number(m, "batch_latency_s"),
+            number(m, "ttft_p50_ms"),
+            number(m, "itl_p50_ms"),
+            number(m, "ttft_p99_ms"),
+            number(m, "tpot_p99_ms"));
+    int input = p.get("input_tokens").asInt();
+    int output = p.get("output_tokens").asInt();
     return new Point(
         text(p, "id"),
-        "calibration".equals(text(p, "set")),
         text(p, "source"),
         text(p, "model"),
         text(p, "model_as_published"),
@@ -122,10 +159,14 @@ final class PublishedPoints {
         p.get("tp").asInt(),
         text(p, "weights"),
         text(p, "kv"),
-        p.get("input_tokens").asInt(),
-        p.get("output_tokens").asInt(),
+        input,
+        output,
+        p.has("input_tokens_min") ? p.get("input_tokens_min").asInt() : input,
+        p.has("output_tokens_min") ? p.get("output_tokens_min").asInt() : output,
         p.get("concurrency").asInt(),
-        "static".equals(text(p, "load")) ? Load.STATIC : Load.CLOSED,
+        p.has("requests") ? p.get("requests").asInt() : 0,
+        p.has("rate") ? p.get("rate").asDouble() : 0,
+        Load.valueOf(text(p, "load").toUpperCase(java.util.Locale.ROOT)),
         measured);
   }
 

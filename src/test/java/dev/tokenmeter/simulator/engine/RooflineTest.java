@@ -35,21 +35,34 @@ class RooflineTest {
     Roofline fp8 =
         new Roofline(EngineConfig.of(LLAMA_8B, H100).withPrecision(Precision.FP8, Precision.FP8));
     assertThat(fp8.kvBytesPerTokenPerGpu()).isEqualTo(65_536.0);
-    assertThat(fp8.weightBytesPerGpu()).isEqualTo(8_030_261_248.0);
-    // (58,027,663,360 + 8,030,261,248) / 65,536 = 1,007,964.6 → 62,997 blocks
-    assertThat(fp8.kvCapacityBlocks()).isEqualTo(62_997);
+    // FP8 weights, but the embedding and the LM head (2 × 128,256 × 4,096) stay BF16:
+    // (8,030,261,248 − 1,050,673,152) × 1 B + 1,050,673,152 × 2 B
+    assertThat(fp8.weightBytesPerGpu()).isEqualTo(9_080_934_400.0);
+    // (80 GiB × 0.9 − 9,080,934,400 − 3 GiB) / (65,536 × 16) = 61,995.9 → 61,995 blocks
+    assertThat(fp8.kvCapacityBlocks()).isEqualTo(61_995);
     assertThat(fp8.kvCapacityTokens()).isGreaterThan(2 * bf16.kvCapacityTokens());
   }
 
   @Test
   void decodeAtBatchOneIsWeightBytesOverBandwidth() {
     Roofline r = new Roofline(ideal(LLAMA_8B, H100));
-    // One token, 100 in context: (16,060,522,496 + 101 × 131,072) B / 3.35 TB/s = 4.798 ms
-    assertThat(r.iterationNanos(1, 101, 100, 1)).isEqualTo(4_798_138L);
-    // With the defaults, MBU 0.9, 5 ms per iteration and 0.08 ms per sequence:
-    // 16,073,760,768 B / 3.015 TB/s = 5,331,264 ns, + 5,000,000 + 1 × 80,000 = 10.411 ms
+    // One token, 100 in context. Weights read: all but the input embedding (a lookup),
+    // (8,030,261,248 − 128,256 × 4,096) × 2 B = 15,009,849,344 B, + 101 × 131,072 B of KV:
+    // 15,023,087,616 B / 3.35 TB/s = 4,484,504 ns.
+    Roofline.Cost c = r.cost(1, 101, 100, 1, 1, 1);
+    assertThat(c.gpuNanos()).isEqualTo(4_484_504L);
+    assertThat(c.computeBound()).isFalse();
+    // sampling: 128,256 FP32 logits written and read, 1,026,048 B / 3.35 TB/s = 306 ns
+    assertThat(c.samplingNanos()).isEqualTo(306L);
+    // a one-token batch replays vLLM's CUDA graph: one launch
+    assertThat(c.launchNanos()).isEqualTo(EngineProfile.GRAPH_LAUNCH_NANOS);
+    assertThat(c.allReduceNanos()).isZero();
+    assertThat(r.iterationNanos(1, 101, 100, 1)).isEqualTo(4_484_504L + 306 + 20_000);
+    // With the fitted defaults: MBU 0.98 (4,576,024 + 313 ns), vLLM's 4 ms + 7.5 µs per sequence
     Roofline real = new Roofline(EngineConfig.of(LLAMA_8B, H100));
-    assertThat(real.iterationNanos(1, 101, 100, 1)).isEqualTo(5_331_264L + 5_000_000L + 80_000L);
+    assertThat(real.iterationNanos(1, 101, 100, 1))
+        .isEqualTo(4_576_024L + 313 + 20_000 + Calibration.VLLM_ITERATION_NANOS
+            + Calibration.VLLM_PER_SEQUENCE_NANOS);
   }
 
   @Test
@@ -62,31 +75,45 @@ class RooflineTest {
       assertThat(nanos).isGreaterThan(previous);
       previous = nanos;
     }
-    // batch 64: (16,060,522,496 + 64 × 1,001 × 131,072) / 3.35e12 = 7.301 ms, still memory-bound
-    assertThat(r.iterationNanos(64, 64 * 1_001.0, 64_000, 64)).isCloseTo(7_300_752L, within(1L));
+    // batch 64: (15,009,849,344 + 64 × 1,001 × 131,072) / 3.35e12 = 6.987 ms, still memory-bound;
+    // 64 samplers: 64 × 1,026,048 B = 19,602 ns
+    Roofline.Cost c = r.cost(64, 64 * 1_001.0, 64_000, 64, 64, 64);
+    assertThat(c.gpuNanos()).isEqualTo(6_987_118L);
+    assertThat(c.computeBound()).isFalse();
+    assertThat(c.samplingNanos()).isEqualTo(19_602L);
   }
 
   @Test
   void perSequenceOverheadCountsSequencesNotTokens() {
     Roofline ideal = new Roofline(ideal(LLAMA_8B, H100));
     Roofline perSeq = new Roofline(ideal(LLAMA_8B, H100).withEfficiency(1.0, 1.0, 0, 80_000));
-    // batch 64 decoding, 1,000 tokens of context each: 7,300,752 ns + 64 × 80 µs = 12,420,752 ns
+    // batch 64 decoding, 1,000 tokens of context each: 64 × 80 µs on top
+    assertThat(perSeq.cost(64, 64 * 1_001.0, 64_000, 64, 64, 64).sequenceOverheadNanos())
+        .isEqualTo(64 * 80_000L);
     assertThat(perSeq.iterationNanos(64, 64 * 1_001.0, 64_000, 64))
-        .isEqualTo(ideal.iterationNanos(64, 64 * 1_001.0, 64_000, 64) + 64 * 80_000L)
-        .isCloseTo(12_420_752L, within(1L));
+        .isEqualTo(ideal.iterationNanos(64, 64 * 1_001.0, 64_000, 64) + 64 * 80_000L);
     // one sequence's 8,192-token prefill chunk pays the per-sequence cost once
     assertThat(perSeq.iterationNanos(8192, 8192.0 * 8193 / 2, 0, 1))
         .isEqualTo(ideal.iterationNanos(8192, 8192.0 * 8193 / 2, 0, 1) + 80_000L);
+    // and the fixed per-iteration cost once per iteration, whatever the batch
+    Roofline fixed = new Roofline(ideal(LLAMA_8B, H100).withEfficiency(1.0, 1.0, 3_000_000, 0));
+    assertThat(fixed.cost(64, 64 * 1_001.0, 64_000, 64, 64, 64).iterationOverheadNanos())
+        .isEqualTo(3_000_000L);
   }
 
   @Test
-  void longPrefillIsComputeBound() {
+  void longPrefillIsComputeBoundAndLaunchesEagerly() {
     Roofline r = new Roofline(ideal(LLAMA_8B, H100));
-    // 8,192 prompt tokens: 2 × 8.03e9 × 8192 + 4 × 32 × 32 × 128 × 8192 × 8193 / 2 FLOPs
-    double flops = 2.0 * 8_030_261_248L * 8192 + 4.0 * 32 * 32 * 128 * (8192.0 * 8193 / 2);
+    // 8,192 prompt tokens: 2 × (8.03e9 − 0.525e9 embedding) × 8192 + attention
+    // 4 × 32 × 32 × 128 × 8192 × 8193 / 2 FLOPs at 989.4 TFLOP/s = 142.061 ms
+    double flops = 2.0 * (8_030_261_248L - 525_336_576L) * 8192
+        + 4.0 * 32 * 32 * 128 * (8192.0 * 8193 / 2);
     long expected = Math.round(flops / 989.4e12 * 1e9);
-    assertThat(r.iterationNanos(8192, 8192.0 * 8193 / 2, 0, 1)).isEqualTo(expected);
-    assertThat(expected).isBetween(150_000_000L, 152_000_000L);
+    Roofline.Cost c = r.cost(8192, 8192.0 * 8193 / 2, 0, 1, 0, 1);
+    assertThat(c.gpuNanos()).isEqualTo(expected).isEqualTo(142_060_865L);
+    assertThat(c.computeBound()).isTrue();
+    // 8,192 tokens exceed vLLM's largest graph (512): 32 layers launched eagerly, 40 µs each
+    assertThat(c.launchNanos()).isEqualTo(32 * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER);
   }
 
   @Test
@@ -99,12 +126,16 @@ class RooflineTest {
     assertThat(tp4.weightBytesPerGpu()).isEqualTo(70_553_706_496.0 * 2 / 4);
     // 8 KV heads over 4 GPUs: 2 per GPU → 2 × 80 × 2 × 128 × 2 B
     assertThat(tp4.kvBytesPerTokenPerGpu()).isEqualTo(81_920.0);
-    // one token: 160 all-reduces of 10 µs + 2·3/4·16 KB / 450 GB/s each
-    double comm = 160 * (10e-6 + 1.5 * 8192 * 2 / 450e9);
+    // one token: 160 all-reduces of 5 µs (NVLink) + 2·3/4·16 KB / 450 GB/s each = 808,738 ns
+    double comm = 160 * (5e-6 + 1.5 * 8192 * 2 / 450e9);
     assertThat(tp4.allReduceSeconds(1)).isCloseTo(comm, within(1e-12));
-    double memory = (70_553_706_496.0 * 2 / 4 + 101 * 81_920.0) / 3.35e12;
-    assertThat(tp4.iterationNanos(1, 101, 100, 1))
-        .isCloseTo(Math.round((memory + comm) * 1e9), within(1L));
+    Roofline.Cost c = tp4.cost(1, 101, 100, 1, 1, 1);
+    assertThat(c.allReduceNanos()).isEqualTo(808_738L);
+    // (70,553,706,496 − 128,256 × 8,192) × 2 / 4 B + 101 × 81,920 B at 3.35 TB/s
+    assertThat(c.gpuNanos()).isEqualTo(10_376_057L);
+    // over PCIe the latency is 20 µs per all-reduce
+    Roofline pcie = new Roofline(ideal(llama70, Presets.gpu("h100-pcie")).withTensorParallel(4));
+    assertThat(pcie.config().allReduceLatencyNanos()).isEqualTo(20_000L);
   }
 
   @Test

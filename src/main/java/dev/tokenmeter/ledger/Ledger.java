@@ -1,0 +1,53 @@
+package dev.tokenmeter.ledger;
+
+import dev.tokenmeter.core.time.Ticker;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * An open ledger (from {@link Ledgers}): makes writers for the proxy and answers usage queries.
+ * Holds no connection itself; each writer and each query opens its own. Thread-safe.
+ */
+public final class Ledger {
+  private final LedgerTarget target;
+  private final DataSource dataSource;
+
+  Ledger(LedgerTarget target, DataSource dataSource) {
+    this.target = target;
+    this.dataSource = dataSource;
+  }
+
+  /** Where this ledger lives. */
+  public LedgerTarget target() {
+    return target;
+  }
+
+  /** A writer with the default settings ({@link LedgerWriter.Settings#DEFAULTS}), started. */
+  public LedgerWriter writer() {
+    return writer(LedgerWriter.Settings.DEFAULTS, Ticker.system());
+  }
+
+  /** A writer with {@code settings}, reading time from {@code ticker}, started. */
+  public LedgerWriter writer(LedgerWriter.Settings settings, Ticker ticker) {
+    return new LedgerWriter(this, settings, ticker);
+  }
+
+  /**
+   * Usage in the window and grouping of {@code query}.
+   *
+   * @throws LedgerException when the ledger cannot be read
+   */
+  public UsageReport usage(UsageQuery query) {
+    try (Connection c = connect()) {
+      return UsageReader.read(c, query);
+    } catch (SQLException e) {
+      throw new LedgerException("cannot read the ledger " + target.display() + ": " + Ledgers.oneLine(e), e);
+    }
+  }
+
+  /** A new connection to the ledger; the caller closes it. */
+  Connection connect() throws SQLException {
+    return dataSource.getConnection();
+  }
+}

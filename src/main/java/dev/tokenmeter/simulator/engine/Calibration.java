@@ -1,0 +1,28 @@
+package dev.tokenmeter.simulator.engine;
+
+/**
+ * The constants fitted to published measurements (docs/SIMULATOR.md, Accuracy): one MFU and one
+ * MBU for every engine, and each engine profile's two host overheads. Written from the fit of
+ * every source together; {@code AccuracyFitTest} refits them and fails when they differ from
+ * these, so a change of model or data cannot leave them stale.
+ */
+public final class Calibration {
+  /** Share of the matrix peak reached by compute-bound work. */
+  public static final double MFU = 0.575;
+
+  /** Share of the peak memory bandwidth reached streaming weights and KV cache. */
+  public static final double MBU = 0.98;
+
+  public static final long VLLM_ITERATION_NANOS = 4_000_000L;
+  public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;
+  public static final long SGLANG_ITERATION_NANOS = 6_400_000L;
+  public static final long SGLANG_PER_SEQUENCE_NANOS = 30_000L;
+  public static final long TRT_LLM_ITERATION_NANOS = 7_200_000L;
+  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 22_500L;
+
+  /** Which data the constants were fitted on: the dataset and its size. */
+  public static final String FITTED_ON =
+      "src/test/resources/accuracy/published-points.json: 239 points, 8 sources";
+
+  private Calibration() {}
+}

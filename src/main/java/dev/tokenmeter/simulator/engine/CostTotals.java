@@ -1,0 +1,46 @@
+package dev.tokenmeter.simulator.engine;
+
+/**
+ * Where an engine's iteration time went, summed over every iteration run: the roofline's
+ * compute-bound and memory-bound time, sampling, all-reduces and launches, and the host
+ * overheads. Tells what a run's latency is made of (how much is the GPU's own work, how much
+ * the engine's), and lets a calibration see how each fitted factor moves it.
+ *
+ * @param iterations iterations run
+ * @param sequences Σ sequences scheduled over the iterations
+ * @param computeBoundNanos Σ roofline time of compute-bound iterations (scales as 1 / MFU)
+ * @param memoryBoundNanos Σ roofline time of memory-bound iterations plus sampling (1 / MBU)
+ * @param fixedNanos Σ all-reduce and launch time (neither efficiency factor moves it)
+ * @param iterationOverheadNanos Σ per-iteration host overhead
+ * @param sequenceOverheadNanos Σ per-sequence host overhead
+ */
+public record CostTotals(
+    long iterations,
+    long sequences,
+    double computeBoundNanos,
+    double memoryBoundNanos,
+    double fixedNanos,
+    double iterationOverheadNanos,
+    double sequenceOverheadNanos) {
+
+  /** Nothing run yet. */
+  public static final CostTotals ZERO = new CostTotals(0, 0, 0, 0, 0, 0, 0);
+
+  /** These totals and one more iteration of {@code sequences} sequences that cost {@code c}. */
+  public CostTotals plus(Roofline.Cost c, int sequences) {
+    return new CostTotals(
+        iterations + 1,
+        this.sequences + sequences,
+        computeBoundNanos + (c.computeBound() ? c.gpuNanos() : 0),
+        memoryBoundNanos + (c.computeBound() ? 0 : c.gpuNanos()) + c.samplingNanos(),
+        fixedNanos + c.allReduceNanos() + c.launchNanos(),
+        iterationOverheadNanos + c.iterationOverheadNanos(),
+        sequenceOverheadNanos + c.sequenceOverheadNanos());
+  }
+
+  /** Σ of every term: the engine's busy time. */
+  public double totalNanos() {
+    return computeBoundNanos + memoryBoundNanos + fixedNanos + iterationOverheadNanos
+        + sequenceOverheadNanos;
+  }
+}

@@ -1,0 +1,156 @@
+package dev.tokenmeter.telemetry;
+
+import dev.tokenmeter.ledger.MeteredRequest;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@link ProxyMetrics} on the official Prometheus Java client: the OpenTelemetry GenAI metrics
+ * (token usage by type, operation and request duration, time to first token, time per output
+ * token) by operation, model, upstream and tenant, and tokenmeter's own (requests by outcome class,
+ * requests in flight per upstream, inter-token latency, decode speed, cost, dropped records).
+ * docs/TELEMETRY.md lists every name, unit and label.
+ *
+ * <pre>{@code
+ * PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(Limits.DEFAULT, List.of("a", "b"));
+ * metrics.started("a");                  // stream path: headers in, routed
+ * metrics.ended("a");                    // stream path: however it ended
+ * metrics.accept(meteredRequest);        // record path, any thread
+ * metrics.scrape(out);                   // GET /metrics, with contentType()
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #started} and {@link #ended} are wait-free (see {@link InFlight}); {@link
+ * #accept} is lock-free once its label combination has been seen, except that an observation made
+ * while a scrape collects the same histogram goes through that histogram's short buffer lock.
+ * {@link #scrape} may run beside all of them.
+ */
+public final class PrometheusProxyMetrics implements ProxyMetrics {
+  /* design notes
+   * Label cardinality is bounded: tenants and models are free strings from clients and keys, so
+   * each passes a LabelCap (first N distinct values keep their name, the rest read "other"). Every
+   * tenant x model pair costs about 200 exposition lines (4 token types and 2 durations x 15
+   * buckets, TTFT, TPOT), so 200 tenants x 50 models is the ceiling of the defaults; lower the caps
+   * for a smaller scrape.
+   * One map look-up per record: a Series holds the resolved data points of one label combination,
+   * so accept() does not pay the client's per-metric labelValues() look-up (a list allocation and
+   * a hash of every label value) a dozen times. */
+
+  /**
+   * How many distinct values each free label keeps before folding the rest into {@code other}.
+   *
+   * @param maxTenants distinct {@code tenant} values
+   * @param maxModels distinct {@code gen_ai_request_model} values
+   * @param maxUpstreams distinct {@code upstream} values (upstreams come from the configuration)
+   */
+  public record Limits(int maxTenants, int maxModels, int maxUpstreams) {
+    /** 200 tenants, 50 models, 32 upstreams. */
+    public static final Limits DEFAULT = new Limits(200, 50, 32);
+
+    public Limits {
+      requirePositive("maxTenants", maxTenants);
+      requirePositive("maxModels", maxModels);
+      requirePositive("maxUpstreams", maxUpstreams);
+    }
+
+    private static void requirePositive(String name, int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException(
+            "metrics label limit " + name + " must be at least 1, got " + value);
+      }
+    }
+  }
+
+  private static final int MAX_CURRENCIES = 8;
+  private static final int MAX_DROP_PLACES = 16;
+
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+  private final LabelCap tenants;
+  private final LabelCap models;
+  private final LabelCap upstreams;
+  private final LabelCap currencies = new LabelCap(MAX_CURRENCIES);
+  private final LabelCap dropPlaces = new LabelCap(MAX_DROP_PLACES);
+  private final InFlight inFlight;
+  private final MetricFamilies families;
+  private final ConcurrentHashMap<Series.Key, Series> series = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, CounterDataPoint> drops = new ConcurrentHashMap<>();
+
+  private PrometheusProxyMetrics(Limits limits, Collection<String> knownUpstreams) {
+    tenants = new LabelCap(limits.maxTenants());
+    models = new LabelCap(limits.maxModels());
+    upstreams = new LabelCap(limits.maxUpstreams());
+    inFlight = new InFlight(upstreams, knownUpstreams);
+    families = new MetricFamilies(registry, inFlight);
+  }
+
+  /**
+   * Metrics with the given label limits. The {@code upstreams} of the configuration are registered
+   * at once, so their in-flight gauges read 0 from the first scrape and {@link #started} never
+   * inserts for them.
+   */
+  public static PrometheusProxyMetrics create(Limits limits, Collection<String> upstreams) {
+    return new PrometheusProxyMetrics(Objects.requireNonNull(limits, "limits"), List.copyOf(upstreams));
+  }
+
+  /** Metrics with {@link Limits#DEFAULT} and no upstream registered in advance. */
+  public static PrometheusProxyMetrics create() {
+    return create(Limits.DEFAULT, List.of());
+  }
+
+  @Override
+  public void started(String upstream) {
+    inFlight.started(upstream);
+  }
+
+  @Override
+  public void ended(String upstream) {
+    inFlight.ended(upstream);
+  }
+
+  @Override
+  public void accept(MeteredRequest request) {
+    String currency = request.currency() == null ? null : currencies.fold(request.currency());
+    Series.Key key = new Series.Key(
+        Operation.ofEndpoint(request.endpoint()),
+        models.fold(request.model()),
+        upstreams.fold(request.upstream()),
+        tenants.fold(request.tenant()),
+        request.errorClass(),
+        currency);
+    Series s = series.get(key);
+    if (s == null) {
+      s = series.computeIfAbsent(key, k -> new Series(families, k));
+    }
+    s.record(request);
+  }
+
+  @Override
+  public void dropped(String where) {
+    CounterDataPoint c = drops.get(Objects.requireNonNull(where, "where"));
+    if (c == null) {
+      String label = dropPlaces.fold(where);
+      c = families.dropped.labelValues(label);
+      if (!LabelCap.OTHER.equals(label) || LabelCap.OTHER.equals(where)) {
+        drops.putIfAbsent(where, c);
+      }
+    }
+    c.inc();
+  }
+
+  @Override
+  public String contentType() {
+    return writer.getContentType();
+  }
+
+  @Override
+  public void scrape(OutputStream out) throws IOException {
+    writer.write(out, registry.scrape());
+  }
+}

@@ -1,0 +1,117 @@
+package dev.tokenmeter.ledger;
+
+import dev.tokenmeter.core.request.ErrorClass;
+import dev.tokenmeter.core.request.TokenCountSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Records for ledger tests, and a way to read every row back. */
+final class LedgerFixtures {
+  private LedgerFixtures() {}
+
+  /**
+   * The {@code i}-th record of a deterministic stream: every field set, varied with {@code i},
+   * unknown values ({@code -1}, NaN, null) in every fifth, a failure in every seventh.
+   */
+  static MeteredRequest sample(long i, long startedAtEpochMillis) {
+    boolean unknowns = i % 5 == 4;
+    ErrorClass error = i % 7 == 6 ? ErrorClass.values()[(int) (i % ErrorClass.values().length)] : null;
+    int out = unknowns ? -1 : (int) (i % 500) + 2;
+    return new MeteredRequest(
+        "req-" + i,
+        startedAtEpochMillis,
+        "tenant-" + (i % 3),
+        unknowns ? null : "model-" + (i % 2),
+        "up-" + (i % 2),
+        "/v1/chat/completions",
+        i % 2 == 0,
+        unknowns ? -1 : 200,
+        error,
+        error == null ? null : "failure " + i + ", \"quoted\"\nsecond line",
+        error == null ? "stop" : null,
+        unknowns ? -1 : (int) (i % 1000) + 1,
+        out,
+        unknowns ? null : TokenCountSource.values()[(int) (i % 3)],
+        unknowns ? -1 : (int) (i % 11),
+        unknowns ? -1 : (int) (i % 13),
+        123_456L + i,
+        unknowns ? -1 : 1_000_000L + 7 * i,
+        unknowns ? Double.NaN : 12_345_678.25 + i,
+        unknowns ? -1 : 987_654_321L + i,
+        unknowns ? -1 : 10_001L + i,
+        unknowns ? -1 : 20_003L + i,
+        unknowns ? -1 : 30_007L + i,
+        (int) (i % 97),
+        (int) (i % 64),
+        unknowns ? Double.NaN : 0.000_125 * (i % 40),
+        unknowns ? null : "USD");
+  }
+
+  /** A request with the figures that usage adds up; the others plain. */
+  static MeteredRequest usage(
+      String tenant, long startedAtEpochMillis, ErrorClass errorOrNull, int in, int out, long ttftNanos, double tpotNanos, double cost) {
+    return new MeteredRequest(
+        "u-" + tenant + "-" + startedAtEpochMillis + "-" + ttftNanos,
+        startedAtEpochMillis,
+        tenant,
+        "m-" + tenant,
+        "up",
+        "/v1/chat/completions",
+        true,
+        errorOrNull == null ? 200 : 500,
+        errorOrNull,
+        errorOrNull == null ? null : "boom",
+        errorOrNull == null ? "stop" : null,
+        in,
+        out,
+        TokenCountSource.USAGE,
+        3,
+        2,
+        1_000,
+        ttftNanos,
+        tpotNanos,
+        ttftNanos + 1_000_000_000L,
+        -1,
+        -1,
+        -1,
+        out,
+        0,
+        cost,
+        Double.isNaN(cost) ? null : "USD");
+  }
+
+  /** Every row of the ledger, in insertion order. */
+  static List<MeteredRequest> readAll(Ledger ledger) throws SQLException {
+    List<MeteredRequest> all = new ArrayList<>();
+    try (Connection c = ledger.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(RequestsTable.SELECT_ALL + " ORDER BY started_at_epoch_ms, request_id")) {
+      while (rs.next()) {
+        all.add(RequestsTable.read(rs));
+      }
+    }
+    return all;
+  }
+
+  /** {@code a} equals {@code b} field by field, TPOT to within a rounding of ns / 1e6 * 1e6. */
+  static boolean same(MeteredRequest a, MeteredRequest b) {
+    double ta = a.tpotNanos();
+    double tb = b.tpotNanos();
+    boolean tpot = Double.isNaN(ta) ? Double.isNaN(tb) : Math.abs(ta - tb) < 1e-6;
+    String cutError = a.error() == null || a.error().length() <= RequestsTable.MAX_ERROR_CHARS
+        ? a.error() : a.error().substring(0, RequestsTable.MAX_ERROR_CHARS);
+    return tpot && withTpot(a, 0, cutError).equals(withTpot(b, 0, b.error()));
+  }
+
+  private static MeteredRequest withTpot(MeteredRequest r, double tpot, String error) {
+    return new MeteredRequest(r.requestId(), r.startedAtEpochMillis(), r.tenant(), r.model(), r.upstream(),
+        r.endpoint(), r.streamed(), r.httpStatus(), r.errorClass(), error, r.finishReason(), r.inputTokens(),
+        r.outputTokens(), r.outputTokensSource(), r.reasoningTokens(), r.cachedTokens(), r.proxyQueueNanos(),
+        r.ttftNanos(), tpot, r.e2eNanos(), r.itlP50Nanos(), r.itlP99Nanos(), r.itlMaxNanos(), r.chunks(),
+        r.inFlightAtStart(), r.cost(), r.currency());
+  }
+}

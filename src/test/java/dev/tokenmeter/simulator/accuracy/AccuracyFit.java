@@ -1,0 +1,194 @@
+package dev.tokenmeter.simulator.accuracy;
+
+import dev.tokenmeter.simulator.accuracy.AccuracyStudy.Comparison;
+import dev.tokenmeter.simulator.accuracy.Predictor.Prediction;
+import dev.tokenmeter.simulator.accuracy.PublishedPoints.Dataset;
+import dev.tokenmeter.simulator.accuracy.PublishedPoints.Point;
+import dev.tokenmeter.simulator.accuracy.PublishedPoints.Source;
+import dev.tokenmeter.simulator.engine.EngineProfile;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+
+/**
+ * Fits {@link FitParams} to published points, and runs the leave-one-source-out study. Pure
+ * functions of the dataset; deterministic.
+ *
+ * <pre>
+ * design notes
+ * - A simulation of every point takes seconds, a fit needs thousands of evaluations: the fit
+ *   works on the first-order model of AccuracyStudy.compareLinearized around the factors the
+ *   points were last simulated at (each point's iteration terms are recorded), and a round
+ *   re-simulates at the fit's result. Rounds repeat until the factors do not move: the committed
+ *   calibration is a fixed point, which AccuracyFitTest checks with one round.
+ * - Coordinate descent over fixed grids (MFU, MBU, then each profile's two overheads), passes
+ *   until none moves; ties keep the current value. Grids, not continuous values, so a fixed point
+ *   is exact and the committed constants are round numbers.
+ * - Leave one source out: the other sources' points, linearized at the all-source fit, fitted
+ *   again; the held-out source's points then simulated at that fold's factors. An engine profile
+ *   no remaining source runs (SGLang without its one source) takes the vLLM profile's fold values:
+ *   the held-out source never informs its own prediction.
+ * </pre>
+ */
+final class AccuracyFit {
+  static final double[] MFU = grid(0.30, 0.95, 0.025);
+  static final double[] MBU = grid(0.50, 0.98, 0.02);
+  static final long[] ITERATION_NANOS = IntStream.rangeClosed(0, 120).mapToLong(i -> i * 100_000L).toArray();
+  static final long[] PER_SEQUENCE_NANOS = IntStream.rangeClosed(0, 120).mapToLong(i -> i * 2_500L).toArray();
+
+  private AccuracyFit() {}
+
+  /** A point, the profile its source runs, and its simulation at some factors. */
+  record Simulated(Point point, int profile, FitParams at, Prediction prediction) {}
+
+  /** Simulates every point at {@code f}, in the order given. */
+  static List<Simulated> simulate(Dataset d, List<Point> points, FitParams f) {
+    Map<String, EngineProfile> profiles = profiles(d);
+    // Points are independent and each simulation deterministic: in parallel, collected in order.
+    return points.parallelStream().map(p -> {
+      EngineProfile e = profiles.get(p.source());
+      return new Simulated(p, FitParams.index(e), f, Predictor.predict(p, e, f));
+    }).toList();
+  }
+
+  static Map<String, EngineProfile> profiles(Dataset d) {
+    Map<String, EngineProfile> m = new LinkedHashMap<>();
+    for (Source s : d.sources()) {
+      m.put(s.key(), EngineProfile.of(s.profile()));
+    }
+    return m;
+  }
+
+  /** The comparisons of {@code sims} at {@code f}, to first order. */
+  static List<Comparison> linearized(List<Simulated> sims, FitParams f) {
+    List<Comparison> out = new ArrayList<>();
+    for (Simulated s : sims) {
+      out.addAll(AccuracyStudy.compareLinearized(s.point(), s.prediction(), s.at(), f, s.profile()));
+    }
+    return out;
+  }
+
+  /** The comparisons of {@code sims} as simulated. */
+  static List<Comparison> exact(List<Simulated> sims) {
+    List<Comparison> out = new ArrayList<>();
+    for (Simulated s : sims) {
+      out.addAll(AccuracyStudy.compare(s.point(), s.prediction()));
+    }
+    return out;
+  }
+
+  /**
+   * One fit of the points of {@code sims} that pass {@code train}, from {@code start}, on the
+   * first-order model.
+   */
+  static FitParams fit(List<Simulated> sims, Predicate<Point> train, FitParams start) {
+    List<Simulated> used = sims.stream().filter(s -> train.test(s.point())).toList();
+    LinearModel model = new LinearModel(used);
+    FitParams best = start;
+    double bestScore = model.objective(best);
+    for (int pass = 0; pass < 50; pass++) {
+      FitParams before = best;
+      List<FitParams> candidates = new ArrayList<>();
+      for (double v : MFU) {
+        candidates.add(best.withMfu(v));
+      }
+      best = pick(model, candidates, best, bestScore);
+      bestScore = model.objective(best);
+      candidates.clear();
+      for (double v : MBU) {
+        candidates.add(best.withMbu(v));
+      }
+      best = pick(model, candidates, best, bestScore);
+      bestScore = model.objective(best);
+      for (int e = 0; e < FitParams.PROFILES.size(); e++) {
+        final int profile = e;
+        if (used.stream().noneMatch(s -> s.profile() == profile)) {
+          continue;
+        }
+        candidates.clear();
+        for (long v : ITERATION_NANOS) {
+          candidates.add(best.withIteration(profile, v));
+        }
+        best = pick(model, candidates, best, bestScore);
+        bestScore = model.objective(best);
+        candidates.clear();
+        for (long v : PER_SEQUENCE_NANOS) {
+          candidates.add(best.withPerSequence(profile, v));
+        }
+        best = pick(model, candidates, best, bestScore);
+        bestScore = model.objective(best);
+      }
+      if (best.equals(before)) {
+        break;
+      }
+    }
+    return best;
+  }
+
+  /** The candidate of least objective, {@code current} unless one is strictly better. */
+  private static FitParams pick(
+      LinearModel model, List<FitParams> candidates, FitParams current, double currentScore) {
+    FitParams best = current;
+    double bestScore = currentScore;
+    for (FitParams c : candidates) {
+      double s = model.objective(c);
+      if (s < bestScore - 1e-12) {
+        best = c;
+        bestScore = s;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The all-source fit: rounds of simulate-then-fit from {@code start} until the factors stop
+   * moving (at most {@code rounds}). Returns the last simulation, whose factors are the fit when
+   * it converged.
+   */
+  static List<Simulated> fitAll(Dataset d, FitParams start, int rounds) {
+    List<Simulated> sims = simulate(d, d.points(), start);
+    for (int r = 0; r < rounds; r++) {
+      FitParams next = fit(sims, p -> true, sims.get(0).at());
+      if (next.equals(sims.get(0).at())) {
+        break;
+      }
+      sims = simulate(d, d.points(), next);
+    }
+    return sims;
+  }
+
+  /** One source's fold: the factors fitted without it, and its points simulated at them. */
+  record Fold(String source, FitParams params, List<Comparison> comparisons) {}
+
+  /** Leave-one-source-out over every source of {@code d}, from the all-source simulation. */
+  static List<Fold> leaveOneSourceOut(Dataset d, List<Simulated> all) {
+    List<Fold> folds = new ArrayList<>();
+    int vllm = FitParams.index(EngineProfile.VLLM);
+    for (Source s : d.sources()) {
+      FitParams f = fit(all, p -> !p.source().equals(s.key()), all.get(0).at());
+      for (int e = 0; e < FitParams.PROFILES.size(); e++) {
+        final int profile = e;
+        boolean trained = all.stream()
+            .anyMatch(x -> x.profile() == profile && !x.point().source().equals(s.key()));
+        if (!trained) {
+          f = f.withIteration(e, f.iterationNanos()[vllm]).withPerSequence(e, f.perSequenceNanos()[vllm]);
+        }
+      }
+      List<Point> held = d.points().stream().filter(p -> p.source().equals(s.key())).toList();
+      folds.add(new Fold(s.key(), f, exact(simulate(d, held, f))));
+    }
+    return folds;
+  }
+
+  private static double[] grid(double from, double to, double step) {
+    int n = (int) Math.round((to - from) / step);
+    double[] g = new double[n + 1];
+    for (int i = 0; i <= n; i++) {
+      g[i] = Math.round((from + i * step) * 1000) / 1000.0;
+    }
+    return g;
+  }
+}
