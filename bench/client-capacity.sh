@@ -8,8 +8,8 @@
 #   CONCURRENCY="64" BATCHES=1 REPEATS=1 WINDOW=20 bench/client-capacity.sh
 #
 # BATCHES: the zero-delay server's tokens per flush (--zero-delay-batch). 1 = one write, hence about
-# one client read, per token: the worst case, and the case the design notes' reference figures
-# describe. 32 = the simulator's default, several tokens per read.
+# one client read, per token: the worst case, and the case that the figures behind the design
+# (docs/ARCHITECTURE.md) describe. 32 = the simulator's default, several tokens per read.
 #
 # CPU is read from /proc/PID/stat (user and system ticks, 10 ms) of the client JVM at two instants
 # inside the measurement window, so JVM start, JIT warm-up and the ramp are excluded; the token

@@ -1,6 +1,12 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.EndpointConfig;
+import dev.tokenmeter.run.BenchRun;
+import dev.tokenmeter.run.LoadSplit;
+import dev.tokenmeter.run.Preflight;
+import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.SloRun;
+import dev.tokenmeter.run.VariantReport;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,7 +16,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -60,7 +65,7 @@ final class BenchCommand implements Callable<Integer> {
     PrintStream err = System.err;
     List<Variant> parsed = variants.isEmpty() ? List.of() : Variant.parseAll(variants);
     if (!parsed.isEmpty()) {
-      LoadSplit.check(load, parsed.size());
+      LoadSplit.check(load.requests, load.concurrency, load.maxConcurrency, parsed.size());
     }
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {
@@ -77,12 +82,12 @@ final class BenchCommand implements Callable<Integer> {
       EndpointConfig cfg = resolve(target, err, "");
       var requests = workload.factory(cfg.model());
       err.println("tokenmeter: " + workload.tokenizerLine());
-      lanes = BenchRun.single(cfg, requests, workload, outDir);
+      lanes = BenchRun.single(cfg, requests, workload.describe(), outDir);
     } else {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
-      VariantReport.writeDefinitions(outDir, parsed, lanes, load.seed);
+      VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
     }
-    return BenchRun.execute(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun);
+    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun);
   }
 
   /**

@@ -1,16 +1,8 @@
 package dev.tokenmeter.cli;
 
-import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
-import dev.tokenmeter.report.CompareJsonWriter;
-import dev.tokenmeter.report.CompareReport;
-import dev.tokenmeter.report.RunFolder;
-import dev.tokenmeter.report.html.CompareHtml;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import dev.tokenmeter.run.CompareRun;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -36,7 +28,7 @@ final class CompareCommand implements Callable<Integer> {
   List<Path> dirs;
 
   @Option(names = "--alpha", paramLabel = "A", description = "Significance level, after Holm's correction per stage (default: ${DEFAULT-VALUE}).")
-  double alpha = 0.05;
+  double alpha = StageComparison.Settings.DEFAULT.alpha();
 
   @Option(names = "--markdown", paramLabel = "FILE", description = "Also write the tables as GitHub-flavoured Markdown (for a pull request).")
   Path markdown;
@@ -48,38 +40,17 @@ final class CompareCommand implements Callable<Integer> {
   Path html;
 
   @Option(names = "--bootstrap", paramLabel = "N", description = "Bootstrap resamples (default: ${DEFAULT-VALUE}).")
-  int resamples = 1_000;
+  int resamples = StageComparison.Settings.DEFAULT.resamples();
 
   @Option(names = "--seed", paramLabel = "N", description = "Seed of the bootstrap (default: ${DEFAULT-VALUE}); the same seed gives the same intervals.")
-  long seed = 1;
+  long seed = StageComparison.Settings.DEFAULT.seed();
 
   @Option(names = "--min-change", paramLabel = "PCT", description = "Smallest change of a percentile, in %% of the baseline, reported as better or worse when significant; smaller ones are negligible (default: ${DEFAULT-VALUE}).")
-  double minChangePercent = 1.0;
+  double minChangePercent = StageComparison.Settings.DEFAULT.minChangePercent();
 
   @Override
   public Integer call() {
-    StageComparison.Settings settings = settings();
-    List<RunFolder> runs = new ArrayList<>();
-    for (Path dir : dirs) {
-      runs.add(read(dir));
-    }
-    List<RunComparison> comparisons = compare(runs, settings);
-    System.out.print(CompareReport.console(runs, comparisons, settings));
-    if (comparisons.stream().allMatch(c -> c.stages().isEmpty())) {
-      throw new UsageException("no stage of the runs matched: their load labels all differ;"
-          + " compare runs of the same loads");
-    }
-    if (markdown != null) {
-      write(markdown, () -> Files.writeString(markdown,
-          CompareReport.markdown(runs, comparisons, settings), StandardCharsets.UTF_8));
-    }
-    if (json != null) {
-      write(json, () -> CompareJsonWriter.write(json, runs, comparisons, settings));
-    }
-    if (html != null) {
-      write(html, () -> CompareHtml.write(html, runs, comparisons, settings));
-      System.out.println("Comparison: " + html + " (open it in a browser; works offline)");
-    }
+    CompareRun.compareAndWrite(dirs, settings(), markdown, json, html, System.out);
     return Main.EXIT_OK;
   }
 
@@ -89,42 +60,6 @@ final class CompareCommand implements Callable<Integer> {
       return new StageComparison.Settings(alpha, resamples, seed, minChangePercent);
     } catch (IllegalArgumentException e) {
       throw new UsageException("--alpha, --bootstrap or --min-change: " + e.getMessage());
-    }
-  }
-
-  /** Every run after the first against the first, stage by stage. */
-  static List<RunComparison> compare(List<RunFolder> runs, StageComparison.Settings settings) {
-    List<RunComparison> comparisons = new ArrayList<>();
-    for (int i = 1; i < runs.size(); i++) {
-      comparisons.add(RunComparison.of(runs.get(0).stages(), runs.get(i).stages(), settings));
-    }
-    return comparisons;
-  }
-
-  /** Reads a results folder; a missing or unreadable one is a usage error. */
-  static RunFolder read(Path dir) {
-    if (!Files.isDirectory(dir)) {
-      throw new UsageException(dir + " is not a results folder (no such directory)");
-    }
-    if (!Files.isRegularFile(dir.resolve("summary.json"))) {
-      throw new UsageException(dir + " is not a results folder: no summary.json in it");
-    }
-    try {
-      return RunFolder.read(dir);
-    } catch (IOException | RuntimeException e) {
-      throw new UsageException("cannot read " + dir + ": " + e.getMessage());
-    }
-  }
-
-  private interface Io {
-    void run() throws IOException;
-  }
-
-  private static void write(Path file, Io io) {
-    try {
-      io.run();
-    } catch (IOException e) {
-      throw new RunFailedException("cannot write " + file + ": " + e.getMessage());
     }
   }
 }

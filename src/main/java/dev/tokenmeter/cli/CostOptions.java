@@ -1,12 +1,6 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.analysis.Cost;
-import dev.tokenmeter.core.analysis.StageResult;
-import dev.tokenmeter.report.CostReport;
-import dev.tokenmeter.report.RunSummary;
-import java.io.PrintStream;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -118,24 +112,5 @@ class CostOptions {
       default -> 1;
     };
     return n * perDay;
-  }
-
-  /** The prices and each stage's cost, for summary.json; null when {@code model} is. */
-  static RunSummary.Pricing pricing(Cost.Model model, List<StageResult> results) {
-    if (model == null) {
-      return null;
-    }
-    List<Cost.StageCost> costs = new ArrayList<>();
-    for (StageResult r : results) {
-      costs.add(Cost.of(model, r));
-    }
-    return new RunSummary.Pricing(model, costs);
-  }
-
-  /** Prints stage {@code r}'s cost lines, when a price was given. */
-  static void print(PrintStream out, Cost.Model model, StageResult r) {
-    if (model != null) {
-      out.print(CostReport.lines(model, Cost.of(model, r)));
-    }
   }
 }

@@ -3,6 +3,8 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.run.BenchRun;
+import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.SimConfig;
 import dev.tokenmeter.simulator.SimServer;
@@ -103,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
       model = timing.roofline().config().model().name();
       sim.timing(timing).maxModelLen(timing.maxModelLen());
       what =
-          "simulating " + EngineOptions.describe(timing.roofline().config()) + ", KV cache "
+          "simulating " + timing.roofline().config().describe() + ", KV cache "
               + timing.roofline().kvCapacityTokens() + " tokens";
     }
     // The served model's tokenizer when known (meta-llama/Llama-3.1-8B-Instruct: from the Hugging
@@ -117,7 +119,7 @@ final class DemoCommand implements Callable<Integer> {
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
               true, true, 5_000);
       Path outDir = output.outDir(Instant.now());
-      return BenchRun.execute(outDir, BenchRun.single(cfg, requests, workload, outDir), stages, workload, output,
+      return Runs.bench(outDir, BenchRun.single(cfg, requests, workload.describe(), outDir), stages, workload, output,
           load.seed, pricing, spec, sloRun);
     }
   }

@@ -8,7 +8,6 @@ import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.SpecFiles;
 import java.nio.file.Path;
-import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /** The simulated deployment: model, accelerator, GPU count, precisions. Shared by commands. */
@@ -124,34 +123,5 @@ final class EngineOptions {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
-  }
-
-  /** {@code "llama-3.1-8b on 1 x h100-sxm (bf16 weights, bf16 KV cache)"}. */
-  static String describe(EngineConfig c) {
-    return String.format(
-        Locale.ROOT,
-        "%s on %d x %s (%s weights, %s KV cache%s)",
-        c.model().id(), c.tensorParallel(), c.gpu().id(), c.weights().id(), c.kvCache().id(),
-        c.prefixCaching() ? "" : ", no prefix caching");
-  }
-
-  /**
-   * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
-   * MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence (fitted ...)"}: the profile
-   * and the efficiency factors a run used, and whether they are the fitted ones.
-   */
-  static String describeEngine(EngineConfig c) {
-    EngineProfile p = c.profile();
-    boolean fitted = c.mfu() == dev.tokenmeter.simulator.engine.Calibration.MFU
-        && c.mbu() == dev.tokenmeter.simulator.engine.Calibration.MBU
-        && c.iterationOverheadNanos() == p.iterationOverheadNanos()
-        && c.perSequenceOverheadNanos() == p.perSequenceNanos();
-    return String.format(
-        Locale.ROOT,
-        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"
-            + " %.3f ms per iteration + %.3f ms per sequence (%s)",
-        p.id(), p.name(), c.maxNumSeqs(), c.maxBatchedTokens(), c.mfu(), c.mbu(),
-        c.iterationOverheadNanos() / 1e6, c.perSequenceOverheadNanos() / 1e6,
-        fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags");
   }
 }

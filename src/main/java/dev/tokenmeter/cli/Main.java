@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.Version;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,18 +1,10 @@
 package dev.tokenmeter.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import dev.tokenmeter.simulator.SpecFiles;
+import dev.tokenmeter.simulator.PresetsListing;
 import dev.tokenmeter.simulator.engine.EngineConfig;
-import dev.tokenmeter.simulator.engine.EngineProfile;
-import dev.tokenmeter.simulator.engine.GpuSpec;
-import dev.tokenmeter.simulator.engine.ModelSpec;
-import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,131 +28,9 @@ final class PresetsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
-    out.print(json ? json() : tables());
+    EngineConfig defaults = EngineConfig.of(Presets.model(EngineOptions.DEFAULT_MODEL), Presets.gpu(EngineOptions.DEFAULT_GPU));
+    out.print(json ? PresetsListing.json(defaults) : PresetsListing.tables(defaults));
     out.flush();
-    return 0;
-  }
-
-  static String tables() {
-    StringBuilder sb = new StringBuilder();
-    sb.append("Models\n");
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "  %-14s %-38s %9s %9s %6s %6s %5s %7s %8s %10s%n",
-            "id", "name", "params", "active", "layers", "hidden", "kv_h", "head_d", "context",
-            "KV/token"));
-    for (ModelSpec m : Presets.models()) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              "  %-14s %-38s %8.2fB %8.2fB %6d %6d %5d %7d %8d %7.0f KiB%n",
-              m.id(), m.name(), m.totalParams() / 1e9, m.activeParams() / 1e9, m.layers(),
-              m.hiddenSize(), m.kvHeads(), m.headDim(), m.maxContextTokens(),
-              m.kvBytesPerTokenPerGpu(Precision.BF16, 1) / 1024));
-    }
-    sb.append("\nAccelerators (dense peaks)\n");
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "  %-10s %-26s %7s %9s %10s %10s %10s  %s%n",
-            "id", "name", "memory", "HBM TB/s", "BF16 TF/s", "FP8 TF/s", "INT8 TOP/s",
-            "interconnect"));
-    for (GpuSpec g : Presets.gpus()) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              "  %-10s %-26s %4d GiB %9.3f %10.1f %10s %10.1f  %s%n",
-              g.id(), g.name(), g.memoryBytes() >> 30, g.memoryBandwidthBytesPerSecond() / 1e12,
-              g.bf16FlopsPerSecond() / 1e12,
-              g.fp8FlopsPerSecond() > 0
-                  ? String.format(Locale.ROOT, "%.1f", g.fp8FlopsPerSecond() / 1e12)
-                  : "-",
-              g.int8OpsPerSecond() / 1e12, g.interconnect()));
-    }
-    EngineConfig e = engineDefaults();
-    sb.append("\nEngine profiles (--engine; overheads fitted to published measurements, docs/SIMULATOR.md)\n");
-    sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %9s %9s %6s %11s %12s%n",
-        "id", "engine", "scheduling", "admission", "max seqs", "budget", "graphs", "per iter", "per seq"));
-    for (EngineProfile p : EngineProfile.all()) {
-      sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %4d/%-4d %4d/%-4d %6d %9sms %10sms%n",
-          p.id(), p.name(), p.scheduling().name().toLowerCase(Locale.ROOT),
-          p.admission().name().toLowerCase(Locale.ROOT), p.maxNumSeqs(), p.smallGpuMaxNumSeqs(),
-          p.maxBatchedTokens(), p.smallGpuMaxBatchedTokens(), p.graphMaxBatch(),
-          millis(p.iterationOverheadNanos()), millis(p.perSequenceNanos())));
-    }
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "  limits: GPUs of >= 70 GiB other than A100 / smaller ones. Every profile: --mfu %.3f"
-                + "  --mbu %.2f (flags change them, and --iteration-overhead, --per-sequence-overhead)%n"
-                + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, %d-token blocks,"
-                + " all-reduce latency %d us (NVLink, Infinity Fabric) or %d us (PCIe)%n",
-            e.mfu(), e.mbu(), e.gpuMemoryUtilization(), e.reserveBytesPerGpu() >> 30,
-            e.blockTokens(), GpuSpec.LINK_ALL_REDUCE_NANOS / 1_000,
-            GpuSpec.PCIE_ALL_REDUCE_NANOS / 1_000));
-    return sb.toString();
-  }
-
-  /** The knobs {@link EngineConfig#of} gives the default deployment (vLLM on the default GPU). */
-  private static EngineConfig engineDefaults() {
-    return EngineConfig.of(Presets.model(EngineOptions.DEFAULT_MODEL), Presets.gpu(EngineOptions.DEFAULT_GPU));
-  }
-
-  /** {@code 5_000_000} → {@code "5"}, {@code 80_000} → {@code "0.08"}. */
-  private static String millis(long nanos) {
-    return java.math.BigDecimal.valueOf(nanos, 6).stripTrailingZeros().toPlainString();
-  }
-
-  static String json() throws IOException {
-    StringWriter w = new StringWriter();
-    try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
-      g.useDefaultPrettyPrinter();
-      g.writeStartObject();
-      g.writeArrayFieldStart("models");
-      for (ModelSpec m : Presets.models()) {
-        SpecFiles.write(g, m);
-      }
-      g.writeEndArray();
-      g.writeArrayFieldStart("gpus");
-      for (GpuSpec s : Presets.gpus()) {
-        SpecFiles.write(g, s);
-      }
-      g.writeEndArray();
-      EngineConfig e = engineDefaults();
-      g.writeObjectFieldStart("engine_defaults");
-      g.writeNumberField("mfu", e.mfu());
-      g.writeNumberField("mbu", e.mbu());
-      g.writeNumberField("iteration_overhead_ms", e.iterationOverheadNanos() / 1e6);
-      g.writeNumberField("per_sequence_overhead_ms", e.perSequenceOverheadNanos() / 1e6);
-      g.writeNumberField("gpu_memory_utilization", e.gpuMemoryUtilization());
-      g.writeNumberField("reserve_bytes_per_gpu", e.reserveBytesPerGpu());
-      g.writeNumberField("max_num_seqs", e.maxNumSeqs());
-      g.writeNumberField("max_num_batched_tokens", e.maxBatchedTokens());
-      g.writeNumberField("block_tokens", e.blockTokens());
-      g.writeNumberField("all_reduce_latency_ms", e.allReduceLatencyNanos() / 1e6);
-      g.writeEndObject();
-      g.writeArrayFieldStart("engine_profiles");
-      for (EngineProfile p : EngineProfile.all()) {
-        g.writeStartObject();
-        g.writeStringField("id", p.id());
-        g.writeStringField("name", p.name());
-        g.writeStringField("scheduling", p.scheduling().name().toLowerCase(Locale.ROOT));
-        g.writeStringField("admission", p.admission().name().toLowerCase(Locale.ROOT));
-        g.writeNumberField("max_num_seqs", p.maxNumSeqs());
-        g.writeNumberField("max_num_batched_tokens", p.maxBatchedTokens());
-        g.writeNumberField("small_gpu_max_num_seqs", p.smallGpuMaxNumSeqs());
-        g.writeNumberField("small_gpu_max_num_batched_tokens", p.smallGpuMaxBatchedTokens());
-        g.writeNumberField("cuda_graph_max_batch", p.graphMaxBatch());
-        g.writeBooleanField("cuda_graphs_cover_prefill", p.graphCoversPrefill());
-        g.writeNumberField("iteration_overhead_ms", p.iterationOverheadNanos() / 1e6);
-        g.writeNumberField("per_sequence_overhead_ms", p.perSequenceNanos() / 1e6);
-        g.writeStringField("source", p.source());
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    }
-    return w + System.lineSeparator();
+    return Main.EXIT_OK;
   }
 }

@@ -7,6 +7,7 @@ import dev.tokenmeter.ledger.LedgerException;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.proxy.ProxyConfig;
+import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.proxy.ProxyServer;
 import dev.tokenmeter.proxy.ProxySettings;
 import dev.tokenmeter.proxy.Routing;

@@ -1,6 +1,8 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.run.RepeatingSequence;
+import dev.tokenmeter.run.StageSequence;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Option;

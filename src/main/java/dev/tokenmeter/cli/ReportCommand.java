@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.report.html.HtmlReport;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,19 +1,16 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.run.ServeRun;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.Fault;
 import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.simulator.GroundTruthFile;
 import dev.tokenmeter.simulator.SimConfig;
-import dev.tokenmeter.simulator.SimServer;
 import dev.tokenmeter.simulator.TimingModel;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -100,78 +97,23 @@ final class SimCommand {
       if (truth != null) {
         b.groundTruthSink(truth);
       }
-      SimServer server;
-      try {
-        server = SimServer.start(b.build());
-      } catch (RuntimeException e) {
-        throw new RunFailedException("cannot start the server on 127.0.0.1:" + port + ": " + e.getMessage()
-            + ". Is the port taken? Try --port 0.");
-      }
-      System.err.println(
-          "tokenmeter sim: serving '" + model + "' at " + server.baseUrl() + "/v1 ("
-              + (zeroDelay
-                  ? "zero delay"
-                  : fixed
-                      ? "TTFT " + ttftText + ", ITL " + itlText
-                      : EngineOptions.describe(engineTiming.roofline().config()) + ", KV cache "
-                          + engineTiming.roofline().kvCapacityTokens() + " tokens")
-              + "); Ctrl-C to stop");
-      CountDownLatch stopped = new CountDownLatch(1);
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    Histogram jitter = server.jitterHistogram();
-                    var stats = server.stats();
-                    server.close();
-                    if (truth != null) {
-                      truth.close();
-                    }
-                    System.err.printf(
-                        Locale.ROOT,
-                        "%ntokenmeter sim: %d requests, %d tokens, %d connections; emission lateness p50 %.3f ms, p99 %.3f ms, max %.3f ms%s%n",
-                        stats.requests(), stats.tokens(), stats.connectionsOpened(),
-                        jitter.getValueAtPercentile(50) / 1e6, jitter.getValueAtPercentile(99) / 1e6,
-                        jitter.getMaxValue() / 1e6,
-                        engineTiming == null
-                            ? ""
-                            : String.format(Locale.ROOT, "; prefix cache hit rate %.1f%%",
-                                100 * engineTiming.prefixCacheHitRate()));
-                    stopped.countDown();
-                  }));
-      stopped.await();
-      return 0;
+      String what = zeroDelay
+          ? "zero delay"
+          : fixed
+              ? "TTFT " + ttftText + ", ITL " + itlText
+              : engineTiming.roofline().config().describe() + ", KV cache "
+                  + engineTiming.roofline().kvCapacityTokens() + " tokens";
+      ServeRun.serveUntilStopped(b.build(), what, engineTiming, truth, System.err);
+      return Main.EXIT_OK;
     }
 
+    /** {@code --faults}, a usage error naming the flag when it does not parse. */
     static Faults parseFaults(String spec) {
-      Faults f = Faults.none();
-      if (spec == null || spec.isBlank()) {
-        return f;
+      try {
+        return Faults.parse(spec);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--faults " + e.getMessage());
       }
-      for (String part : spec.split(",")) {
-        String[] kv = part.trim().split("=", 2);
-        if (kv.length != 2) {
-          throw new UsageException("--faults '" + part + "': expected KIND=PROBABILITY, e.g. http_429=0.05");
-        }
-        Fault kind;
-        try {
-          kind = Fault.valueOf(kv[0].trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          throw new UsageException("--faults: unknown kind '" + kv[0].trim()
-              + "'; kinds: http_429, http_500, http_503, slow_headers, disconnect, stall, malformed_chunk, error_event");
-        }
-        double p;
-        try {
-          p = Double.parseDouble(kv[1].trim());
-        } catch (NumberFormatException e) {
-          throw new UsageException("--faults: '" + kv[1].trim() + "' is not a probability between 0 and 1");
-        }
-        if (kind == Fault.NONE || !(p >= 0 && p <= 1)) {
-          throw new UsageException("--faults: " + part + " needs a kind and a probability between 0 and 1");
-        }
-        f = f.with(kind, p);
-      }
-      return f;
     }
   }
 }

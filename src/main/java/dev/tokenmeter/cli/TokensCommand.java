@@ -1,21 +1,18 @@
 package dev.tokenmeter.cli;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
+import dev.tokenmeter.workload.JsonlCounter;
+import dev.tokenmeter.workload.TextCounts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -61,8 +58,6 @@ final class TokensCommand implements Callable<Integer> {
   @Option(names = "--price-in", paramLabel = "USD", description = "Price per 1M input tokens: adds the cost.")
   Double priceIn;
 
-  private static final ObjectMapper MAPPER = new ObjectMapper();
-
   @Override
   public Integer call() throws IOException {
     if (priceIn != null && !(priceIn >= 0)) {
@@ -81,14 +76,8 @@ final class TokensCommand implements Callable<Integer> {
       new JsonlCounter(toks, field, priceIn, n).count(inputJsonl, out);
       return Main.EXIT_OK;
     }
-    String input = readInput();
-    if (json) {
-      for (Tokenizer t : toks) {
-        out.println(jsonLine(t, input));
-      }
-    } else {
-      out.print(table(toks, input));
-    }
+    TextCounts counts = new TextCounts(toks, priceIn, ids);
+    out.print(json ? counts.jsonLines(readInput()) : counts.table(readInput()));
     out.flush();
     return Main.EXIT_OK;
   }
@@ -116,93 +105,5 @@ final class TokensCommand implements Callable<Integer> {
     try (InputStream in = System.in) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-  }
-
-  /** Words: runs of non-white-space characters. */
-  static long words(String s) {
-    long n = 0;
-    boolean inWord = false;
-    for (int i = 0; i < s.length(); ) {
-      int cp = s.codePointAt(i);
-      boolean space = Character.isWhitespace(cp);
-      if (!space && !inWord) {
-        n++;
-      }
-      inWord = !space;
-      i += Character.charCount(cp);
-    }
-    return n;
-  }
-
-  private String table(List<Tokenizer> toks, String input) {
-    long chars = input.codePointCount(0, input.length());
-    long words = words(input);
-    StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "%d characters, %d words%n", chars, words));
-    int width = Math.max(12, toks.stream().mapToInt(t -> t.name().length()).max().orElse(0));
-    String nameFormat = "%-" + width + "s";
-    String header = String.format(Locale.ROOT, nameFormat + " %10s %12s %12s", "tokenizer", "tokens", "chars/token", "words/token");
-    sb.append(header).append(priceIn == null ? "" : String.format(Locale.ROOT, " %12s", "cost USD")).append('\n');
-    for (Tokenizer t : toks) {
-      int[] idsOf = t.encode(input);
-      int n = idsOf.length;
-      sb.append(String.format(Locale.ROOT, nameFormat + " %10d %12s %12s", t.name(), n, ratio(chars, n), ratio(words, n)));
-      if (priceIn != null) {
-        sb.append(String.format(Locale.ROOT, " %12.6f", cost(n)));
-      }
-      sb.append('\n');
-      if (ids) {
-        for (int id : idsOf) {
-          sb.append(String.format(Locale.ROOT, "  %8d  %s%n", id, quote(t.piece(id))));
-        }
-      }
-    }
-    return sb.toString();
-  }
-
-  private static String ratio(long a, int n) {
-    return n == 0 ? "-" : String.format(Locale.ROOT, "%.2f", (double) a / n);
-  }
-
-  private double cost(long tokens) {
-    return tokens * priceIn / 1_000_000.0;
-  }
-
-  /** A piece as a JSON string literal, so spaces, newlines and control characters show. */
-  private static String quote(String piece) {
-    try {
-      return MAPPER.writeValueAsString(piece);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private String jsonLine(Tokenizer t, String input) throws IOException {
-    int[] idsOf = t.encode(input);
-    StringWriter w = new StringWriter();
-    try (JsonGenerator g = MAPPER.getFactory().createGenerator(w)) {
-      g.writeStartObject();
-      g.writeStringField("tokenizer", t.name());
-      g.writeNumberField("count", idsOf.length);
-      g.writeNumberField("chars", input.codePointCount(0, input.length()));
-      g.writeNumberField("words", words(input));
-      if (priceIn != null) {
-        g.writeNumberField("cost_usd", cost(idsOf.length));
-      }
-      if (ids) {
-        g.writeArrayFieldStart("ids");
-        for (int id : idsOf) {
-          g.writeNumber(id);
-        }
-        g.writeEndArray();
-        g.writeArrayFieldStart("pieces");
-        for (int id : idsOf) {
-          g.writeString(t.piece(id));
-        }
-        g.writeEndArray();
-      }
-      g.writeEndObject();
-    }
-    return w.toString();
   }
 }

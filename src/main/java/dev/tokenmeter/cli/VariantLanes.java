@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.workload.SystemPrompted;
 import dev.tokenmeter.workload.TokenEstimator;
 import java.io.PrintStream;

@@ -1,5 +1,7 @@
 package dev.tokenmeter.report;
 
+import static dev.tokenmeter.report.Markdown.escape;
+
 import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.core.analysis.StageComparison.Row;
@@ -204,9 +206,5 @@ public final class CompareReport {
   private static String pad(String s, int width, boolean left) {
     String space = " ".repeat(width - s.length());
     return left ? s + space : space + s;
-  }
-
-  private static String escape(String s) {
-    return s.replace("|", "\\|");
   }
 }

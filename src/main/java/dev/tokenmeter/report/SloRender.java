@@ -1,5 +1,7 @@
 package dev.tokenmeter.report;
 
+import static dev.tokenmeter.report.Markdown.escape;
+
 import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.SearchResult;
 import dev.tokenmeter.core.analysis.Slo;
@@ -89,10 +91,5 @@ public final class SloRender {
   private static String unit(Slo.Objective o) {
     String u = o.metric().unit();
     return u.equals("%") ? "%" : " " + u;
-  }
-
-  /** Markdown table cells: pipes would end the cell. */
-  private static String escape(String s) {
-    return s.replace("|", "\\|");
   }
 }

@@ -156,6 +156,7 @@ final class StageJsonWriter {
     g.writeEndObject();
   }
 
+  /** A distribution object: count, min, mean, p1 ... p999, max; NaN as null. */
   static void distribution(JsonGenerator g, String name, Distribution d) throws IOException {
     g.writeObjectFieldStart(name);
     g.writeNumberField("count", d.count());
@@ -315,7 +316,8 @@ final class StageJsonWriter {
     g.writeEndObject();
   }
 
-  private static void histograms(JsonGenerator g, String field, Map<Metric, Histogram> map)
+  /** The {@code histograms} (or {@code failed_histograms}) object: per metric its unit, encoding, count, data. */
+  static void histograms(JsonGenerator g, String field, Map<Metric, Histogram> map)
       throws IOException {
     g.writeObjectFieldStart(field);
     for (Map.Entry<Metric, Histogram> e : map.entrySet()) {

@@ -1,11 +1,15 @@
 package dev.tokenmeter.report;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.TokenBuffer;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -140,26 +144,33 @@ final class StageMerger {
     return out;
   }
 
+  /** {@code d} as {@link StageJsonWriter} writes it for a measured stage. */
   static ObjectNode distribution(Distribution d) {
-    ObjectNode n = MAPPER.createObjectNode();
-    n.put("count", d.count());
-    double[] values = {d.min(), d.mean(), d.p1(), d.p5(), d.p10(), d.p50(), d.p90(), d.p95(),
-        d.p99(), d.p999(), d.max()};
-    String[] names = {"min", "mean", "p1", "p5", "p10", "p50", "p90", "p95", "p99", "p999", "max"};
-    for (int i = 0; i < names.length; i++) {
-      number(n, names[i], values[i]);
-    }
-    return n;
+    return (ObjectNode) written(g -> StageJsonWriter.distribution(g, "d", d)).get("d");
   }
 
+  /** The summed histograms as {@link StageJsonWriter} writes a measured stage's. */
   private static ObjectNode encoded(Map<Metric, Histogram> histograms) {
-    ObjectNode out = MAPPER.createObjectNode();
-    histograms.forEach((m, h) -> out.putObject(m.wireName())
-        .put("unit", m.unit().wireName())
-        .put("encoding", HistogramCodec.ENCODING)
-        .put("count", h.getTotalCount())
-        .put("data", HistogramCodec.encode(h)));
-    return out;
+    return (ObjectNode) written(g -> StageJsonWriter.histograms(g, "h", histograms)).get("h");
+  }
+
+  private interface Fields {
+    void write(JsonGenerator g) throws IOException;
+  }
+
+  /**
+   * The object that {@code fields} write, as a tree: the merger takes shared parts of a stage from
+   * the writer itself, so a merged stage and a measured one cannot drift apart in format.
+   */
+  private static ObjectNode written(Fields fields) {
+    try (TokenBuffer buffer = new TokenBuffer(MAPPER, false)) {
+      buffer.writeStartObject();
+      fields.write(buffer);
+      buffer.writeEndObject();
+      return MAPPER.readTree(buffer.asParser());
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing into memory failed", e);
+    }
   }
 
   private static void tokens(ObjectNode t, List<JsonNode> parts) {

@@ -2,6 +2,7 @@ package dev.tokenmeter.simulator;
 
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -54,6 +55,43 @@ public record Faults(
   /** No faults; K = 4 tokens, stall and slow headers 1 s once enabled. */
   public static Faults none() {
     return NONE;
+  }
+
+  /**
+   * Parses {@code http_429=0.05,disconnect=0.01} (the {@code --faults} of {@code sim serve}): kinds
+   * by their lower-case names, probabilities in [0, 1]; null or blank is {@link #none()}.
+   *
+   * @throws IllegalArgumentException naming the part that is wrong and what is expected
+   */
+  public static Faults parse(String spec) {
+    Faults f = none();
+    if (spec == null || spec.isBlank()) {
+      return f;
+    }
+    for (String part : spec.split(",")) {
+      String[] kv = part.trim().split("=", 2);
+      if (kv.length != 2) {
+        throw new IllegalArgumentException("'" + part + "': expected KIND=PROBABILITY, e.g. http_429=0.05");
+      }
+      Fault kind;
+      try {
+        kind = Fault.valueOf(kv[0].trim().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("unknown kind '" + kv[0].trim()
+            + "'; kinds: http_429, http_500, http_503, slow_headers, disconnect, stall, malformed_chunk, error_event");
+      }
+      double p;
+      try {
+        p = Double.parseDouble(kv[1].trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("'" + kv[1].trim() + "' is not a probability between 0 and 1");
+      }
+      if (kind == Fault.NONE || !(p >= 0 && p <= 1)) {
+        throw new IllegalArgumentException(part + " needs a kind and a probability between 0 and 1");
+      }
+      f = f.with(kind, p);
+    }
+    return f;
   }
 
   /** This configuration with {@code fault} injected with probability {@code probability}. */

@@ -2,11 +2,14 @@ package dev.tokenmeter.simulator;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.tokenmeter.sse.SseWriter;
 import io.netty.buffer.ByteBuf;
 
 /**
  * The SSE bytes of one streamed response, in vLLM's wire format, pre-encoded when the request is
- * accepted so that a token costs three buffer copies and no JSON serialization. Not thread-safe
+ * accepted so that a token costs three buffer copies and no JSON serialization. The SSE framing is
+ * {@link SseWriter}'s ({@code dataStart}/{@code dataEnd} around a token, {@code data} for whole
+ * events): the project's one SSE writer. Not thread-safe
  * (used on one event loop).
  *
  * <p>Chat chunk of token {@code t} (one line, then a blank line):
@@ -27,18 +30,18 @@ import io.netty.buffer.ByteBuf;
  */
 final class StreamFrames {
 
-  static final byte[] DONE = ascii("data: [DONE]\n\n");
+  static final byte[] DONE = SseWriter.data("[DONE]");
   static final byte[] ERROR_EVENT =
-      ascii(
-          "data: {\"error\": {\"message\": \"Simulated engine failure (tokenmeter fault"
+      SseWriter.data(
+          "{\"error\": {\"message\": \"Simulated engine failure (tokenmeter fault"
               + " injection)\", \"type\": \"InternalServerError\", \"param\": null, \"code\":"
-              + " 500}}\n\n");
+              + " 500}}");
 
-  private static final byte[] CHAT_MID = ascii("\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
+  private static final byte[] CHAT_MID = SseWriter.dataEnd(utf8("\"},\"logprobs\":null,\"finish_reason\":null}]}"));
   private static final byte[] COMPLETION_MID =
-      ascii(
-          "\",\"logprobs\":null,\"finish_reason\":null,\"stop_reason\":null}],\"usage\":null}\n\n");
-  private static final byte[] BLANK_LINE = ascii("\n\n");
+      SseWriter.dataEnd(utf8("\",\"logprobs\":null,\"finish_reason\":null,\"stop_reason\":null}],\"usage\":null}"));
+  /** Ends an event inside a JSON string: the malformed-event fault. */
+  private static final byte[] CUT = SseWriter.dataEnd(new byte[0]);
 
   private final GenerationRequest.Api api;
   private final String head;
@@ -55,19 +58,19 @@ final class StreamFrames {
     this.api = api;
     String object = api == GenerationRequest.Api.CHAT ? "chat.completion.chunk" : "text_completion";
     this.head =
-        "data: {\"id\":\"" + id + "\",\"object\":\"" + object + "\",\"created\":" + createdSeconds
+        "{\"id\":\"" + id + "\",\"object\":\"" + object + "\",\"created\":" + createdSeconds
             + ",\"model\":" + quotedModel + ",\"choices\":[";
     this.tokenPrefix =
-        (head
+        SseWriter.dataStart(
+            utf8(head
                 + (api == GenerationRequest.Api.CHAT
                     ? "{\"index\":0,\"delta\":{\"content\":\""
-                    : "{\"index\":0,\"text\":\""))
-            .getBytes(UTF_8);
+                    : "{\"index\":0,\"text\":\"")));
     this.roleChunk =
-        (head
+        SseWriter.data(
+            head
                 + "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
-                + "\"logprobs\":null,\"finish_reason\":null}]}\n\n")
-            .getBytes(UTF_8);
+                + "\"logprobs\":null,\"finish_reason\":null}]}");
   }
 
   /** Chat only: the first chunk, {@code delta: {"role":"assistant","content":""}}. */
@@ -88,10 +91,10 @@ final class StreamFrames {
       String tail =
           api == GenerationRequest.Api.CHAT
               ? "\"},\"logprobs\":null,\"finish_reason\":\"" + finishReason
-                  + "\",\"stop_reason\":null}]}\n\n"
+                  + "\",\"stop_reason\":null}]}"
               : "\",\"logprobs\":null,\"finish_reason\":\"" + finishReason
-                  + "\",\"stop_reason\":null}],\"usage\":null}\n\n";
-      out.writeCharSequence(tail, UTF_8);
+                  + "\",\"stop_reason\":null}],\"usage\":null}";
+      out.writeBytes(SseWriter.dataEnd(utf8(tail))); // once per response
     }
   }
 
@@ -103,14 +106,14 @@ final class StreamFrames {
     String usage =
         head + "],\"usage\":{\"prompt_tokens\":" + promptTokens + ",\"total_tokens\":"
             + (promptTokens + completionTokens) + ",\"completion_tokens\":" + completionTokens
-            + "}}\n\n";
-    out.writeCharSequence(usage, UTF_8);
+            + "}}";
+    out.writeBytes(SseWriter.data(usage));
   }
 
   /** A malformed event: the start of a token chunk cut inside a string, so not valid JSON. */
   void writeMalformed(ByteBuf out) {
     out.writeBytes(tokenPrefix);
-    out.writeBytes(BLANK_LINE);
+    out.writeBytes(CUT);
   }
 
   /** Bytes a token chunk needs at most, for buffer sizing. */
@@ -118,7 +121,7 @@ final class StreamFrames {
     return tokenPrefix.length + tokenJson.length + 96;
   }
 
-  private static byte[] ascii(String s) {
+  private static byte[] utf8(String s) {
     return s.getBytes(UTF_8);
   }
 }

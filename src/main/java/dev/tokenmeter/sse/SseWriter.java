@@ -15,6 +15,8 @@ import java.nio.charset.StandardCharsets;
  * <pre>{@code
  * channel.write(SseWriter.data(json));        // "data: {json}\n\n"
  * channel.write(SseWriter.data("[DONE]"));
+ * // Pre-encoded once per response, then one copy of the token per event:
+ * byte[] start = SseWriter.dataStart(jsonUpToToken), end = SseWriter.dataEnd(jsonAfterToken);
  * }</pre>
  */
 public final class SseWriter {
@@ -45,6 +47,38 @@ public final class SseWriter {
     byte[] out = new byte[dataLinesLength(utf8) + 1];
     int end = writeDataLines(utf8, out, 0);
     out[end] = '\n';
+    return out;
+  }
+
+  /**
+   * The start of a one-line data event: {@code "data: "} then {@code utf8}. With {@link
+   * #dataEnd(byte[])} a server can encode the fixed parts of its events once and copy only the
+   * part that changes per event (a token): {@code dataStart(a)}, then {@code middle}, then {@code
+   * dataEnd(b)} are the bytes of {@code data(a + middle + b)} as long as {@code middle} holds no
+   * line break (escaped JSON never does).
+   *
+   * @throws IllegalArgumentException if {@code utf8} holds a line break
+   */
+  public static byte[] dataStart(byte[] utf8) {
+    checkSingleLine(utf8, "data piece");
+    byte[] out = new byte[DATA.length + utf8.length];
+    System.arraycopy(DATA, 0, out, 0, DATA.length);
+    System.arraycopy(utf8, 0, out, DATA.length, utf8.length);
+    return out;
+  }
+
+  /**
+   * The end of a one-line data event begun with {@link #dataStart(byte[])}: {@code utf8}, then the
+   * line's end and the blank line that dispatches the event.
+   *
+   * @throws IllegalArgumentException if {@code utf8} holds a line break
+   */
+  public static byte[] dataEnd(byte[] utf8) {
+    checkSingleLine(utf8, "data piece");
+    byte[] out = new byte[utf8.length + 2];
+    System.arraycopy(utf8, 0, out, 0, utf8.length);
+    out[out.length - 2] = '\n';
+    out[out.length - 1] = '\n';
     return out;
   }
 
@@ -186,6 +220,12 @@ public final class SseWriter {
 
   private static void checkSingleLine(String s, String what) {
     if (s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
+      throw new IllegalArgumentException("an SSE " + what + " cannot contain a line break");
+    }
+  }
+
+  private static void checkSingleLine(byte[] utf8, String what) {
+    if (indexOfLineBreak(utf8, 0, utf8.length) >= 0) {
       throw new IllegalArgumentException("an SSE " + what + " cannot contain a line break");
     }
   }

@@ -188,10 +188,10 @@ class SimulateCommandTest {
           "--warmup", "0s", "--cooldown", "0s", "--output-tokens", "64", "--out", dir.toString()));
       run.start();
       long deadline = System.nanoTime() + 30_000_000_000L;
-      while (cmd.stagesStarted < 2 && System.nanoTime() < deadline && run.isAlive()) {
+      while (cmd.stagesStarted() < 2 && System.nanoTime() < deadline && run.isAlive()) {
         Thread.onSpinWait(); // waiting for the other thread, not for time to pass
       }
-      assertThat(cmd.stagesStarted).as(captured.toString()).isEqualTo(2);
+      assertThat(cmd.stagesStarted()).as(captured.toString()).isEqualTo(2);
       cmd.onSignal(); // what the Ctrl-C hook runs: returns once summary.json is written
       run.join(30_000);
     } finally {

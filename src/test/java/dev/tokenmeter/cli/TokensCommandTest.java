@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.testkit.Cli;
+import dev.tokenmeter.workload.JsonlCounter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,12 +118,5 @@ class TokensCommandTest {
     Cli.Result bad = Cli.run("tokens", "-t", "nope", "x");
     assertThat(bad.exitCode()).isEqualTo(Main.EXIT_USAGE);
     assertThat(bad.err()).contains("unknown tokenizer 'nope'");
-  }
-
-  @Test
-  void wordsAreRunsOfNonSpace() {
-    assertThat(TokensCommand.words("")).isZero();
-    assertThat(TokensCommand.words("  a  b\tc\n")).isEqualTo(3);
-    assertThat(TokensCommand.words("你好")).isEqualTo(1);
   }
 }

@@ -55,6 +55,34 @@ class SummaryMergerTest {
   }
 
   @Test
+  void mergedDistributionsAndHistogramsHaveTheWritersFieldsInItsOrder() throws Exception {
+    JsonNode run = JSON.readTree(SummaryJsonWriter.toJson(SampleRun.summary()));
+    JsonNode m = SummaryMerger.merge(parts(run, run.deepCopy()), List.of("tokenmeter", "merge"), false).summary();
+    for (int s = 0; s < 2; s++) {
+      JsonNode one = run.get("stages").get(s);
+      JsonNode two = m.get("stages").get(s);
+      for (String section : new String[] {"metrics", "histograms"}) {
+        assertThat(names(two.get(section))).as(section).isEqualTo(names(one.get(section)));
+        for (String metric : names(one.get(section))) {
+          assertThat(names(two.get(section).get(metric))).as(section + " " + metric)
+              .isEqualTo(names(one.get(section).get(metric)));
+        }
+      }
+      assertThat(names(two.at("/client_health/send_lag_ms"))).isEqualTo(names(one.at("/client_health/send_lag_ms")));
+      // The same histograms twice: the merged one has twice the count, in the writer's encoding.
+      JsonNode h = one.at("/histograms/ttft");
+      assertThat(two.at("/histograms/ttft/encoding")).isEqualTo(h.get("encoding"));
+      assertThat(two.at("/histograms/ttft/count").asLong()).isEqualTo(2 * h.get("count").asLong());
+    }
+  }
+
+  private static List<String> names(JsonNode n) {
+    List<String> out = new java.util.ArrayList<>();
+    n.fieldNames().forEachRemaining(out::add);
+    return out;
+  }
+
+  @Test
   void windowsThatDoNotOverlapAreReported() throws Exception {
     JsonNode run = JSON.readTree(SummaryJsonWriter.toJson(SampleRun.summary()));
     ObjectNode late = run.deepCopy();

@@ -69,6 +69,26 @@ class SseWriterTest {
   }
 
   @Test
+  void dataInPiecesIsTheSameEventAsDataWhole() {
+    byte[] start = SseWriter.dataStart(utf8("{\"t\":\""));
+    byte[] end = SseWriter.dataEnd(utf8("\"}"));
+    byte[] middle = utf8("日本 \\n");
+    byte[] pieces = new byte[start.length + middle.length + end.length];
+    System.arraycopy(start, 0, pieces, 0, start.length);
+    System.arraycopy(middle, 0, pieces, start.length, middle.length);
+    System.arraycopy(end, 0, pieces, start.length + middle.length, end.length);
+    assertThat(pieces).isEqualTo(SseWriter.data("{\"t\":\"日本 \\n\"}"));
+    assertThat(text(SseWriter.dataEnd(new byte[0]))).isEqualTo("\n\n");
+  }
+
+  @Test
+  void aPieceWithALineBreakIsRefused() {
+    assertThatThrownBy(() -> SseWriter.dataStart(utf8("a\nb"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("line break");
+    assertThatThrownBy(() -> SseWriter.dataEnd(utf8("a\rb"))).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void commentsAreIgnoredByReaders() {
     assertThat(text(SseWriter.comment("keep-alive"))).isEqualTo(": keep-alive\n");
     List<SseEvent> events = new ArrayList<>();

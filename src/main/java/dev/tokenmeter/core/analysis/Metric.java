@@ -2,7 +2,7 @@ package dev.tokenmeter.core.analysis;
 
 /**
  * The distributions a stage records, one HdrHistogram each, with the unit the histogram holds and
- * the unit reports show. Definitions are DESIGN.md's measurement contract; see {@code
+ * the unit reports show. Definitions are the measurement contract of docs/METRICS.md; see {@code
  * docs/METRICS.md}.
  *
  * <p>{@link #wireName()} names the histogram in {@code summary.json} ({@code stages[].histograms});

@@ -7,7 +7,7 @@ import dev.tokenmeter.core.request.TokenCountSource;
 import java.util.Arrays;
 
 /**
- * The numbers of DESIGN.md's measurement contract for one finished request, immutable. Times are
+ * The numbers of the measurement contract (docs/METRICS.md) for one finished request, immutable. Times are
  * nanoseconds; a time that does not exist (no first token, never sent) is {@link #NONE}.
  *
  * <p>Output tokens {@code n}: {@code usage.completion_tokens} when the server sent it; else the

@@ -3,7 +3,7 @@ package dev.tokenmeter.core.request;
 import java.util.Arrays;
 
 /**
- * Everything measured about one request, as it happens: the timestamps of DESIGN.md's measurement
+ * Everything measured about one request, as it happens: the timestamps of the measurement
  * model, each text chunk's arrival, usage, and the outcome. Filled by the engine from endpoint
  * callbacks; read by the metric math once {@link #outcome()} is set.
  *

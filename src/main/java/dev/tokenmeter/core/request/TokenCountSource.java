@@ -1,6 +1,6 @@
 package dev.tokenmeter.core.request;
 
-/** Where a request's output token count came from, best first (DESIGN.md). */
+/** Where a request's output token count came from, best first (docs/METRICS.md, docs/ARCHITECTURE.md). */
 public enum TokenCountSource {
   /** The server's {@code usage.completion_tokens}. */
   USAGE,

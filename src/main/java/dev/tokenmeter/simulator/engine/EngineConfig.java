@@ -154,4 +154,33 @@ public record EngineConfig(
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, enabled,
         profile);
   }
+
+  /** {@code llama-3.1-8b on 1 x h100-sxm (bf16 weights, bf16 KV cache)}: the deployment in one line. */
+  public String describe() {
+    return String.format(
+        java.util.Locale.ROOT,
+        "%s on %d x %s (%s weights, %s KV cache%s)",
+        model.id(), tensorParallel, gpu.id(), weights.id(), kvCache.id(),
+        prefixCaching ? "" : ", no prefix caching");
+  }
+
+  /**
+   * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
+   * MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence (fitted ...)"}: the profile
+   * and the efficiency factors this deployment uses, and whether they are the fitted ones.
+   */
+  public String describeEngine() {
+    EngineProfile p = profile;
+    boolean fitted = mfu == Calibration.MFU
+        && mbu == Calibration.MBU
+        && iterationOverheadNanos == p.iterationOverheadNanos()
+        && perSequenceOverheadNanos == p.perSequenceNanos();
+    return String.format(
+        java.util.Locale.ROOT,
+        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"
+            + " %.3f ms per iteration + %.3f ms per sequence (%s)",
+        p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, mbu,
+        iterationOverheadNanos / 1e6, perSequenceOverheadNanos / 1e6,
+        fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags");
+  }
 }

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.load.StagePlan;
@@ -10,7 +10,7 @@ import java.util.List;
  * {@code bench}, {@code demo} and {@code simulate} alike. Not thread-safe: one run asks it, in
  * order.
  */
-interface StageSequence {
+public interface StageSequence {
 
   /**
    * The next stage to run, or null when the run is over.

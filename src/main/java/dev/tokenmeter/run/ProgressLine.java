@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.metrics.LiveStats;
 import java.io.PrintStream;
@@ -9,14 +9,14 @@ import java.util.function.Supplier;
  * A live one-line status on a terminal, redrawn in place every half second. Silent when the output
  * is not a terminal (logs and CI stay clean).
  */
-final class ProgressLine implements AutoCloseable {
+public final class ProgressLine implements AutoCloseable {
   private static final long PERIOD_MILLIS = 500;
   private final PrintStream err;
   private final Thread thread;
   private volatile boolean running = true;
   private volatile Supplier<String> source = () -> null;
 
-  ProgressLine(PrintStream err, boolean enabled) {
+  public ProgressLine(PrintStream err, boolean enabled) {
     this.err = err;
     this.thread = new Thread(this::loop, "tokenmeter-progress");
     thread.setDaemon(true);
@@ -26,7 +26,7 @@ final class ProgressLine implements AutoCloseable {
   }
 
   /** True when stderr is an interactive terminal. */
-  static boolean isTerminal() {
+  public static boolean isTerminal() {
     var console = System.console();
     if (console == null) {
       return false;
@@ -39,11 +39,11 @@ final class ProgressLine implements AutoCloseable {
   }
 
   /** What to show: a label and a live-stats supplier (called from this thread). */
-  void show(String label, Supplier<LiveStats> stats) {
+  public void show(String label, Supplier<LiveStats> stats) {
     source = () -> format(label, stats.get());
   }
 
-  static String format(String label, LiveStats s) {
+  public static String format(String label, LiveStats s) {
     if (s == null) {
       return label + "  starting";
     }
@@ -78,7 +78,7 @@ final class ProgressLine implements AutoCloseable {
   }
 
   /** Stops redrawing and clears the line, before other output. */
-  void pause() {
+  public void pause() {
     source = () -> null;
     clear();
   }

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.workload;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -33,9 +33,9 @@ import java.util.concurrent.Future;
  * order the batches were read. The first bad record (in file order) stops the count as a usage
  * error naming its line; lines before it have been written.
  */
-final class JsonlCounter {
+public final class JsonlCounter {
   /** Lines per task: large enough that handing over costs little next to counting 512 records. */
-  static final int BATCH = 512;
+  public static final int BATCH = 512;
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -48,7 +48,7 @@ final class JsonlCounter {
    * @param pricePerMillion USD per 1M tokens for the totals, or null
    * @param threads worker threads (the cores to use)
    */
-  JsonlCounter(List<Tokenizer> tokenizers, String field, Double pricePerMillion, int threads) {
+  public JsonlCounter(List<Tokenizer> tokenizers, String field, Double pricePerMillion, int threads) {
     this.tokenizers = List.copyOf(tokenizers);
     this.field = field;
     this.pricePerMillion = pricePerMillion;
@@ -62,7 +62,7 @@ final class JsonlCounter {
   private record Batch(List<Counted> records, RuntimeException error) {}
 
   /** Counts {@code file} to {@code out}. */
-  void count(Path file, OutputStream out) throws IOException {
+  public void count(Path file, OutputStream out) throws IOException {
     long[] totals = new long[tokenizers.size()];
     long records = 0;
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
@@ -103,7 +103,7 @@ final class JsonlCounter {
       writeTotals(g, records, totals);
       g.writeRaw('\n');
     } catch (NoSuchFileException e) {
-      throw new UsageException("file not found: " + file);
+      throw new WorkloadException("file not found: " + file);
     } finally {
       inFlight.forEach(f -> f.cancel(true));
       pool.shutdownNow();
@@ -122,12 +122,12 @@ final class JsonlCounter {
       try {
         rec = MAPPER.readTree(line);
       } catch (JsonProcessingException e) {
-        return new Batch(out, new UsageException(
+        return new Batch(out, new WorkloadException(
             file + ":" + lineNo + ": not a JSON object: " + e.getOriginalMessage()));
       }
       JsonNode value = rec == null ? null : rec.get(field);
       if (value == null || !value.isTextual()) {
-        return new Batch(out, new UsageException(
+        return new Batch(out, new WorkloadException(
             file + ":" + lineNo + ": no string field \"" + field + "\" (choose it with --field)"));
       }
       String text = value.asText();
@@ -150,7 +150,7 @@ final class JsonlCounter {
       throw new IOException("interrupted", e);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
-        throw r; // UsageException, TokenizerException: the user's error, as is
+        throw r; // WorkloadException, TokenizerException: the user's error, as is
       }
       throw new IOException(e.getCause());
     }

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.analysis.LoadSearch;
 import dev.tokenmeter.core.analysis.RunAnalysis;
@@ -8,6 +8,8 @@ import dev.tokenmeter.core.engine.RequestSink;
 import dev.tokenmeter.core.metrics.GoodputCounter;
 import dev.tokenmeter.report.JUnitXml;
 import dev.tokenmeter.report.SloRender;
+import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.StageSequence;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,13 +19,13 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * One run's SLO, knee and search settings, resolved by {@link SloOptions#resolve}, and the hooks a
+ * One run's SLO, knee and search settings, resolved from the command's {@code --slo} options, and the hooks a
  * run calls: the stages to run, a request sink that counts goodput, the goodput filled into each
  * stage result, the run's analysis for {@code summary.json}, and at the end the verdict (table,
  * {@code --junit}, {@code --markdown}, exit code). Without {@code --slo} every hook is a no-op but
  * the curve. Used from the run's thread; the sink from the event loop (see {@link GoodputCounter}).
  */
-final class SloRun {
+public final class SloRun {
   private final Slo slo;
   private final StageSequence stages;
   private final LoadSearch search;
@@ -33,7 +35,7 @@ final class SloRun {
   private final Path markdown;
   private final GoodputCounter goodput;
 
-  SloRun(Slo slo, StageSequence stages, LoadSearch search, double kneeTps, double kneeFraction, Path junit, Path markdown) {
+  public SloRun(Slo slo, StageSequence stages, LoadSearch search, double kneeTps, double kneeFraction, Path junit, Path markdown) {
     this.slo = slo;
     this.stages = stages;
     this.search = search;
@@ -45,22 +47,22 @@ final class SloRun {
   }
 
   /** No SLO, the given stages, the default knee bar. */
-  static SloRun none(StageSequence stages) {
+  public static SloRun none(StageSequence stages) {
     return new SloRun(null, stages, null, 30, Double.NaN, null, null);
   }
 
   /** Whether the run is judged: an {@code --slo} given, or a capacity search. */
-  boolean gated() {
+  public boolean gated() {
     return slo != null || search != null;
   }
 
   /** The stages to run: the fixed list, or the capacity search. */
-  StageSequence stages() {
+  public StageSequence stages() {
     return stages;
   }
 
   /** {@code inner}, also counting goodput when an SLO is given. */
-  RequestSink sink(RequestSink inner) {
+  public RequestSink sink(RequestSink inner) {
     if (goodput == null) {
       return inner;
     }
@@ -71,28 +73,28 @@ final class SloRun {
   }
 
   /** {@code r} with its goodput when an SLO is given; call after the stage ended. */
-  StageResult withGoodput(StageResult r) {
+  public StageResult withGoodput(StageResult r) {
     return goodput == null ? r : r.withGoodput(goodput.count(r.plan().index()));
   }
 
   /** The curve, knee, SLO verdicts and search answer over {@code results}. */
-  RunAnalysis analyze(List<StageResult> results) {
+  public RunAnalysis analyze(List<StageResult> results) {
     return RunAnalysis.of(results, kneeTps, kneeFraction, slo, search);
   }
 
   /**
-   * Prints the SLO table, writes {@code --junit} and {@code --markdown}, and returns the exit code:
-   * {@link Main#EXIT_SLO_VIOLATED} when the SLO was violated, else {@link Main#EXIT_OK}.
+   * Prints the SLO table, writes {@code --junit} and {@code --markdown}, and returns whether the
+   * SLO was violated (the command's exit code 3); false when no SLO was given.
    */
-  int finish(RunAnalysis a, List<StageResult> results, String target, Instant startedAt, PrintStream out) {
+  public boolean finish(RunAnalysis a, List<StageResult> results, String target, Instant startedAt, PrintStream out) {
     if (a.slo() == null) {
-      return Main.EXIT_OK;
+      return false;
     }
     out.println();
     out.print(SloRender.console(a));
     write(junit, "--junit", () -> JUnitXml.render(a, results, target, startedAt), out);
     write(markdown, "--markdown", () -> SloRender.markdown(a, target), out);
-    return a.sloViolated() ? Main.EXIT_SLO_VIOLATED : Main.EXIT_OK;
+    return a.sloViolated();
   }
 
   private static void write(Path file, String flag, java.util.function.Supplier<String> text, PrintStream out) {

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,22 +47,14 @@ class LoadSplitTest {
 
   @Test
   void totalsThatDoNotDivideAreUsageErrorsNamingTheNearestValid() {
-    LoadOptions load = new LoadOptions();
-    load.concurrency = List.of(6, 7);
-    assertThatThrownBy(() -> LoadSplit.check(load, 3)).isInstanceOf(UsageException.class)
+    assertThatThrownBy(() -> LoadSplit.check(null, List.of(6, 7), null, 3)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("--concurrency 7 is the total over the 3 variants and must divide evenly: use 6 or 9 (2 or 3 per variant)");
-    load.concurrency = List.of(1);
-    assertThatThrownBy(() -> LoadSplit.check(load, 2)).isInstanceOf(UsageException.class)
+    assertThatThrownBy(() -> LoadSplit.check(null, List.of(1), null, 2)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("--concurrency 1 is the total over the 2 variants and must divide evenly: use 2 (1 per variant)");
-    LoadOptions open = new LoadOptions();
-    open.rate = List.of(3.0);
-    open.maxConcurrency = 5;
-    assertThatThrownBy(() -> LoadSplit.check(open, 2)).isInstanceOf(UsageException.class)
+    assertThatThrownBy(() -> LoadSplit.check(null, List.of(), 5, 2)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("--max-concurrency 5 is the total");
-    open.maxConcurrency = 4;
-    LoadSplit.check(open, 2); // any rate divides
-    open.requests = 10L;
-    assertThatThrownBy(() -> LoadSplit.check(open, 2)).isInstanceOf(UsageException.class)
+    LoadSplit.check(null, List.of(), 4, 2); // any rate divides
+    assertThatThrownBy(() -> LoadSplit.check(10L, List.of(), 4, 2)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("--variant needs a --duration window");
   }
 }

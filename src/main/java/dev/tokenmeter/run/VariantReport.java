@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
@@ -7,13 +7,11 @@ import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
-import dev.tokenmeter.report.CompareJsonWriter;
 import dev.tokenmeter.report.CompareReport;
 import dev.tokenmeter.report.RunFolder;
-import dev.tokenmeter.report.html.CompareHtml;
+import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,17 +25,18 @@ import java.util.Map;
  * compare.md}, {@code compare.json}, {@code compare.html}, and the tables on the terminal).
  * Stateless.
  */
-final class VariantReport {
-  static final String DEFINITIONS = "variants.json";
+public final class VariantReport {
+  public static final String DEFINITIONS = "variants.json";
 
   private VariantReport() {}
 
   /**
    * Writes {@code DIR/variants.json}: per variant its name, the {@code --variant} text, and what it
    * sends (URL, API, model, header names (not values: they may hold keys), the merged extra body,
-   * the system prompt's size), plus the load share and seed.
+   * the system prompt's size), plus the load share and seed. {@code systems} holds each variant's
+   * {@code system} key as given ({@code @FILE} is named, inline text is not), null where none.
    */
-  static void writeDefinitions(Path outDir, List<Variant> variants, List<BenchRun.Lane> lanes, long seed) {
+  public static void writeDefinitions(Path outDir, List<BenchRun.Lane> lanes, List<String> systems, long seed) {
     Path file = outDir.resolve(DEFINITIONS);
     try {
       Files.createDirectories(outDir);
@@ -46,11 +45,11 @@ final class VariantReport {
         g.writeStartObject();
         g.writeStringField("tool_version", Version.VERSION);
         g.writeNumberField("seed", seed);
-        g.writeStringField("load_share", "1/" + variants.size()
+        g.writeStringField("load_share", "1/" + lanes.size()
             + " of --concurrency, --rate and --max-concurrency per variant; the same arrival offsets and prompts");
         g.writeArrayFieldStart("variants");
-        for (int i = 0; i < variants.size(); i++) {
-          write(g, variants.get(i), lanes.get(i));
+        for (int i = 0; i < lanes.size(); i++) {
+          write(g, lanes.get(i), systems.get(i));
         }
         g.writeEndArray();
         g.writeEndObject();
@@ -60,12 +59,12 @@ final class VariantReport {
     }
   }
 
-  private static void write(JsonGenerator g, Variant v, BenchRun.Lane lane) throws IOException {
+  private static void write(JsonGenerator g, BenchRun.Lane lane, String system) throws IOException {
     EndpointConfig e = lane.endpoint();
     Map<String, Object> w = lane.workload();
     g.writeStartObject();
-    g.writeStringField("name", v.name());
-    g.writeStringField("folder", v.name());
+    g.writeStringField("name", lane.name());
+    g.writeStringField("folder", lane.name());
     g.writeStringField("url", e.baseUrl().toString());
     g.writeStringField("api", e.api().wireName());
     g.writeStringField("model", e.model());
@@ -75,7 +74,7 @@ final class VariantReport {
     }
     g.writeEndArray();
     g.writeStringField("extra_body", e.extraBodyJson());
-    g.writeStringField("system_prompt", v.system() == null ? null : v.system().startsWith("@") ? v.system() : "(inline)");
+    g.writeStringField("system_prompt", system == null ? null : system.startsWith("@") ? system : "(inline)");
     if (w.get("system_prompt_tokens") instanceof Integer tokens) {
       g.writeNumberField("system_prompt_tokens", tokens);
     }
@@ -86,9 +85,11 @@ final class VariantReport {
    * Compares the first lane's folder with the others' (the defaults of {@code tokenmeter compare}),
    * prints the tables on {@code out} and writes {@code compare.md}, {@code compare.json} and {@code
    * compare.html} into {@code outDir}. A folder that cannot be read or a file that cannot be written
-   * is reported on {@code err}: the variants' results are already saved and stay valid.
+   * is reported on {@code err}: the variants' results are already saved and stay valid. {@code
+   * settings} are {@code compare}'s defaults.
    */
-  static void compareAndPrint(Path outDir, List<BenchRun.Lane> lanes, PrintStream out, PrintStream err) {
+  static void compareAndPrint(Path outDir, List<BenchRun.Lane> lanes, StageComparison.Settings settings,
+      PrintStream out, PrintStream err) {
     List<RunFolder> runs = new ArrayList<>();
     try {
       for (BenchRun.Lane lane : lanes) {
@@ -98,8 +99,7 @@ final class VariantReport {
       err.println("tokenmeter: could not compare the variants: " + e.getMessage());
       return;
     }
-    StageComparison.Settings settings = new CompareCommand().settings();
-    List<RunComparison> comparisons = CompareCommand.compare(runs, settings);
+    List<RunComparison> comparisons = CompareRun.compare(runs, settings);
     out.println();
     StringBuilder names = new StringBuilder();
     for (int i = 0; i < lanes.size(); i++) {
@@ -111,11 +111,9 @@ final class VariantReport {
     Path json = outDir.resolve("compare.json");
     Path html = outDir.resolve("compare.html");
     try {
-      Files.writeString(md, CompareReport.markdown(runs, comparisons, settings), StandardCharsets.UTF_8);
-      CompareJsonWriter.write(json, runs, comparisons, settings);
-      CompareHtml.write(html, runs, comparisons, settings);
-    } catch (IOException e) {
-      err.println("tokenmeter: could not write the comparison into " + outDir + ": " + e.getMessage());
+      CompareRun.write(runs, comparisons, settings, md, json, html);
+    } catch (RunFailedException e) {
+      err.println("tokenmeter: could not write the comparison: " + e.getMessage());
       return;
     }
     out.println();

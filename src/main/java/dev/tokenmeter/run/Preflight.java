@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,24 +11,24 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import javax.net.ssl.SSLHandshakeException;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * Asks {@code GET /v1/models} once before a run: proves the server is reachable (a clear message
  * instead of a run full of connect errors), finds the model when {@code --model} is not given, and
  * catches a wrong URL or key early. Costs no generation on the server.
  */
-final class Preflight {
+public final class Preflight {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** What the server said. {@code warnings} are printed; they do not stop the run. */
-  record Result(List<String> models, List<String> warnings) {}
+  public record Result(List<String> models, List<String> warnings) {}
 
   private Preflight() {}
 
-  static Result check(EndpointConfig cfg, Duration timeout) {
+  public static Result check(EndpointConfig cfg, Duration timeout) {
     String path = cfg.requestPath();
     String modelsPath = path.substring(0, path.length() - cfg.api().path().length()) + "/models";
     URI base = cfg.baseUrl();

@@ -1,10 +1,11 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.RunAnalysis;
+import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.engine.StageRunner;
@@ -20,6 +21,12 @@ import dev.tokenmeter.report.RepeatsReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.SummaryJsonWriter;
+import dev.tokenmeter.run.LoadSplit;
+import dev.tokenmeter.run.ProgressLine;
+import dev.tokenmeter.run.RepeatingSequence;
+import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.SloRun;
+import dev.tokenmeter.run.StageSequence;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -40,7 +47,7 @@ import java.util.function.Function;
  * finished stages) and at the end, tables on the terminal. Ctrl-C stops the current stage, and the
  * partial results are still written.
  */
-final class BenchRun {
+public final class BenchRun {
 
   /**
    * One endpoint a run measures, with its own results folder: the whole run of a plain bench, or
@@ -51,7 +58,7 @@ final class BenchRun {
    *
    * @param name the variant's name, or null for a plain run
    */
-  record Lane(
+  public record Lane(
       String name,
       EndpointConfig endpoint,
       Function<StagePlan, RequestSource> requests,
@@ -63,7 +70,7 @@ final class BenchRun {
    * together, each with its share of the stage's load ({@link LoadSplit}); {@code outDir} is the
    * run's folder (a plain run's one lane writes into it, variants into its subfolders).
    */
-  record Settings(
+  public record Settings(
       List<Lane> lanes,
       StageSequence stages,
       Timeouts timeouts,
@@ -75,7 +82,7 @@ final class BenchRun {
       OutputTokenCounter counter,
       Cost.Model cost,
       SloRun slo) {
-    Settings {
+    public Settings {
       lanes = List.copyOf(lanes);
       if (lanes.isEmpty()) {
         throw new IllegalArgumentException("a run needs at least one lane");
@@ -90,16 +97,16 @@ final class BenchRun {
   private final List<LaneRun> lanes = new CopyOnWriteArrayList<>();
   private volatile boolean interrupted;
   private final CountDownLatch written = new CountDownLatch(1);
-  private int sloExitCode = Main.EXIT_OK;
+  private boolean sloViolated;
 
-  BenchRun(Settings settings, PrintStream out, PrintStream err) {
+  public BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this.s = settings;
     this.out = out;
     this.err = err;
   }
 
   /** Runs every stage; returns the first lane's results (partial when interrupted). */
-  List<StageResult> run() {
+  public List<StageResult> run() {
     try {
       runAndReport();
       return lanes.get(0).results();
@@ -170,7 +177,7 @@ final class BenchRun {
       }
       printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), lane.results()));
       if (failure == null && lanes.size() == 1) {
-        sloExitCode = s.slo().finish(analysis, lane.results(), target(lane.lane().endpoint()), startedAt, out);
+        sloViolated = s.slo().finish(analysis, lane.results(), target(lane.lane().endpoint()), startedAt, out);
       }
     }
     lanes.forEach(l -> printResults(l.lane().outDir(), out));
@@ -178,7 +185,8 @@ final class BenchRun {
       throw failure;
     }
     if (lanes.size() > 1 && !interrupted) {
-      VariantReport.compareAndPrint(s.outDir(), lanes.stream().map(LaneRun::lane).toList(), out, err);
+      VariantReport.compareAndPrint(s.outDir(), lanes.stream().map(LaneRun::lane).toList(),
+          StageComparison.Settings.DEFAULT, out, err);
     }
   }
 
@@ -195,58 +203,25 @@ final class BenchRun {
     for (int i = 0; i < rs.size(); i++) {
       out.println();
       out.print(heading(lanes.get(i)) + ConsoleReport.stage(rs.get(i), planned));
-      CostOptions.print(out, s.cost(), rs.get(i));
+      RunCost.print(out, s.cost(), rs.get(i));
     }
     out.flush();
   }
 
-  boolean interrupted() {
+  /** Whether the user stopped the run (Ctrl-C): the command's exit code 130. */
+  public boolean interrupted() {
     return interrupted;
   }
 
-  /**
-   * Runs a command's plan with its output options and returns the exit code: the one entry point
-   * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
-   * variants, each into the subfolder of its name.
-   */
-  static int execute(
-      Path outDir,
-      List<Lane> lanes,
-      StageSequence stages,
-      WorkloadOptions workload,
-      OutputOptions output,
-      long seed,
-      Cost.Model cost,
-      picocli.CommandLine.Model.CommandSpec spec,
-      SloRun slo) {
-    List<String> commandLine = new ArrayList<>();
-    commandLine.add("tokenmeter");
-    commandLine.add(spec.name());
-    commandLine.addAll(spec.commandLine().getParseResult().originalArgs());
-    BenchRun run =
-        new BenchRun(
-            new Settings(
-                lanes,
-                stages,
-                output.timeouts(),
-                outDir,
-                !output.quiet && ProgressLine.isTerminal(),
-                commandLine,
-                seed,
-                output.rawTimes,
-                workload.outputCounter(),
-                cost,
-                slo),
-            System.out,
-            System.err);
-    run.run();
-    return run.interrupted() ? Main.EXIT_INTERRUPTED : run.sloExitCode;
+  /** Whether the run's {@code --slo} was violated (the command's exit code 3); false without one. */
+  public boolean sloViolated() {
+    return sloViolated;
   }
 
   /** A plain run's one lane: {@code endpoint}, writing into {@code outDir} itself. */
-  static List<Lane> single(EndpointConfig endpoint, Function<StagePlan, RequestSource> requests,
-      WorkloadOptions workload, Path outDir) {
-    return List.of(new Lane(null, endpoint, requests, outDir, workload.describe()));
+  public static List<Lane> single(EndpointConfig endpoint, Function<StagePlan, RequestSource> requests,
+      Map<String, Object> workload, Path outDir) {
+    return List.of(new Lane(null, endpoint, requests, outDir, workload));
   }
 
   /**
@@ -293,7 +268,7 @@ final class BenchRun {
   }
 
   /** A stage where nothing succeeded and everything failed the same way stops the run. */
-  static RunFailedException fatal(StageResult r) {
+  public static RunFailedException fatal(StageResult r) {
     if (r.requests().completed() > 0 || r.requests().failed() == 0) {
       return null;
     }
@@ -340,7 +315,7 @@ final class BenchRun {
             completion,
             results,
             RepeatingSequence.repeatsOf(s.stages(), results),
-            CostOptions.pricing(s.cost(), results),
+            RunCost.pricing(s.cost(), results),
             s.slo().analyze(results));
     writeSummary(lane.lane().outDir(), summary, err);
   }
@@ -352,7 +327,7 @@ final class BenchRun {
   }
 
   /** The repeats table, when the run repeated its stages. */
-  static void printRepeats(PrintStream out, Repeats repeats) {
+  public static void printRepeats(PrintStream out, Repeats repeats) {
     if (repeats != null && !repeats.groups().isEmpty()) {
       out.println();
       out.print(RepeatsReport.render(repeats));
@@ -363,7 +338,7 @@ final class BenchRun {
    * Writes {@code summary.json} into {@code dir} atomically (a temporary file moved over it), so a
    * reader never sees half a file; a failure is reported on {@code err}, not thrown.
    */
-  static void writeSummary(Path dir, RunSummary summary, PrintStream err) {
+  public static void writeSummary(Path dir, RunSummary summary, PrintStream err) {
     try {
       Path tmp = dir.resolve("summary.json.tmp");
       SummaryJsonWriter.write(summary, tmp);
@@ -379,14 +354,14 @@ final class BenchRun {
     return e.baseUrl() + (e.model() == null ? "" : " model " + e.model());
   }
 
-  static RunSummary.Timeouts timeouts(Timeouts t) {
+  public static RunSummary.Timeouts timeouts(Timeouts t) {
     return new RunSummary.Timeouts(
         t.firstTokenNanos() > 0 ? Duration.ofNanos(t.firstTokenNanos()) : null,
         t.idleNanos() > 0 ? Duration.ofNanos(t.idleNanos()) : null,
         t.totalNanos() > 0 ? Duration.ofNanos(t.totalNanos()) : null);
   }
 
-  static RequestsJsonlWriter openJsonl(Path file, long runStartNanos, boolean rawTimes) {
+  public static RequestsJsonlWriter openJsonl(Path file, long runStartNanos, boolean rawTimes) {
     try {
       return new RequestsJsonlWriter(file, runStartNanos, rawTimes);
     } catch (IOException e) {
@@ -394,7 +369,7 @@ final class BenchRun {
     }
   }
 
-  static String describe(StagePlan p, int count) {
+  public static String describe(StagePlan p, int count) {
     String window =
         switch (p.stop()) {
           case StopCondition.Duration d -> fmt(d.nanos()) + " window";

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
@@ -12,32 +12,34 @@ import java.util.OptionalInt;
  * pairs, triples, ...); {@code --max-concurrency M} is M/k per variant. Each variant's share is a
  * normal stage plan, so its results folder reads like a bench run at that load. Stateless.
  */
-final class LoadSplit {
+public final class LoadSplit {
   private LoadSplit() {}
 
   /**
    * Checks, before any server is contacted, that the load divides evenly over {@code variants}
-   * and that the window is a duration (shared by all variants).
+   * and that the window is a duration (shared by all variants): {@code requests} is {@code
+   * --requests} (null for a duration window), {@code concurrency} and {@code maxConcurrency} the
+   * totals given. A problem is an {@link IllegalArgumentException} naming the option and the fix.
    */
-  static void check(LoadOptions load, int variants) {
-    if (load.requests != null) {
+  public static void check(Long requests, List<Integer> concurrency, Integer maxConcurrency, int variants) {
+    if (requests != null) {
       // Each variant would end when its own N requests are done: the faster one would stop first
       // and leave the slower one alone on the server, which is no longer a fair comparison.
-      throw new UsageException("--variant needs a --duration window that all variants share, not --requests:"
+      throw new IllegalArgumentException("--variant needs a --duration window that all variants share, not --requests:"
           + " each variant would stop at its own time");
     }
-    for (Integer c : load.concurrency) {
+    for (Integer c : concurrency) {
       if (c != null && c > 0) {
         divisible("--concurrency", c, variants);
       }
     }
-    if (load.maxConcurrency != null && load.maxConcurrency > 0) {
-      divisible("--max-concurrency", load.maxConcurrency, variants);
+    if (maxConcurrency != null && maxConcurrency > 0) {
+      divisible("--max-concurrency", maxConcurrency, variants);
     }
   }
 
   /** {@code plan} with each variant's share of its load; {@code plan} itself for one lane. */
-  static StagePlan share(StagePlan plan, int variants) {
+  public static StagePlan share(StagePlan plan, int variants) {
     if (variants == 1) {
       return plan;
     }
@@ -52,7 +54,7 @@ final class LoadSplit {
   }
 
   /** {@code ", split over 2 variants (a, b): c=2 each"}, for the line announcing a stage. */
-  static String note(StagePlan plan, List<String> names) {
+  public static String note(StagePlan plan, List<String> names) {
     if (names.size() < 2) {
       return "";
     }
@@ -73,7 +75,7 @@ final class LoadSplit {
     }
     int below = n / k * k;
     int above = below + k;
-    throw new UsageException(option + " " + n + " is the total over the " + k + " variants and must divide evenly:"
+    throw new IllegalArgumentException(option + " " + n + " is the total over the " + k + " variants and must divide evenly:"
         + " use " + (below > 0 ? below + " or " : "") + above + " (" + (below > 0 ? below / k + " or " : "")
         + above / k + " per variant)");
   }

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.StageResult;
@@ -14,7 +14,7 @@ import java.util.List;
  * {@code seed + r · 0x9E3779B97F4A7C15} (repeat 0 keeps the seed, so it is the run without
  * {@code --repeat}). Not thread-safe, like every {@link StageSequence}.
  */
-final class RepeatingSequence implements StageSequence {
+public final class RepeatingSequence implements StageSequence {
   /** The golden-ratio increment of SplitMix64: repeats' seeds far apart from stages' seed + i. */
   private static final long SEED_STEP = 0x9E3779B97F4A7C15L;
 
@@ -30,9 +30,9 @@ final class RepeatingSequence implements StageSequence {
   private final List<StageResult> firsts = new ArrayList<>();
 
   /** Where a run sits: repeat {@code repeat} (from 0) of planned stage {@code group}. */
-  record Member(int group, int repeat) {}
+  public record Member(int group, int repeat) {}
 
-  RepeatingSequence(StageSequence inner, int count, boolean varySeed, double confidence) {
+  public RepeatingSequence(StageSequence inner, int count, boolean varySeed, double confidence) {
     if (count < 1) {
       throw new IllegalArgumentException("count must be at least 1, got " + count);
     }
@@ -73,23 +73,23 @@ final class RepeatingSequence implements StageSequence {
   }
 
   /** Repeats per stage. */
-  int count() {
+  public int count() {
     return count;
   }
 
   /** Where the run with index {@code stageIndex} sits. */
-  Member member(int stageIndex) {
+  public Member member(int stageIndex) {
     return members.get(stageIndex);
   }
 
   /** {@code ", repeat 2/3 of stage 1"}, for the line announcing a stage. */
-  String note(StagePlan plan) {
+  public String note(StagePlan plan) {
     Member m = member(plan.index());
     return ", repeat " + (m.repeat() + 1) + "/" + count + " of stage " + (m.group() + 1);
   }
 
   /** The repeats of the runs done so far, grouped by planned stage; groups with no run left out. */
-  Repeats aggregate(List<StageResult> done) {
+  public Repeats aggregate(List<StageResult> done) {
     List<Repeats.Group> groups = new ArrayList<>();
     List<StageResult> group = new ArrayList<>();
     for (StageResult r : done) {
@@ -107,17 +107,17 @@ final class RepeatingSequence implements StageSequence {
   }
 
   /** The repeats section of a run with {@code stages}, or null when it does not repeat. */
-  static Repeats repeatsOf(StageSequence stages, List<StageResult> done) {
+  public static Repeats repeatsOf(StageSequence stages, List<StageResult> done) {
     return stages instanceof RepeatingSequence r && r.count > 1 ? r.aggregate(done) : null;
   }
 
   /** The stage line's note on repeats, empty when the run does not repeat. */
-  static String noteOf(StageSequence stages, StagePlan plan) {
+  public static String noteOf(StageSequence stages, StagePlan plan) {
     return stages instanceof RepeatingSequence r && r.count > 1 ? r.note(plan) : "";
   }
 
   /** Whether {@code plan} should start on fresh connections: a repeating run's every stage but the first. */
-  static boolean freshConnections(StageSequence stages, StagePlan plan) {
+  public static boolean freshConnections(StageSequence stages, StagePlan plan) {
     return stages instanceof RepeatingSequence r && r.count > 1 && plan.index() > 0;
   }
 }

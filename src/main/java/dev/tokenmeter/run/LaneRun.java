@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
@@ -9,6 +9,8 @@ import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.RequestsJsonlWriter;
+import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.SloRun;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.analysis.LoadSearch;
 import dev.tokenmeter.core.analysis.Slo;
@@ -16,12 +16,12 @@ import java.util.OptionalDouble;
  * {@link LoadSearch} picks from the SLO verdicts of the probes so far. Not thread-safe: one run
  * asks it, in order.
  */
-final class SearchSequence implements StageSequence {
+public final class SearchSequence implements StageSequence {
   private final LoadSearch search;
   private final Slo slo;
   private final StagePlan template;
 
-  SearchSequence(LoadSearch search, Slo slo, StagePlan template) {
+  public SearchSequence(LoadSearch search, Slo slo, StagePlan template) {
     this.search = search;
     this.slo = slo;
     this.template = template;

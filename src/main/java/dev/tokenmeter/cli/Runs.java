@@ -1,0 +1,65 @@
+package dev.tokenmeter.cli;
+
+import dev.tokenmeter.core.analysis.Cost;
+import dev.tokenmeter.run.BenchRun;
+import dev.tokenmeter.run.ProgressLine;
+import dev.tokenmeter.run.SloRun;
+import dev.tokenmeter.run.StageSequence;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** Hands a command's resolved options to a run and turns how it ended into the exit code. */
+final class Runs {
+  private Runs() {}
+
+  /**
+   * Runs a command's plan with its output options and returns the exit code: the one entry point
+   * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
+   * variants, each into the subfolder of its name.
+   */
+  static int bench(
+      Path outDir,
+      List<BenchRun.Lane> lanes,
+      StageSequence stages,
+      WorkloadOptions workload,
+      OutputOptions output,
+      long seed,
+      Cost.Model cost,
+      CommandSpec spec,
+      SloRun slo) {
+    BenchRun run =
+        new BenchRun(
+            new BenchRun.Settings(
+                lanes,
+                stages,
+                output.timeouts(),
+                outDir,
+                !output.quiet && ProgressLine.isTerminal(),
+                commandLine(spec),
+                seed,
+                output.rawTimes,
+                workload.outputCounter(),
+                cost,
+                slo),
+            System.out,
+            System.err);
+    run.run();
+    return exitCode(run.interrupted(), run.sloViolated());
+  }
+
+  /** 130 when the user stopped the run, else 3 when the SLO was violated, else 0. */
+  static int exitCode(boolean interrupted, boolean sloViolated) {
+    return interrupted ? Main.EXIT_INTERRUPTED : sloViolated ? Main.EXIT_SLO_VIOLATED : Main.EXIT_OK;
+  }
+
+  /** {@code tokenmeter bench --url ...}: the command line as given, for summary.json. */
+  static List<String> commandLine(CommandSpec spec) {
+    List<String> commandLine = new ArrayList<>();
+    commandLine.add("tokenmeter");
+    commandLine.add(spec.name());
+    commandLine.addAll(spec.commandLine().getParseResult().originalArgs());
+    return commandLine;
+  }
+}
