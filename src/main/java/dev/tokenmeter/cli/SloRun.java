@@ -72,7 +72,7 @@ final class SloRun {
 
   /** {@code r} with its goodput when an SLO is given; call after the stage ended. */
   StageResult withGoodput(StageResult r) {
-    return goodput == null ? r : r.withGoodput(goodput.count(r.plan().index()));
+    return goodput == null ? r : r.withGoodput(goodput.count(r.plan().index(), r.plan().load()));
   }
 
   /** The curve, knee, SLO verdicts and search answer over {@code results}. */
