@@ -106,6 +106,25 @@ class HtmlReportTest {
     assertThat(blob.substring(blob.indexOf('>') + 1)).doesNotContain("NaN").doesNotContain("<");
   }
 
+  @Test
+  void latencyTableLeadsWithTheUsersWaitAndNamesBothItls() throws Exception {
+    Path dir = folder();
+    JsonNode file = JSON.readTree(dir.resolve("summary.json").toFile());
+    String page = Files.readString(HtmlReport.write(dir));
+    String table = page.substring(page.indexOf("<table id=\"table-latency\""));
+    table = table.substring(0, table.indexOf("</table>"));
+    assertThat(table).contains("from the schedule in an open loop", ">TTFT from send p99</a>", ">ITL per token p50</a>",
+        ">ITL per chunk p99</a>", ">No TPOT</a>", ">E2E from send p99</a>");
+    // Stage 2 is open: its TTFT p99 column is the from-schedule p99, the send-based one beside it.
+    String open = table.substring(table.indexOf("<tr><th scope=\"row\">" + file.at("/stages/1/label").asText()));
+    String[] cells = open.substring(0, open.indexOf("</tr>")).split("<td>");
+    assertThat(cells[3]).startsWith(Tables.num(file.at("/stages/1/metrics/ttft_from_scheduled_ms/p99").asDouble()) + "<");
+    assertThat(cells[4]).startsWith(Tables.num(file.at("/stages/1/metrics/ttft_ms/p99").asDouble()) + "<");
+    assertThat(cells[7]).startsWith(file.at("/stages/1/requests/tpot_undefined").asText() + "<");
+    String closed = table.substring(table.indexOf("<tr><th scope=\"row\">" + file.at("/stages/0/label").asText()));
+    assertThat(closed.split("<td>")[3]).startsWith(Tables.num(file.at("/stages/0/metrics/ttft_ms/p99").asDouble()) + "<");
+  }
+
   private static double point(JsonNode cdf, double fraction) {
     for (JsonNode p : cdf) {
       if (p.get(1).asDouble() == fraction) {
