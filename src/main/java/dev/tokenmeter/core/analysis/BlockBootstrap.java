@@ -33,21 +33,11 @@ public final class BlockBootstrap {
     Side sb = new Side(b, blockOfB);
     SplittableRandom random = new SplittableRandom(seed);
     double[] diffs = new double[resamples];
-    int atOrBelow = 0;
-    int atOrAbove = 0;
     for (int r = 0; r < resamples; r++) {
-      double d = sb.resampledQuantile(q, random) - sa.resampledQuantile(q, random);
-      diffs[r] = d;
-      atOrBelow += d <= 0 ? 1 : 0;
-      atOrAbove += d >= 0 ? 1 : 0;
+      diffs[r] = sb.resampledQuantile(q, random) - sa.resampledQuantile(q, random);
     }
-    Arrays.sort(diffs);
-    double alpha = 1 - level;
-    double low = diffs[Math.max(0, (int) Math.floor(alpha / 2 * resamples))];
-    double high = diffs[Math.min(resamples - 1, (int) Math.ceil((1 - alpha / 2) * resamples) - 1)];
-    double p = Math.min(1.0, 2.0 * (Math.min(atOrBelow, atOrAbove) + 1) / (resamples + 1));
-    return new QuantileBootstrap.Interval(
-        QuantileBootstrap.quantile(sb.sorted, q) - QuantileBootstrap.quantile(sa.sorted, q), low, high, p);
+    return QuantileBootstrap.interval(
+        QuantileBootstrap.quantile(sb.sorted, q) - QuantileBootstrap.quantile(sa.sorted, q), diffs, level);
   }
 
   /** One sample: values sorted, each with its block; block sizes. */
