@@ -3,6 +3,7 @@ package dev.tokenmeter.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.LatencyOrigin;
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.StageSample;
@@ -42,6 +43,10 @@ public record RunFolder(
       Map.of(Metric.TTFT, "ttft_ms", Metric.TPOT, "tpot_ms", Metric.E2E, "e2e_ms",
           Metric.DECODE_TPS, "decode_tps");
 
+  /** In an open loop's stages, the fields of the headline TTFT and E2E: from the schedule. */
+  static final Map<Metric, String> FROM_SCHEDULE_FIELDS =
+      Map.of(Metric.TTFT, "ttft_from_scheduled_ms", Metric.E2E, "e2e_from_scheduled_ms");
+
   public RunFolder {
     stages = List.copyOf(stages);
     timeSeries = List.copyOf(timeSeries);
@@ -60,8 +65,10 @@ public record RunFolder(
     boolean hasRequests = Files.isRegularFile(requests);
     Map<Integer, Map<Metric, Doubles>> values = new HashMap<>();
     Map<Integer, Map<Metric, Doubles>> times = new HashMap<>();
+    java.util.Set<Integer> open = new java.util.HashSet<>();
+    summary.stages().stream().filter(st -> "open".equals(st.detail().loadModel())).forEach(st -> open.add(st.index()));
     if (hasRequests) {
-      perRequest(requests, values, times);
+      perRequest(requests, open, values, times);
     }
     List<StageSample> stages = new ArrayList<>();
     List<JsonNode> series = new ArrayList<>();
@@ -70,7 +77,7 @@ public record RunFolder(
       SavedSummary.Stage s = summary.stages().get(i);
       Map<Metric, Distribution> distributions = new EnumMap<>(Metric.class);
       for (Metric m : Metric.values()) {
-        Distribution d = s.metrics().get(m.reportKey());
+        Distribution d = s.metrics().get(headline(m, open.contains(s.index())).reportKey());
         if (d != null) {
           distributions.put(m, d);
         }
@@ -108,10 +115,20 @@ public record RunFolder(
   }
 
   /**
-   * Fills stage index → metric → values of successful measured requests, and the same for when
-   * each value's request was scheduled ({@code scheduled_at_ms}).
+   * The distribution compared for {@code m}: TTFT and E2E are the headline ones, from the schedule
+   * in an open loop (docs/METRICS.md, "Headline latency").
    */
-  private static void perRequest(Path file, Map<Integer, Map<Metric, Doubles>> byStage,
+  private static Metric headline(Metric m, boolean open) {
+    LatencyOrigin origin = open ? LatencyOrigin.SCHEDULED : LatencyOrigin.SENT;
+    return m == Metric.TTFT ? origin.ttft() : m == Metric.E2E ? origin.e2e() : m;
+  }
+
+  /**
+   * Fills stage index → metric → values of successful measured requests (TTFT and E2E from the
+   * schedule in the {@code open} stages), and the same for when each value's request was scheduled
+   * ({@code scheduled_at_ms}).
+   */
+  private static void perRequest(Path file, java.util.Set<Integer> open, Map<Integer, Map<Metric, Doubles>> byStage,
       Map<Integer, Map<Metric, Doubles>> timesByStage) throws IOException {
     try (BufferedReader in = Files.newBufferedReader(file)) {
       String line;
@@ -135,8 +152,9 @@ public record RunFolder(
         Map<Metric, Doubles> times =
             timesByStage.computeIfAbsent(r.path("stage").asInt(), k -> new EnumMap<>(Metric.class));
         JsonNode at = r.get("scheduled_at_ms");
+        boolean fromSchedule = open.contains(r.path("stage").asInt());
         for (Map.Entry<Metric, String> f : PER_REQUEST_FIELDS.entrySet()) {
-          JsonNode v = r.get(f.getValue());
+          JsonNode v = r.get(fromSchedule ? FROM_SCHEDULE_FIELDS.getOrDefault(f.getKey(), f.getValue()) : f.getValue());
           if (v != null && v.isNumber()) {
             stage.computeIfAbsent(f.getKey(), k -> new Doubles()).add(v.asDouble());
             if (at != null && at.isNumber()) {
@@ -166,7 +184,7 @@ public record RunFolder(
     for (Metric m : Metric.values()) {
       Histogram merged = null;
       for (int i : g.stages()) {
-        Histogram h = summary.stage(i).histograms().get(m);
+        Histogram h = summary.stage(i).histograms().get(headline(m, "open".equals(summary.stage(i).detail().loadModel())));
         if (h == null) {
           continue;
         }
