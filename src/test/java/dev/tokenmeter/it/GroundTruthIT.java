@@ -116,7 +116,9 @@ class GroundTruthIT {
     // The figures the tool reports, and the raw readings behind them.
     assertThat(metrics.at("/ttft_ms/p50").asDouble() - serverTtftP50).as(figures).isBetween(-TOLERANCE_MS, TOLERANCE_MS);
     assertThat(metrics.at("/itl_ms/p50").asDouble() - serverItlP50).as(figures).isBetween(-TOLERANCE_MS, TOLERANCE_MS);
-    assertThat(median(clientTtft) - serverTtftP50).as(figures).isBetween(0.0, TOLERANCE_MS);
+    // Not one-sided: sent is stamped when the client's write completed, which can follow the
+    // server's read of the request by a fraction of a millisecond.
+    assertThat(median(clientTtft) - serverTtftP50).as(figures).isBetween(-TOLERANCE_MS, TOLERANCE_MS);
     assertThat(median(clientItl) - serverItlP50).as(figures).isBetween(-TOLERANCE_MS, TOLERANCE_MS);
     // And the server kept its schedule, so the comparison is against 50 ms and 20 ms, not a drift.
     assertThat(serverTtftP50).as(figures).isBetween(50.0, 50.0 + TOLERANCE_MS);
