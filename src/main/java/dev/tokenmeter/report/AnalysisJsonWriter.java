@@ -47,6 +47,8 @@ final class AnalysisJsonWriter {
       number(g, "ttft_p50_ms", p.ttftP50Millis());
       number(g, "ttft_p90_ms", p.ttftP90Millis());
       number(g, "ttft_p99_ms", p.ttftP99Millis());
+      g.writeStringField("ttft_from", p.ttftFrom().wireName());
+      number(g, "ttft_sent_p99_ms", p.ttftSentP99Millis());
       number(g, "tpot_p50_ms", p.tpotP50Millis());
       number(g, "tpot_p99_ms", p.tpotP99Millis());
       number(g, "error_pct", p.errorPercent());

@@ -27,7 +27,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class CompareJsonWriter {
   /** Version of this file's layout; minor versions add fields. */
-  public static final String VERSION = "1.1";
+  public static final String VERSION = "1.2";
 
   /** Percentiles of the {@code curves.*.percentiles} arrays. */
   static final double[] PERCENTILES = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100};
@@ -156,6 +156,7 @@ public final class CompareJsonWriter {
     StageJsonWriter.number(g, "ci_high", t.ciHigh());
     StageJsonWriter.number(g, "common_language", t.commonLanguage());
     g.writeStringField("note", t.note());
+    g.writeStringField("basis", t.basis());
     g.writeStringField("verdict", r.verdict().name().toLowerCase(java.util.Locale.ROOT));
     g.writeBooleanField("significant", r.verdict() == StageComparison.Verdict.BETTER
         || r.verdict() == StageComparison.Verdict.WORSE);

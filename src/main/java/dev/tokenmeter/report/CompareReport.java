@@ -129,10 +129,15 @@ public final class CompareReport {
     return v > 0 ? "+" + s : s;
   }
 
-  /** {@code "Stage c=8 (A #0, B #0): 410 vs 398 successful measured requests"}. */
+  /**
+   * {@code "Stage c=8 (A #0, B #0): 410 vs 398 successful measured requests; p-values rest on 12
+   * one-second blocks per side"}: with {@code --repeat}, {@code "5 runs per side"}.
+   */
   public static String stageTitle(StageComparison s, String b) {
-    return String.format(Locale.ROOT, "Stage %s (A #%d, %s #%d): %d vs %d successful measured requests",
-        s.label(), s.a().index(), b, s.b().index(), s.a().completed(), s.b().completed());
+    String basis = s.basis();
+    return String.format(Locale.ROOT, "Stage %s (A #%d, %s #%d): %d vs %d successful measured requests%s",
+        s.label(), s.a().index(), b, s.b().index(), s.a().completed(), s.b().completed(),
+        basis == null ? "" : "; p-values rest on " + basis);
   }
 
   private static void runs(StringBuilder sb, List<RunFolder> runs, String bullet) {
@@ -172,9 +177,11 @@ public final class CompareReport {
   public static String footnote(StageComparison.Settings s) {
     return "p: two-sided, Holm-adjusted over the tested rows of each stage; significant when p < "
         + s.alpha() + ", negligible when the change is under " + percent(s.minChangePercent())
-        + " of A. p50 rows: Mann-Whitney U on per-request values; tail rows: bootstrap of the"
-        + " percentile (" + s.resamples() + " resamples); error rate: Fisher's exact test."
-        + " CI: bootstrap interval of the change. Definitions: docs/METRICS.md, \"Comparing runs\".";
+        + " of A. Requests of one run share the server's state, so the tests rest on independent"
+        + " units: runs with --repeat (Welch's t-test over the runs' percentiles), else blocks of time"
+        + " (p50 rows: Welch's t-test over the blocks' medians; tail rows: bootstrap drawing whole"
+        + " blocks, " + s.resamples() + " resamples); error rate: Fisher's exact test over requests."
+        + " CI: of the change, from the same units. Definitions: docs/METRICS.md, \"Comparing runs\".";
   }
 
   private static String percent(double v) {

@@ -114,7 +114,10 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
     optMs(g, "ttfc_ms", m.timeToFirstContentNanos());
     optMs(g, "e2e_ms", m.e2eNanos());
     optMs(g, "e2e_from_scheduled_ms", m.e2eFromScheduledNanos());
-    if (!Double.isNaN(m.tpotNanos())) {
+    if (m.tpotUndefined()) {
+      g.writeNullField("tpot_ms");
+      g.writeNullField("decode_tps");
+    } else {
       g.writeNumberField("tpot_ms", round3(m.tpotNanos() / 1e6));
       g.writeNumberField("decode_tps", round3(m.decodeTokensPerSecond()));
     }

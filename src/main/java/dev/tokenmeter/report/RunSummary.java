@@ -51,7 +51,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.2";
+  public static final String SCHEMA_VERSION = "1.3";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");

@@ -23,6 +23,8 @@ import java.util.List;
  * @param health {@code client_health}; null when absent
  * @param series {@code time_series}; null when absent
  * @param cost {@code cost}: what the stage costs under the run's pricing; null without pricing
+ * @param tpotUndefined {@code requests.tpot_undefined}: completed measured requests with no TPOT
+ *     (fewer than 2 tokens, or all in one read); -1 when the file does not have it
  */
 public record StageDetail(
     String loadModel,
@@ -35,7 +37,8 @@ public record StageDetail(
     double wordsPerOutputToken,
     Health health,
     Series series,
-    Cost.StageCost cost) {
+    Cost.StageCost cost,
+    long tpotUndefined) {
 
   /** No detail: a stage built from headline numbers. */
   public static final StageDetail NONE =
@@ -54,7 +57,7 @@ public record StageDetail(
       Health health,
       Series series) {
     this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
-        steadyStateReason, wordsPerOutputToken, health, series, null);
+        steadyStateReason, wordsPerOutputToken, health, series, null, -1);
   }
 
   /** Whether the stage ran a closed loop (virtual users) rather than an open one (a rate). */

@@ -43,7 +43,8 @@ final class StageDetailReader {
         number(s.path("tokens").path("words_per_output_token")),
         health(s.path("client_health")),
         series(s.path("time_series")),
-        RepeatsCostReader.cost(s));
+        RepeatsCostReader.cost(s),
+        s.path("requests").path("tpot_undefined").asLong(-1));
   }
 
   private static StageDetail.Health health(JsonNode h) throws IOException {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.core.analysis.ClientHealth;
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.LatencyOrigin;
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.analysis.SteadyState;
@@ -35,6 +36,7 @@ final class StageJsonWriter {
     requests(g, r);
     throughput(g, r.throughput());
     number(g, "achieved_concurrency", r.throughput().achievedConcurrency());
+    g.writeStringField("headline_latency_from", LatencyOrigin.headlineOf(r.plan().load()).wireName());
     g.writeObjectFieldStart("metrics");
     for (Metric m : Metric.values()) {
       if (m != Metric.SEND_LAG && m != Metric.LOOP_LAG) {
@@ -128,6 +130,7 @@ final class StageJsonWriter {
     g.writeObjectFieldStart("requests");
     g.writeNumberField("completed", r.requests().completed());
     g.writeNumberField("failed", r.requests().failed());
+    g.writeNumberField("tpot_undefined", r.requests().tpotUndefined());
     g.writeObjectFieldStart("by_phase");
     for (Phase p : Phase.values()) {
       StageResult.PhaseCounts c = r.requests().byPhase().get(p);

@@ -49,6 +49,7 @@ final class StageMerger {
     ObjectNode requests = out.putObject("requests");
     requests.put("completed", sum(parts, "/requests/completed"));
     requests.put("failed", sum(parts, "/requests/failed"));
+    requests.put("tpot_undefined", sum(parts, "/requests/tpot_undefined"));
     ObjectNode byPhase = requests.putObject("by_phase");
     for (String phase : new String[] {"warmup", "measured", "cooldown"}) {
       byPhase.putObject(phase)
@@ -63,6 +64,7 @@ final class StageMerger {
     throughput.put("window_output_tokens", sum(parts, "/throughput/window_output_tokens"));
     throughput.put("window_input_tokens", sum(parts, "/throughput/window_input_tokens"));
     number(out, "achieved_concurrency", sumOrNull(parts, "/achieved_concurrency"));
+    out.put("headline_latency_from", first.path("headline_latency_from").asText("sent"));
     Map<Metric, Histogram> histograms = histograms(parts, "histograms");
     Map<Metric, Histogram> failedHistograms = histograms(parts, "failed_histograms");
     out.set("metrics", distributions(first.get("metrics"), histograms, false));

@@ -81,7 +81,7 @@ public final class CompareRun {
   public static List<RunComparison> compare(List<RunFolder> runs, StageComparison.Settings settings) {
     List<RunComparison> comparisons = new ArrayList<>();
     for (int i = 1; i < runs.size(); i++) {
-      comparisons.add(RunComparison.of(runs.get(0).stages(), runs.get(i).stages(), settings));
+      comparisons.add(RunComparison.of(runs.get(0).comparable(), runs.get(i).comparable(), settings));
     }
     return comparisons;
   }

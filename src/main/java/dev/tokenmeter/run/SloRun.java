@@ -74,7 +74,7 @@ public final class SloRun {
 
   /** {@code r} with its goodput when an SLO is given; call after the stage ended. */
   public StageResult withGoodput(StageResult r) {
-    return goodput == null ? r : r.withGoodput(goodput.count(r.plan().index()));
+    return goodput == null ? r : r.withGoodput(goodput.count(r.plan().index(), r.plan().load()));
   }
 
   /** The curve, knee, SLO verdicts and search answer over {@code results}. */

@@ -20,6 +20,25 @@ class CompareCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
+  void withRepeatsTheRunsAreTheUnit(@TempDir Path dir) throws Exception {
+    // 3 repeats per side with varied seeds: one pooled sample per planned stage, each repeat a unit.
+    String[] plan = {"--concurrency", "4", "--input-tokens", "uniform:50,150", "--output-tokens", "uniform:16,48",
+        "--duration", "6s", "--warmup", "1s", "--cooldown", "0s", "--repeat", "3", "--vary-seed"};
+    Cli.simulate(dir.resolve("h100"), plan, "--gpu", "h100-sxm");
+    Cli.simulate(dir.resolve("a100"), plan, "--gpu", "a100-80gb");
+    Cli.Result r = Cli.run("compare", dir.resolve("h100").toString(), dir.resolve("a100").toString(),
+        "--json", dir.resolve("cmp.json").toString());
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.out()).contains("p-values rest on 3 runs per side");
+    JsonNode stages = JSON.readTree(dir.resolve("cmp.json").toFile()).at("/comparisons/0/stages");
+    assertThat(stages).hasSize(1); // the 3 repeats of c=4 pooled, not 3 separate comparisons
+    JsonNode tpot = row(stages.get(0), "tpot_p50");
+    assertThat(tpot.get("method").asText()).isEqualTo("welch");
+    assertThat(tpot.get("basis").asText()).isEqualTo("3 runs per side");
+    assertThat(tpot.get("verdict").asText()).isEqualTo("worse"); // the A100 is slower in every run
+  }
+
+  @Test
   void aSlowerGpuIsSlowerByTheRooflineRatio(@TempDir Path dir) throws Exception {
     // c=1: every token is one decode iteration of one sequence, memory-bound, so TPOT is the
     // roofline's iteration time; an A100 80GB reads weights at 2,039 GB/s against the H100's 3,350.
@@ -51,7 +70,13 @@ class CompareCommandTest {
     assertThat(stage.at("/curves/run/percentiles/tpot_ms")).hasSize(11);
     assertThat(cmp.at("/runs/1/target_url").asText()).isEqualTo("simulate:llama-3.1-8b@1xa100-80gb");
 
+    // What the p-values rest on: 20 s of one-second blocks (E2E well under a second at c=1).
+    assertThat(r.out()).contains("p-values rest on 20 one-second blocks per side");
+    assertThat(tpot.get("method").asText()).isEqualTo("welch");
+    assertThat(tpot.get("basis").asText()).isEqualTo("20 one-second blocks per side");
+
     String md = Files.readString(dir.resolve("cmp.md"));
+    assertThat(md).contains("p-values rest on 20 one-second blocks per side");
     assertThat(md).startsWith("## tokenmeter compare")
         .contains("| metric | A | B | change | 95% CI of change | verdict |")
         .contains(String.format(java.util.Locale.ROOT, "(+%.1f%%) |", tpot.get("change_percent").asDouble()))

@@ -34,7 +34,7 @@ class CompareHtmlBrowserIT {
   static void compareAndOpen() throws Exception {
     HeadlessChromium.assumeInstalled();
     for (String gpu : List.of("h100-sxm", "a100-80gb")) {
-      Cli.Result r = Cli.run("simulate", "-q", "--gpu", gpu, "--concurrency", "16,1", "--duration", "4s",
+      Cli.Result r = Cli.run("simulate", "-q", "--gpu", gpu, "--concurrency", "16,1", "--duration", "8s",
           "--warmup", "1s", "--cooldown", "0s", "--input-tokens", "128", "--output-tokens", "uniform:32,96",
           "--out", tmp.resolve(gpu).toString());
       assertThat(r.exitCode()).as(r.both()).isZero();

@@ -56,39 +56,41 @@ class VariantIT {
     try (SimFixture fast = SimFixture.start(SimFixture.config(5, 1));
         SimFixture slow = SimFixture.start(SimFixture.config(10, 2))) {
       r = Cli.run(
-          "bench", "--url", fast.baseUrl(), "--rate", "60", "--arrival", "constant", "--duration", "1s",
+          "bench", "--url", fast.baseUrl(), "--rate", "20", "--arrival", "constant", "--duration", "5s",
           "--warmup", "0s", "--cooldown", "0s", "--input-tokens", "uniform:16,64", "--output-tokens", "8",
           "--extra-body", "{\"ignore_eos\":true}", "--variant", "a:url=" + fast.baseUrl(),
           "--variant", "b:url=" + slow.baseUrl(), "--out", out.toString(), "-q");
     }
     assertThat(r.exitCode()).as(r.both()).isZero();
     assertThat(r.err()).as(r.both())
-        .contains("Stage 1/1: rate=60/s constant").contains("split over 2 variants (a, b): rate=30/s constant each");
+        .contains("Stage 1/1: rate=20/s constant").contains("split over 2 variants (a, b): rate=10/s constant each");
     assertValidFolder(out.resolve("a"));
     assertValidFolder(out.resolve("b"));
 
-    // 30/s each over a 1 s window: the same 30 arrivals (ids 0..29) in both, at the same offsets
+    // 10/s each over a 5 s window (5 one-second blocks for compare): the same 50 arrivals (ids
+    // 0..49) in both, at the same offsets
     // (the lanes' stage starts differ by the time to post a task to two loops: well under 50 ms).
     Map<Long, Line> a = lines(out.resolve("a"));
     Map<Long, Line> b = lines(out.resolve("b"));
     assertThat(a.keySet()).isEqualTo(b.keySet());
-    assertThat(a.size()).isBetween(29, 31);
+    assertThat(a.size()).isBetween(49, 51);
     for (long id : a.keySet()) {
       assertThat(b.get(id).promptTokens()).as("id " + id).isEqualTo(a.get(id).promptTokens());
       assertThat(Math.abs(b.get(id).scheduledMs() - a.get(id).scheduledMs())).as("id " + id).isLessThan(50);
     }
-    // Constant arrivals 1/30 s apart: id 3 is 100 ms after id 0.
-    assertThat(a.get(3L).scheduledMs() - a.get(0L).scheduledMs()).isCloseTo(100, org.assertj.core.api.Assertions.within(1.0));
+    // Constant arrivals 1/10 s apart: id 3 is 300 ms after id 0.
+    assertThat(a.get(3L).scheduledMs() - a.get(0L).scheduledMs()).isCloseTo(300, org.assertj.core.api.Assertions.within(1.0));
     assertThat(a.values().stream().map(Line::promptTokens).distinct().count()).isGreaterThan(5); // lengths vary
 
     JsonNode sa = JSON.readTree(out.resolve("a/summary.json").toFile());
-    assertThat(sa.at("/stages/0/label").asText()).isEqualTo("rate=30/s constant");
+    assertThat(sa.at("/stages/0/label").asText()).isEqualTo("rate=10/s constant");
     assertThat(sa.at("/settings/workload/variant").asText()).isEqualTo("a");
     JsonNode defs = JSON.readTree(out.resolve("variants.json").toFile());
     assertThat(defs.at("/variants/1/name").asText()).isEqualTo("b");
     assertThat(defs.at("/variants/1/url").asText()).startsWith("http://127.0.0.1:");
 
-    // The comparison: b's fixed TTFT is 10 ms against a's 5 ms, on every one of ~30 requests.
+    // The comparison: b's fixed TTFT is 10 ms against a's 5 ms, on every one of ~50 requests, so
+    // in each of the 5 one-second blocks.
     assertThat(r.out()).as(r.both()).contains("Variants compared (A = a, B = b):")
         .containsPattern("TTFT p50 \\(ms\\).*B slower, significant \\(p<0\\.001\\)");
     String md = Files.readString(out.resolve("compare.md"));

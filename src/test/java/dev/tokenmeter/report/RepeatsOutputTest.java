@@ -42,8 +42,10 @@ class RepeatsOutputTest {
     assertThat(written.get("std_dev").asDouble()).isEqualTo(ttft.stdDev());
     assertThat(written.get("ci_low").asDouble()).isEqualTo(ttft.low());
     assertThat(written.get("ci_high").asDouble()).isEqualTo(ttft.high());
-    double mean = (stages.get(0).metric(dev.tokenmeter.core.analysis.Metric.TTFT).p50()
-        + stages.get(1).metric(dev.tokenmeter.core.analysis.Metric.TTFT).p50()) / 2;
+    // The headline TTFT of each stage: from the schedule when its load is open.
+    double mean = stages.stream()
+        .mapToDouble(r -> r.metric(dev.tokenmeter.core.analysis.LatencyOrigin.headlineOf(r.plan().load()).ttft()).p50())
+        .sum() / 2;
     assertThat(written.get("mean").asDouble()).isEqualTo(mean);
 
     assertThat(MAPPER.readTree(SummaryJsonWriter.toJson(base)).has("repeats")).isFalse();

@@ -2,9 +2,8 @@ package dev.tokenmeter.core.analysis;
 
 /**
  * The rows of a run comparison: one number per run and stage, and how it is tested. Percentile
- * rows of per-request metrics ({@link #metric()} non-null) are tested on the requests themselves;
- * p50 rows with the Mann-Whitney U test, tail rows with a bootstrap of the percentile (see {@link
- * StageComparison}). ITL has no per-request value (it is per token, and tokens of one request are
+ * rows of per-request metrics ({@link #metric()} non-null) are tested on units of requests: runs
+ * or blocks of time ({@link ComparisonUnits}, {@link StageComparison}). ITL has no per-request value (it is per token, and tokens of one request are
  * not independent), so its rows are shown, not tested: TPOT is its per-request counterpart.
  */
 public enum ComparedQuantity {

@@ -64,20 +64,30 @@ public final class QuantileBootstrap {
     int[] countsA = new int[sa.length];
     int[] countsB = new int[sb.length];
     double[] diffs = new double[resamples];
+    for (int r = 0; r < resamples; r++) {
+      diffs[r] = resampledQuantile(sb, countsB, q, random) - resampledQuantile(sa, countsA, q, random);
+    }
+    return interval(quantile(sb, q) - quantile(sa, q), diffs, level);
+  }
+
+  /**
+   * The percentile interval at {@code level} of the resampled differences {@code diffs} (sorted
+   * here) and the two-sided p-value of "no difference", around the sample's own {@code estimate}.
+   */
+  static Interval interval(double estimate, double[] diffs, double level) {
     int atOrBelow = 0;
     int atOrAbove = 0;
-    for (int r = 0; r < resamples; r++) {
-      double d = resampledQuantile(sb, countsB, q, random) - resampledQuantile(sa, countsA, q, random);
-      diffs[r] = d;
+    for (double d : diffs) {
       atOrBelow += d <= 0 ? 1 : 0;
       atOrAbove += d >= 0 ? 1 : 0;
     }
+    int resamples = diffs.length;
     Arrays.sort(diffs);
     double alpha = 1 - level;
     double low = diffs[Math.max(0, (int) Math.floor(alpha / 2 * resamples))];
     double high = diffs[Math.min(resamples - 1, (int) Math.ceil((1 - alpha / 2) * resamples) - 1)];
     double p = Math.min(1.0, 2.0 * (Math.min(atOrBelow, atOrAbove) + 1) / (resamples + 1));
-    return new Interval(quantile(sb, q) - quantile(sa, q), low, high, p);
+    return new Interval(estimate, low, high, p);
   }
 
   private static double resampledQuantile(

@@ -142,19 +142,21 @@ public record Repeats(int count, double confidence, boolean varySeed, List<Group
     }
 
     /**
-     * This metric's value in one stage, NaN when undefined. The error rate is failed / (completed
+     * This metric's value in one stage, NaN when undefined. TTFT and E2E are the headline ones,
+     * from the schedule in an open loop ({@link LatencyOrigin}). The error rate is failed / (completed
      * + failed) measured requests, a fraction; NaN when the stage measured none.
      */
     public double of(StageResult r) {
+      LatencyOrigin from = LatencyOrigin.headlineOf(r.plan().load());
       return switch (this) {
-        case TTFT_P50 -> r.metric(Metric.TTFT).p50();
-        case TTFT_P99 -> r.metric(Metric.TTFT).p99();
+        case TTFT_P50 -> r.metric(from.ttft()).p50();
+        case TTFT_P99 -> r.metric(from.ttft()).p99();
         case TPOT_P50 -> r.metric(Metric.TPOT).p50();
         case TPOT_P99 -> r.metric(Metric.TPOT).p99();
         case ITL_P50 -> r.metric(Metric.ITL).p50();
         case ITL_P99 -> r.metric(Metric.ITL).p99();
-        case E2E_P50 -> r.metric(Metric.E2E).p50();
-        case E2E_P99 -> r.metric(Metric.E2E).p99();
+        case E2E_P50 -> r.metric(from.e2e()).p50();
+        case E2E_P99 -> r.metric(from.e2e()).p99();
         case DECODE_TPS_P50 -> r.metric(Metric.DECODE_TPS).p50();
         case DECODE_TPS_P10 -> r.metric(Metric.DECODE_TPS).p10();
         case OUTPUT_TPS -> r.throughput().outputTokensPerSecond();

@@ -1,5 +1,6 @@
 package dev.tokenmeter.core.analysis;
 
+import dev.tokenmeter.core.load.LoadModel;
 import java.util.Locale;
 
 /**
@@ -8,18 +9,27 @@ import java.util.Locale;
  * Names match {@code docs/METRICS.md} and the keys of {@code summary.json}.
  */
 public enum SloMetric {
-  /** {@code ttft_ms}: first token from the send. */
-  TTFT("ttft", Kind.TIME, Metric.TTFT),
-  /** {@code ttft_from_scheduled_ms}: first token from the schedule (open loop: includes queueing). */
-  TTFT_SCHED("ttft_sched", Kind.TIME, Metric.TTFT_FROM_SCHEDULED),
+  /**
+   * The headline TTFT: from the schedule in an open loop, from the send in a closed one ({@link
+   * LatencyOrigin#headlineOf}); the user's wait for the first token.
+   */
+  TTFT("ttft", Kind.TIME, null),
+  /** {@code ttft_ms}: first token from the send, whatever the load model. */
+  TTFT_SENT("ttft_sent", Kind.TIME, Metric.TTFT),
+  /** {@code ttft_from_scheduled_ms}: first token from the schedule (includes queueing), always. */
+  TTFT_SCHEDULED("ttft_scheduled", Kind.TIME, Metric.TTFT_FROM_SCHEDULED),
   /** {@code tpot_ms}. */
   TPOT("tpot", Kind.TIME, Metric.TPOT),
   /** {@code itl_ms}: per-token ITL pooled over requests; stage-level only (no per-request value). */
   ITL("itl", Kind.TIME, Metric.ITL),
-  /** {@code e2e_ms}. */
-  E2E("e2e", Kind.TIME, Metric.E2E),
-  /** {@code e2e_from_scheduled_ms}. */
-  E2E_SCHED("e2e_sched", Kind.TIME, Metric.E2E_FROM_SCHEDULED),
+  /** {@code itl_chunk_ms}: every gap between chunks, one value per gap; stage-level only. */
+  ITL_CHUNK("itl_chunk", Kind.TIME, Metric.ITL_CHUNK),
+  /** The headline E2E: from the schedule in an open loop, from the send in a closed one. */
+  E2E("e2e", Kind.TIME, null),
+  /** {@code e2e_ms}: from the send, whatever the load model. */
+  E2E_SENT("e2e_sent", Kind.TIME, Metric.E2E),
+  /** {@code e2e_from_scheduled_ms}: from the schedule, always. */
+  E2E_SCHEDULED("e2e_scheduled", Kind.TIME, Metric.E2E_FROM_SCHEDULED),
   /** {@code decode_tps}: per-user decode tokens/s ({@code 1 / TPOT}); its slow tail is p10. */
   TPS("tps", Kind.SPEED, Metric.DECODE_TPS),
   /** {@code throughput.output_tokens_per_s}: aggregate output tokens/s of the stage. */
@@ -67,9 +77,22 @@ public enum SloMetric {
     return kind;
   }
 
-  /** The recorded distribution behind a {@link Kind#distribution()} metric, else null. */
-  public Metric metric() {
-    return metric;
+  /**
+   * The recorded distribution behind a {@link Kind#distribution()} metric under {@code load}: the
+   * headline {@link #TTFT} and {@link #E2E} follow the load model ({@link LatencyOrigin}); null for a
+   * stage-level metric.
+   */
+  public Metric metricUnder(LoadModel load) {
+    return switch (this) {
+      case TTFT -> LatencyOrigin.headlineOf(load).ttft();
+      case E2E -> LatencyOrigin.headlineOf(load).e2e();
+      default -> metric;
+    };
+  }
+
+  /** Whether the recorded distribution depends on the load model ({@link #TTFT}, {@link #E2E}). */
+  public boolean headline() {
+    return this == TTFT || this == E2E;
   }
 
   /**
@@ -78,7 +101,7 @@ public enum SloMetric {
    * value either.
    */
   public boolean perRequest() {
-    return kind.distribution() && this != ITL;
+    return kind.distribution() && this != ITL && this != ITL_CHUNK;
   }
 
   /** The unit thresholds and measured values are shown in: {@code ms}, {@code tok/s}, ... */
@@ -91,11 +114,24 @@ public enum SloMetric {
     };
   }
 
-  /** The metric named {@code name} (case-insensitive; {@code throughput} is {@code output_tps}), or null. */
+  /**
+   * The metric named {@code name}, or null. Case-insensitive; {@code throughput} is {@code
+   * output_tps}, and the older {@code ttft_sched}, {@code e2e_sched} are {@code ttft_scheduled},
+   * {@code e2e_scheduled}.
+   */
   public static SloMetric ofName(String name) {
     String n = name.toLowerCase(Locale.ROOT);
-    if (n.equals("throughput")) {
-      return OUTPUT_TPS;
+    switch (n) {
+      case "throughput" -> {
+        return OUTPUT_TPS;
+      }
+      case "ttft_sched" -> {
+        return TTFT_SCHEDULED;
+      }
+      case "e2e_sched" -> {
+        return E2E_SCHEDULED;
+      }
+      default -> { }
     }
     for (SloMetric m : values()) {
       if (m.wireName.equals(n)) {

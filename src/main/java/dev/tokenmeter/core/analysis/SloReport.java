@@ -50,7 +50,7 @@ public record SloReport(Slo slo, List<StageVerdict> stages) {
     String noData = null;
     switch (o.metric().kind()) {
       case TIME, SPEED -> {
-        Distribution d = r.metric(o.metric().metric());
+        Distribution d = r.metric(o.metric().metricUnder(r.plan().load()));
         measured = o.valueIn(d);
         if (d.count() == 0) {
           noData = r.requests().completed() == 0

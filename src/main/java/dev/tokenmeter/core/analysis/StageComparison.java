@@ -8,16 +8,22 @@ import java.util.Objects;
  * Two runs' stage side by side, every {@link ComparedQuantity} with its change and whether the
  * change is significant. Immutable; computed by {@link #of}.
  *
- * <p>Tests, per row (docs/METRICS.md, "Comparing runs"):
+ * <p>Tests, per row (docs/METRICS.md, "Comparing runs"), on independent units ({@link
+ * ComparisonUnits}): runs when both sides pooled repeats, else blocks of time, since requests of one
+ * run share the server's state and are not independent draws:
  *
  * <ul>
- *   <li>p50 of TTFT, TPOT, E2E, decode TPS: the Mann-Whitney U test on the per-request values
- *       (does one run's requests tend to take longer?), with a bootstrap interval of the change in
- *       median;
- *   <li>p99 (p10 for decode TPS, its slow tail): a bootstrap of the percentile's change, its
- *       p-value and interval; not done when either run has fewer than {@value
- *       QuantileBootstrap#MIN_TAIL} requests beyond the percentile (p99 needs 500);
- *   <li>error rate: Fisher's exact test;
+ *   <li>runs: every percentile row by Welch's t-test over the runs' own percentiles (the p-value
+ *       and the interval of the change of their mean);
+ *   <li>blocks, p50 of TTFT, TPOT, E2E, decode TPS: Welch's t-test over the blocks' medians, with a
+ *       block-bootstrap interval of the change in median;
+ *   <li>blocks, p99 (p10 for decode TPS, its slow tail): a block bootstrap of the percentile's
+ *       change ({@link BlockBootstrap}), its p-value and interval; not done when either run has
+ *       fewer than {@value QuantileBootstrap#MIN_TAIL} requests beyond the percentile (p99 needs
+ *       500);
+ *   <li>no request times (a sample built by hand): the requests as independent samples, as before
+ *       (Mann-Whitney U for p50, a bootstrap of requests for tails), and the basis says so;
+ *   <li>error rate: Fisher's exact test over requests;
  *   <li>ITL (per token, not independent), output tokens/s and requests/s (one value per run):
  *       not tested. A throughput interval needs repeated runs.
  * </ul>
@@ -67,6 +73,10 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
 
   /** How a row was tested. */
   public enum Method {
+    /** Welch's t-test over units (runs' percentiles, blocks' medians). */
+    WELCH,
+    /** A bootstrap drawing whole blocks of time. */
+    BLOCK_BOOTSTRAP,
     MANN_WHITNEY,
     BOOTSTRAP,
     FISHER_EXACT,
@@ -101,6 +111,9 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
    * @param ciHigh upper end
    * @param commonLanguage Mann-Whitney rows: {@code P(B > A) + ½P(B = A)}, else NaN
    * @param note why the row was not tested, null when it was
+   * @param basis what the p-value rests on ({@link ComparisonUnits#basis()}: {@code "5 runs per
+   *     side"}, {@code "12 one-second blocks per side"}, {@code "requests"} for the error rate);
+   *     null when not tested
    */
   public record Test(
       Method method,
@@ -110,14 +123,25 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
       double ciLow,
       double ciHigh,
       double commonLanguage,
-      String note) {
+      String note,
+      String basis) {
+    /** A test with no stated basis. */
+    public Test(Method method, double pValue, double pAdjusted, double estimate, double ciLow,
+        double ciHigh, double commonLanguage, String note) {
+      this(method, pValue, pAdjusted, estimate, ciLow, ciHigh, commonLanguage, note, null);
+    }
+
     static Test none(String note) {
       return new Test(Method.NONE, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-          Double.NaN, note);
+          Double.NaN, note, null);
     }
 
     Test adjusted(double p) {
-      return new Test(method, pValue, p, estimate, ciLow, ciHigh, commonLanguage, note);
+      return new Test(method, pValue, p, estimate, ciLow, ciHigh, commonLanguage, note, basis);
+    }
+
+    Test on(String basis) {
+      return new Test(method, pValue, pAdjusted, estimate, ciLow, ciHigh, commonLanguage, note, basis);
     }
   }
 
@@ -143,6 +167,20 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
     public double changePercent() {
       return a == 0 || Double.isNaN(a) ? Double.NaN : 100 * (b - a) / a;
     }
+  }
+
+  /**
+   * What the stage's percentile p-values rest on ({@code "12 one-second blocks per side"}, {@code
+   * "5 runs per side"}), the distinct bases of its tested rows joined by "; "; null when no
+   * percentile row was tested. The error rate rests on requests, always.
+   */
+  public String basis() {
+    String joined = rows.stream()
+        .filter(r -> r.quantity().metric() != null && r.test().basis() != null)
+        .map(r -> r.test().basis())
+        .distinct()
+        .collect(java.util.stream.Collectors.joining("; "));
+    return joined.isEmpty() ? null : joined;
   }
 
   /** Compares stage {@code b} to the baseline {@code a}. */
@@ -175,7 +213,7 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
           b.completed() + b.failed());
       return Double.isNaN(p) ? Test.none("no requests")
           : new Test(Method.FISHER_EXACT, p, p, b.errorRatePercent() - a.errorRatePercent(),
-              Double.NaN, Double.NaN, Double.NaN, null);
+              Double.NaN, Double.NaN, Double.NaN, null, "requests");
     }
     if (q.metric() == null) {
       return Test.none("one value per run; repeat the runs for an interval");
@@ -189,6 +227,44 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
       return Test.none("no per-request values");
     }
     long seed = s.seed() * 31 + q.ordinal();
+    ComparisonUnits units = ComparisonUnits.of(a, b, q.metric());
+    if (!units.enough()) {
+      return Test.none(units.tooFew());
+    }
+    Test t = switch (units.kind()) {
+      case RUNS -> onRuns(q, va, vb, units, s);
+      case BLOCKS -> onBlocks(q, va, vb, units, s, seed);
+      case REQUESTS -> onRequests(q, va, vb, s, seed);
+    };
+    return t.method() == Method.NONE ? t : t.on(units.basis());
+  }
+
+  /** Welch's t-test over the runs' own {@code q}-percentiles. */
+  private static Test onRuns(ComparedQuantity q, double[] va, double[] vb, ComparisonUnits u, Settings s) {
+    Welch.Result w = Welch.test(ComparisonUnits.perUnit(va, u.unitOfA(), u.unitsA(), q.quantile()),
+        ComparisonUnits.perUnit(vb, u.unitOfB(), u.unitsB(), q.quantile()), 1 - s.alpha());
+    return new Test(Method.WELCH, w.pValue(), w.pValue(), w.difference(), w.low(), w.high(), Double.NaN, null);
+  }
+
+  /** p50: Welch over the blocks' medians, block-bootstrap interval; tails: block bootstrap. */
+  private static Test onBlocks(
+      ComparedQuantity q, double[] va, double[] vb, ComparisonUnits u, Settings s, long seed) {
+    if (q.quantile() != 0.5 && !QuantileBootstrap.enoughFor(Math.min(va.length, vb.length), q.quantile())) {
+      return tooFewForTail(q);
+    }
+    QuantileBootstrap.Interval ci = BlockBootstrap.difference(
+        va, u.unitOfA(), vb, u.unitOfB(), q.quantile(), 1 - s.alpha(), s.resamples(), seed);
+    if (q.quantile() != 0.5) {
+      return new Test(Method.BLOCK_BOOTSTRAP, ci.pValue(), ci.pValue(), ci.estimate(), ci.low(), ci.high(),
+          Double.NaN, null);
+    }
+    Welch.Result w = Welch.test(ComparisonUnits.perUnit(va, u.unitOfA(), u.unitsA(), 0.5),
+        ComparisonUnits.perUnit(vb, u.unitOfB(), u.unitsB(), 0.5), 1 - s.alpha());
+    return new Test(Method.WELCH, w.pValue(), w.pValue(), ci.estimate(), ci.low(), ci.high(), Double.NaN, null);
+  }
+
+  /** Requests as independent samples: Mann-Whitney U for p50, a bootstrap of requests for tails. */
+  private static Test onRequests(ComparedQuantity q, double[] va, double[] vb, Settings s, long seed) {
     if (q.quantile() == 0.5) {
       MannWhitney.Result mw = MannWhitney.test(va, vb);
       QuantileBootstrap.Interval ci =
@@ -197,9 +273,7 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
           mw.commonLanguage(), null);
     }
     if (!QuantileBootstrap.enoughFor(Math.min(va.length, vb.length), q.quantile())) {
-      int need = (int) Math.ceil(QuantileBootstrap.MIN_TAIL / Math.min(q.quantile(), 1 - q.quantile()));
-      return Test.none("too few requests for a " + q.title().replaceAll(".* ", "") + " test (needs "
-          + need + " per run)");
+      return tooFewForTail(q);
     }
     QuantileBootstrap.Interval ci =
         QuantileBootstrap.difference(va, vb, q.quantile(), 1 - s.alpha(), s.resamples(), seed);
@@ -207,10 +281,16 @@ public record StageComparison(String label, StageSample a, StageSample b, List<R
         Double.NaN, null);
   }
 
+  private static Test tooFewForTail(ComparedQuantity q) {
+    int need = (int) Math.ceil(QuantileBootstrap.MIN_TAIL / Math.min(q.quantile(), 1 - q.quantile()));
+    return Test.none("too few requests for a " + q.title().replaceAll(".* ", "") + " test (needs "
+        + need + " per run)");
+  }
+
   private static boolean larger(ComparedQuantity q, StageSample a, StageSample b, Test t) {
     return switch (t.method()) {
       case MANN_WHITNEY -> t.commonLanguage() > 0.5;
-      case BOOTSTRAP, FISHER_EXACT -> t.estimate() > 0;
+      case WELCH, BLOCK_BOOTSTRAP, BOOTSTRAP, FISHER_EXACT -> t.estimate() > 0;
       case NONE -> b.value(q) > a.value(q);
     };
   }

@@ -132,10 +132,18 @@ public record StageResult(
    * @param completed measured requests that succeeded
    * @param failed measured requests that failed
    * @param byPhase completed and failed per phase, every phase present
+   * @param tpotUndefined completed measured requests with no TPOT (and no decode TPS): fewer than 2
+   *     output tokens, or every token in one read; they are left out of those distributions
    */
-  public record RequestCounts(long completed, long failed, Map<Phase, PhaseCounts> byPhase) {
+  public record RequestCounts(
+      long completed, long failed, Map<Phase, PhaseCounts> byPhase, long tpotUndefined) {
     public RequestCounts {
       byPhase = frozen(byPhase, Phase.class);
+    }
+
+    /** Counts with no request lacking a TPOT. */
+    public RequestCounts(long completed, long failed, Map<Phase, PhaseCounts> byPhase) {
+      this(completed, failed, byPhase, 0);
     }
   }
 

@@ -19,6 +19,12 @@ import java.util.Objects;
  * @param requestsPerSecond completed measured requests per second of window
  * @param completed measured requests that succeeded
  * @param failed measured requests that failed
+ * @param atSeconds per metric, aligned with {@code perRequest}: when each value's request was
+ *     scheduled, seconds from the stage's first measured request (pooled repeats: from their own
+ *     repeat's first); what the blocks of time of a comparison are cut from. Empty when unknown
+ * @param runOf per metric, aligned with {@code perRequest}: which of the {@code runs} pooled here
+ *     each value came from, 0 to runs − 1. Empty for a single run
+ * @param runs how many runs (repeats of the stage, {@code --repeat}) are pooled here, at least 1
  */
 public record StageSample(
     int index,
@@ -28,12 +34,28 @@ public record StageSample(
     double outputTokensPerSecond,
     double requestsPerSecond,
     long completed,
-    long failed) {
+    long failed,
+    Map<Metric, double[]> atSeconds,
+    Map<Metric, int[]> runOf,
+    int runs) {
 
   public StageSample {
     Objects.requireNonNull(label, "label");
     distributions = Collections.unmodifiableMap(copy(distributions));
     perRequest = Collections.unmodifiableMap(copy(perRequest));
+    atSeconds = Collections.unmodifiableMap(copy(atSeconds));
+    runOf = Collections.unmodifiableMap(copy(runOf));
+    if (runs < 1) {
+      throw new IllegalArgumentException("at least one run, got " + runs);
+    }
+  }
+
+  /** One run's stage without request times: nothing to cut into blocks, so nothing is tested per block. */
+  public StageSample(int index, String label, Map<Metric, Distribution> distributions,
+      Map<Metric, double[]> perRequest, double outputTokensPerSecond, double requestsPerSecond,
+      long completed, long failed) {
+    this(index, label, distributions, perRequest, outputTokensPerSecond, requestsPerSecond, completed,
+        failed, Map.of(), Map.of(), 1);
   }
 
   private static <V> EnumMap<Metric, V> copy(Map<Metric, V> map) {

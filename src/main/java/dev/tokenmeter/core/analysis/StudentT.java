@@ -36,6 +36,17 @@ public final class StudentT {
    */
   public static double cdf(double t, int df) {
     checkDf(df);
+    return cdf(t, (double) df);
+  }
+
+  /**
+   * P(T ≤ t) for T with {@code df} degrees of freedom, which need not be whole: Welch's test has
+   * {@code df} from the Welch-Satterthwaite equation.
+   *
+   * @throws IllegalArgumentException when {@code df} is not positive
+   */
+  public static double cdf(double t, double df) {
+    checkDf(df);
     if (Double.isNaN(t)) {
       return Double.NaN;
     }
@@ -54,6 +65,16 @@ public final class StudentT {
    * @throws IllegalArgumentException when {@code p} is not in (0, 1) or {@code df < 1}
    */
   public static double quantile(double p, int df) {
+    checkDf(df);
+    return quantile(p, (double) df);
+  }
+
+  /**
+   * The {@code p}-quantile for real {@code df > 0}.
+   *
+   * @throws IllegalArgumentException when {@code p} is not in (0, 1) or {@code df} not positive
+   */
+  public static double quantile(double p, double df) {
     checkDf(df);
     if (!(p > 0 && p < 1)) {
       throw new IllegalArgumentException("probability must be in (0, 1), got " + p);
@@ -152,6 +173,12 @@ public final class StudentT {
   private static void checkDf(int df) {
     if (df < 1) {
       throw new IllegalArgumentException("degrees of freedom must be at least 1, got " + df);
+    }
+  }
+
+  private static void checkDf(double df) {
+    if (!(df > 0) || Double.isInfinite(df)) {
+      throw new IllegalArgumentException("degrees of freedom must be a positive number, got " + df);
     }
   }
 }

@@ -7,7 +7,8 @@ import java.util.Locale;
 
 /**
  * The degradation curve of a run: per load, per-user decode TPS (p50 and its slow tail p10),
- * aggregate output TPS, TTFT and TPOT percentiles and the error rate, in load order; and its
+ * aggregate output TPS, headline TTFT (from the schedule in open loops, {@link LatencyOrigin}) and
+ * TPOT percentiles and the error rate, in load order; and its
  * {@link Knee}. Immutable; a pure function of the stages.
  *
  * @param loadKind {@code "concurrency"} (closed loop) or {@code "rate"} (open loop, requests/s)
@@ -58,6 +59,9 @@ public record Sweep(
    * @param open whether the load is a rate (open loop)
    * @param load concurrency or requests/s
    * @param errorPercent failed measured requests, % of measured requests
+   * @param ttftFrom the origin of the TTFT percentiles: the headline one ({@link LatencyOrigin})
+   * @param ttftSentP99Millis TTFT p99 from the send, beside the headline (equal to {@code
+   *     ttftP99Millis} when the headline is from the send)
    */
   public record Point(
       int index,
@@ -74,12 +78,15 @@ public record Sweep(
       double ttftP99Millis,
       double tpotP50Millis,
       double tpotP99Millis,
-      double errorPercent) {
+      double errorPercent,
+      LatencyOrigin ttftFrom,
+      double ttftSentP99Millis) {
 
     /** The point of one stage. */
     public static Point of(StageResult r) {
       Distribution tps = r.metric(Metric.DECODE_TPS);
-      Distribution ttft = r.metric(Metric.TTFT);
+      LatencyOrigin from = LatencyOrigin.headlineOf(r.plan().load());
+      Distribution ttft = r.metric(from.ttft());
       Distribution tpot = r.metric(Metric.TPOT);
       long total = r.requests().completed() + r.requests().failed();
       var t = r.throughput();
@@ -87,7 +94,8 @@ public record Sweep(
           r.plan().index(), r.label(), r.plan().load() instanceof LoadModel.Open, Sweep.load(r.plan().load()),
           tps.p50(), tps.p10(), t.outputTokensPerSecond(), t.requestsPerSecond(), t.goodputRequestsPerSecond(),
           ttft.p50(), ttft.p90(), ttft.p99(), tpot.p50(), tpot.p99(),
-          total == 0 ? Double.NaN : 100.0 * r.requests().failed() / total);
+          total == 0 ? Double.NaN : 100.0 * r.requests().failed() / total,
+          from, r.metric(Metric.TTFT).p99());
     }
 
     /** A load of the same kind as this point's, named like a label: {@code "c=47.3"}, {@code "rate=3.2/s"}. */

@@ -1,7 +1,9 @@
 package dev.tokenmeter.core.metrics;
 
+import dev.tokenmeter.core.analysis.LatencyOrigin;
 import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.core.analysis.SloMetric;
+import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.request.Phase;
 import java.util.Arrays;
 import java.util.List;
@@ -13,20 +15,25 @@ import java.util.List;
  * DistServe and vLLM's {@code --goodput} do; ITL, throughput and error objectives have no
  * per-request value and do not count here.
  *
+ * <p>A bare {@code ttft} or {@code e2e} objective is the headline latency, whose origin follows the
+ * stage's load model ({@link LatencyOrigin}); a request does not know its stage's load, so each
+ * request is judged under both origins and {@link #count(int, LoadModel)} picks the stage's.
+ *
  * <p>A request with no value for a metric that needs two tokens (TPOT, TPS: one output token, or
  * every token in one read) meets that objective, as vLLM counts a one-token request's TPOT as 0; a
  * succeeded request with no first token or end time (which should not happen) does not meet TTFT or
  * E2E objectives.
  *
  * <p><b>Threading.</b> Single writer: {@link #accept} from the thread that ends requests (the event
- * loop); {@link #count} after the stage ended, ordered after the writes by the stage's completion.
+ * loop); {@link #count(int, LoadModel)} after the stage ended, ordered after the writes by the stage's completion.
  * Cost per request: one comparison per per-request objective, no allocation.
  */
 public final class GoodputCounter {
   private final SloMetric[] metrics;
   private final Slo.Op[] ops;
   private final double[] thresholds;
-  private long[] counts = new long[8];
+  /** Per origin ({@link LatencyOrigin#ordinal()}), per stage index: requests that met everything. */
+  private final long[][] counts = new long[LatencyOrigin.values().length][8];
 
   /** A counter for {@code slo}'s per-request objectives. */
   public GoodputCounter(Slo slo) {
@@ -38,20 +45,28 @@ public final class GoodputCounter {
 
   /** Counts {@code m} when it is measured, succeeded and meets every per-request objective. */
   public void accept(RequestMetrics m) {
-    if (m.phase() != Phase.MEASURED || !m.succeeded() || !meets(m)) {
+    if (m.phase() != Phase.MEASURED || !m.succeeded()) {
       return;
     }
-    int stage = m.stage();
-    if (stage >= counts.length) {
-      counts = Arrays.copyOf(counts, Math.max(stage + 1, 2 * counts.length));
+    for (LatencyOrigin origin : LatencyOrigin.values()) {
+      if (meets(m, origin)) {
+        long[] c = counts[origin.ordinal()];
+        if (m.stage() >= c.length) {
+          c = Arrays.copyOf(c, Math.max(m.stage() + 1, 2 * c.length));
+          counts[origin.ordinal()] = c;
+        }
+        c[m.stage()]++;
+      }
     }
-    counts[stage]++;
   }
 
-  /** Whether {@code m} meets every per-request objective (phase and outcome aside). */
-  public boolean meets(RequestMetrics m) {
+  /**
+   * Whether {@code m} meets every per-request objective (phase and outcome aside), with the
+   * headline {@code ttft} and {@code e2e} measured from {@code origin}.
+   */
+  public boolean meets(RequestMetrics m, LatencyOrigin origin) {
     for (int i = 0; i < metrics.length; i++) {
-      double v = value(m, metrics[i]);
+      double v = value(m, metrics[i], origin);
       if (Double.isNaN(v)) {
         if (metrics[i] == SloMetric.TPOT || metrics[i] == SloMetric.TPS) {
           continue;
@@ -65,18 +80,21 @@ public final class GoodputCounter {
     return true;
   }
 
-  /** Requests counted for the stage with index {@code stage}. */
-  public long count(int stage) {
-    return stage < counts.length ? counts[stage] : 0;
+  /** Requests counted for the stage with index {@code stage}, which ran under {@code load}. */
+  public long count(int stage, LoadModel load) {
+    long[] c = counts[LatencyOrigin.headlineOf(load).ordinal()];
+    return stage < c.length ? c[stage] : 0;
   }
 
   /** {@code m}'s value of a per-request metric in the metric's SLO unit (ms, tokens/s), NaN when none. */
-  private static double value(RequestMetrics m, SloMetric metric) {
+  private static double value(RequestMetrics m, SloMetric metric, LatencyOrigin origin) {
     return switch (metric) {
-      case TTFT -> millis(m.ttftNanos());
-      case TTFT_SCHED -> millis(m.ttftFromScheduledNanos());
-      case E2E -> millis(m.e2eNanos());
-      case E2E_SCHED -> millis(m.e2eFromScheduledNanos());
+      case TTFT -> value(m, origin == LatencyOrigin.SCHEDULED ? SloMetric.TTFT_SCHEDULED : SloMetric.TTFT_SENT, origin);
+      case E2E -> value(m, origin == LatencyOrigin.SCHEDULED ? SloMetric.E2E_SCHEDULED : SloMetric.E2E_SENT, origin);
+      case TTFT_SENT -> millis(m.ttftNanos());
+      case TTFT_SCHEDULED -> millis(m.ttftFromScheduledNanos());
+      case E2E_SENT -> millis(m.e2eNanos());
+      case E2E_SCHEDULED -> millis(m.e2eFromScheduledNanos());
       case TPOT -> m.tpotNanos() / 1e6;
       case TPS -> m.decodeTokensPerSecond();
       default -> throw new IllegalArgumentException(metric.wireName() + " has no per-request value");

@@ -104,9 +104,12 @@ public final class RequestMetrics {
       outputTokenSource = TokenCountSource.CHUNKS;
     }
     chunkTokens = ChunkTokens.distribute(outputTokens, chars, chunks);
+    // Every token in one read (a whole answer in one chunk, or --no-stream) has no decode time
+    // to divide: TPOT is undefined there, not 0, and decode TPS not infinite.
+    long decodeNanos = firstTokenNanos >= 0 ? t.lastTokenNanos() - firstTokenNanos : 0;
     tpotNanos =
-        outputTokens >= 2 && firstTokenNanos >= 0
-            ? (double) (t.lastTokenNanos() - firstTokenNanos) / (outputTokens - 1)
+        outputTokens >= 2 && decodeNanos > 0
+            ? (double) decodeNanos / (outputTokens - 1)
             : Double.NaN;
 
     usagePromptTokens = t.usagePromptTokens();
@@ -215,17 +218,22 @@ public final class RequestMetrics {
     return sendLagNanos;
   }
 
-  /** {@code (lastToken − firstToken) / (n − 1)}; NaN when {@code n < 2}. */
+  /**
+   * {@code (lastToken − firstToken) / (n − 1)}; NaN (undefined) when {@code n < 2} or when every
+   * token arrived in one read ({@code lastToken = firstToken}: one chunk, or a non-streamed answer).
+   */
   public double tpotNanos() {
     return tpotNanos;
   }
 
-  /**
-   * Per-request decode speed {@code 1 / TPOT} in tokens per second; NaN when TPOT is undefined or
-   * 0 (every token arrived in one read).
-   */
+  /** Whether {@link #tpotNanos()} is undefined: fewer than 2 output tokens, or all in one read. */
+  public boolean tpotUndefined() {
+    return Double.isNaN(tpotNanos);
+  }
+
+  /** Per-request decode speed {@code 1 / TPOT} in tokens per second; NaN when TPOT is undefined. */
   public double decodeTokensPerSecond() {
-    return tpotNanos > 0 ? 1e9 / tpotNanos : Double.NaN;
+    return tpotUndefined() ? Double.NaN : 1e9 / tpotNanos;
   }
 
   // ---- tokens ----

@@ -61,6 +61,7 @@ public final class StageRecorder {
   private long stageOutputTokens;
   private final long[][] phaseCounts = new long[Phase.values().length][2];
   private final long[] errors = new long[ErrorClass.values().length];
+  private long tpotUndefined;
   private final TokenTally tokens;
   private boolean finished;
   private int pending;
@@ -253,10 +254,8 @@ public final class StageRecorder {
     record(h, Metric.E2E_FROM_SCHEDULED, m.e2eFromScheduledNanos());
     record(h, Metric.CONNECT, m.connectNanos());
     record(h, Metric.SCHEDULED_TO_SENT, m.sendLagNanos());
-    if (!Double.isNaN(m.tpotNanos())) {
+    if (!m.tpotUndefined()) {
       record(h, Metric.TPOT, Math.round(m.tpotNanos()));
-    }
-    if (!Double.isNaN(m.decodeTokensPerSecond())) {
       record(h, Metric.DECODE_TPS, Math.round(m.decodeTokensPerSecond() * 1000));
     }
     record(h, Metric.OUTPUT_TOKENS, m.outputTokens());
@@ -269,6 +268,9 @@ public final class StageRecorder {
     tokens.add(m);
     if (m.succeeded()) {
       windowInputTokens += Math.max(0, m.inputTokens());
+      if (m.tpotUndefined()) {
+        tpotUndefined++;
+      }
     } else {
       errors[m.errorClass().ordinal()]++;
     }
@@ -390,7 +392,7 @@ public final class StageRecorder {
       byPhase.put(p, new StageResult.PhaseCounts(c[0], c[1]));
     }
     long[] measured = phaseCounts[Phase.MEASURED.ordinal()];
-    return new StageResult.RequestCounts(measured[0], measured[1], byPhase);
+    return new StageResult.RequestCounts(measured[0], measured[1], byPhase, tpotUndefined);
   }
 
   private Map<ErrorClass, Long> errorCounts() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.LatencyOrigin;
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.report.Cdf;
@@ -50,7 +51,7 @@ final class PageData {
       num(c, "userP50", p.perUserTps());
       num(c, "userP10", p.slowUserTps());
       if (p.group() == null) {
-        percentiles(c.putObject("ttft"), st.metrics().get(Metric.TTFT.reportKey()));
+        percentiles(c.putObject("ttft"), st.metrics().get(LatencyOrigin.headlineOf(st.detail().loadModel()).ttft().reportKey()));
         percentiles(c.putObject("tpot"), st.metrics().get(Metric.TPOT.reportKey()));
       } else {
         repeats(c, p.group());
@@ -102,7 +103,8 @@ final class PageData {
       }
     }
     ObjectNode cdf = o.putObject("cdf");
-    cdf(cdf.putArray("ttft"), st.histograms().get(Metric.TTFT), Metric.TTFT);
+    Metric ttft = LatencyOrigin.headlineOf(d.loadModel()).ttft(); // the user's wait: from the schedule in an open loop
+    cdf(cdf.putArray("ttft"), st.histograms().get(ttft), ttft);
     cdf(cdf.putArray("itl"), st.histograms().get(Metric.ITL), Metric.ITL);
     StageDetail.Health h = d.health();
     if (h != null) {

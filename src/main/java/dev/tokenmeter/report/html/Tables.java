@@ -1,6 +1,8 @@
 package dev.tokenmeter.report.html;
 
 import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.LatencyOrigin;
+import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.StageDetail;
 import java.util.LinkedHashSet;
@@ -31,17 +33,23 @@ final class Tables {
         new Column(MetricDoc.COMPLETED, "", st -> Long.toString(st.completed())),
         new Column(MetricDoc.FAILED, "", st -> Long.toString(st.failed())),
         new Column(MetricDoc.STEADY_STATE, "", st -> st.steadyStateReached() ? "reached" : "not reached"))));
-    b.append(table("latency", "Latency per stage, successful measured requests", s, List.of(
-        new Column(MetricDoc.TTFT, "p50", st -> dist(st, "ttft_ms", Distribution::p50)),
-        new Column(MetricDoc.TTFT, "p90", st -> dist(st, "ttft_ms", Distribution::p90)),
-        new Column(MetricDoc.TTFT, "p99", st -> dist(st, "ttft_ms", Distribution::p99)),
-        new Column(MetricDoc.TTFT_FROM_SCHEDULED, "p99", st -> dist(st, "ttft_from_scheduled_ms", Distribution::p99)),
-        new Column(MetricDoc.TPOT, "p50", st -> dist(st, "tpot_ms", Distribution::p50)),
-        new Column(MetricDoc.TPOT, "p99", st -> dist(st, "tpot_ms", Distribution::p99)),
-        new Column(MetricDoc.ITL, "p50", st -> dist(st, "itl_ms", Distribution::p50)),
-        new Column(MetricDoc.ITL, "p99", st -> dist(st, "itl_ms", Distribution::p99)),
-        new Column(MetricDoc.E2E, "p50", st -> dist(st, "e2e_ms", Distribution::p50)),
-        new Column(MetricDoc.E2E, "p99", st -> dist(st, "e2e_ms", Distribution::p99)))));
+    b.append(table("latency", "Latency per stage, successful measured requests (TTFT and E2E: the user's wait,"
+        + " from the schedule in an open loop; from the send beside it)", s, List.of(
+        new Column(MetricDoc.TTFT, "p50", st -> dist(st, headline(st).ttft(), Distribution::p50)),
+        new Column(MetricDoc.TTFT, "p90", st -> dist(st, headline(st).ttft(), Distribution::p90)),
+        new Column(MetricDoc.TTFT, "p99", st -> dist(st, headline(st).ttft(), Distribution::p99)),
+        new Column(MetricDoc.TTFT_FROM_SENT, "p99", st -> dist(st, Metric.TTFT, Distribution::p99)),
+        new Column(MetricDoc.TPOT, "p50", st -> dist(st, Metric.TPOT, Distribution::p50)),
+        new Column(MetricDoc.TPOT, "p99", st -> dist(st, Metric.TPOT, Distribution::p99)),
+        new Column(MetricDoc.TPOT_UNDEFINED, "", st -> st.detail().tpotUndefined() < 0 ? "-"
+            : Long.toString(st.detail().tpotUndefined())),
+        new Column(MetricDoc.ITL, "p50", st -> dist(st, Metric.ITL, Distribution::p50)),
+        new Column(MetricDoc.ITL, "p99", st -> dist(st, Metric.ITL, Distribution::p99)),
+        new Column(MetricDoc.ITL_CHUNK, "p50", st -> dist(st, Metric.ITL_CHUNK, Distribution::p50)),
+        new Column(MetricDoc.ITL_CHUNK, "p99", st -> dist(st, Metric.ITL_CHUNK, Distribution::p99)),
+        new Column(MetricDoc.E2E, "p50", st -> dist(st, headline(st).e2e(), Distribution::p50)),
+        new Column(MetricDoc.E2E, "p99", st -> dist(st, headline(st).e2e(), Distribution::p99)),
+        new Column(MetricDoc.E2E_FROM_SENT, "p99", st -> dist(st, Metric.E2E, Distribution::p99)))));
     b.append(errors(s));
     b.append(table("client-health", "Client health per stage (is tokenmeter itself the bottleneck?)", s, List.of(
         new Column(MetricDoc.LOOP_LAG, "", st -> health(st, h -> num(h.loopLagMillis().p99()))),
@@ -134,6 +142,15 @@ final class Tables {
           .append(Html.esc(m.definition())).append(". ").append(link).append("</dd>\n");
     }
     return b.append("</dl>\n").toString();
+  }
+
+  private static String dist(SavedSummary.Stage st, Metric m, Function<Distribution, Double> stat) {
+    return dist(st, m.reportKey(), stat);
+  }
+
+  /** The origin of a saved stage's headline TTFT and E2E: the schedule in an open loop. */
+  private static LatencyOrigin headline(SavedSummary.Stage st) {
+    return LatencyOrigin.headlineOf(st.detail().loadModel());
   }
 
   private static String dist(SavedSummary.Stage st, String key, Function<Distribution, Double> stat) {

@@ -33,10 +33,15 @@ class SloTest {
       value = {
         "ttft.p99<=1s              | TTFT       | P99  | LE | 1000",
         "  ttft . p50 <  250 ms    | TTFT       | P50  | LT | 250",
-        "TTFT_SCHED.p99.9<=2s      | TTFT_SCHED | P999 | LE | 2000",
+        "TTFT_SCHED.p99.9<=2s      | TTFT_SCHEDULED | P999 | LE | 2000",
+        "ttft_scheduled.p99<=2s    | TTFT_SCHEDULED | P99 | LE | 2000",
+        "ttft_sent.p50<=2s         | TTFT_SENT  | P50  | LE | 2000",
+        "itl_chunk.p99<=20ms       | ITL_CHUNK  | P99  | LE | 20",
+        "e2e_sent.p99<=2s          | E2E_SENT   | P99  | LE | 2000",
+        "e2e_scheduled.p99<=2s     | E2E_SCHEDULED | P99 | LE | 2000",
         "itl.max<1500us            | ITL        | MAX  | LT | 1.5",
         "e2e.mean<=.5s             | E2E        | MEAN | LE | 500",
-        "e2e_sched.p95<=1e1s       | E2E_SCHED  | P95  | LE | 10000",
+        "e2e_sched.p95<=1e1s       | E2E_SCHEDULED | P95 | LE | 10000",
         "tps.p1>12.5tok/s          | TPS        | P1   | GT | 12.5",
         "tpot.min>=2µs             | TPOT       | MIN  | GE | 0.002",
         "output_tps>=1000          | OUTPUT_TPS |      | GE | 1000",
@@ -52,7 +57,7 @@ class SloTest {
   @CsvSource(
       delimiter = '|',
       value = {
-        "ttfx.p99<=800ms | --slo clause 'ttfx.p99<=800ms': unknown metric 'ttfx'; valid: ttft, ttft_sched, tpot, itl, e2e, e2e_sched, tps, output_tps (or throughput), request_rate, errors",
+        "ttfx.p99<=800ms | --slo clause 'ttfx.p99<=800ms': unknown metric 'ttfx'; valid: ttft, ttft_sent, ttft_scheduled, tpot, itl, itl_chunk, e2e, e2e_sent, e2e_scheduled, tps, output_tps (or throughput), request_rate, errors",
         "ttft<=800ms     | --slo clause 'ttft<=800ms': ttft needs a statistic, e.g. ttft.p99; valid: p1, p5, p10, p50, p90, p95, p99, p999, mean, min, max",
         "ttft.p42<=800ms | --slo clause 'ttft.p42<=800ms': unknown statistic 'p42'; valid: p1, p5, p10, p50, p90, p95, p99, p999, mean, min, max",
         "ttft.p99 800ms  | --slo clause 'ttft.p99 800ms': no comparison; write METRIC[.STAT]<=VALUE (operators <=, <, >=, >)",
@@ -65,7 +70,7 @@ class SloTest {
         "errors.p99<=1%  | --slo clause 'errors.p99<=1%': errors takes no statistic (one value per stage): write errors<=1%",
         "tps.p10>=30ms   | --slo clause 'tps.p10>=30ms': unit 'ms' does not fit tps; use tok/s or no unit",
         "request_rate>=4tok/s | --slo clause 'request_rate>=4tok/s': unit 'tok/s' does not fit request_rate; use req/s or no unit",
-        "<=3ms           | --slo clause '<=3ms': no metric; valid: ttft, ttft_sched, tpot, itl, e2e, e2e_sched, tps, output_tps (or throughput), request_rate, errors",
+        "<=3ms           | --slo clause '<=3ms': no metric; valid: ttft, ttft_sent, ttft_scheduled, tpot, itl, itl_chunk, e2e, e2e_sent, e2e_scheduled, tps, output_tps (or throughput), request_rate, errors",
       })
   void badClausesAreNamedWithTheFix(String spec, String message) {
     assertThatThrownBy(() -> Slo.parse(spec)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);

@@ -189,11 +189,23 @@ class RequestMetricsTest {
   }
 
   @Test
-  void allTokensInOneReadHaveZeroTpotAndNoDecodeSpeed() {
+  void allTokensInOneReadHaveNoTpotAndNoDecodeSpeed() {
     RequestTimeline t = Timelines.request(0).sent(0).chunk(50, "abc").usage(3, 3)
         .completedAtLastChunk(50);
     RequestMetrics m = RequestMetrics.of(t, null);
-    assertThat(m.tpotNanos()).isZero();
+    assertThat(m.tpotUndefined()).isTrue();
+    assertThat(m.tpotNanos()).isNaN(); // undefined, not 0
+    assertThat(m.decodeTokensPerSecond()).isNaN(); // not infinite
+    assertThat(m.outputTokens()).isEqualTo(3);
+  }
+
+  @Test
+  void tokensInTwoReadsAtTheSameNanosecondHaveNoTpotEither() {
+    // Two chunks decoded from one read share its timestamp: still no decode time to divide.
+    RequestTimeline t = Timelines.request(0).sent(0).chunk(50, "ab").chunk(50, "c").usage(3, 3)
+        .completedAtLastChunk(50);
+    RequestMetrics m = RequestMetrics.of(t, null);
+    assertThat(m.tpotUndefined()).isTrue();
     assertThat(m.decodeTokensPerSecond()).isNaN();
   }
 

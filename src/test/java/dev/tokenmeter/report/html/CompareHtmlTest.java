@@ -33,7 +33,7 @@ class CompareHtmlTest {
 
   @BeforeAll
   static void simulate() throws Exception {
-    String[] plan = {"--input-tokens", "100", "--output-tokens", "32", "--duration", "3s", "--warmup", "1s",
+    String[] plan = {"--input-tokens", "100", "--output-tokens", "32", "--duration", "8s", "--warmup", "1s",
         "--cooldown", "0s"};
     Cli.simulate(tmp.resolve("a"), plan, "--gpu", "h100-sxm", "--concurrency", "8,1");
     Cli.simulate(tmp.resolve("b"), plan, "--gpu", "a100-80gb", "--concurrency", "1,8,32");
@@ -62,7 +62,7 @@ class CompareHtmlTest {
     assertThat(data.get("runs")).hasSize(2);
     assertThat(data.at("/points/0/entries/1/side").asText()).isEqualTo("run");
     // compare.json 1.1: the load and the 103-point CDFs, whose 50% point is the percentiles' p50.
-    assertThat(written.get("compare_version").asText()).isEqualTo("1.1");
+    assertThat(written.get("compare_version").asText()).isEqualTo("1.2");
     JsonNode stage = written.at("/comparisons/0/stages/1");
     assertThat(stage.at("/load/model").asText()).isEqualTo("closed");
     assertThat(stage.at("/load/concurrency").asInt()).isEqualTo(8);

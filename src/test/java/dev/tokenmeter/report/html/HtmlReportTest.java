@@ -76,7 +76,10 @@ class HtmlReportTest {
       assertThat(curve.get("aggTps").asDouble()).isEqualTo(stage.at("/throughput/output_tokens_per_s").asDouble());
       assertThat(curve.get("userP50").asDouble()).isEqualTo(stage.at("/metrics/decode_tps/p50").asDouble());
       assertThat(curve.get("userP10").asDouble()).isEqualTo(stage.at("/metrics/decode_tps/p10").asDouble());
-      assertThat(curve.at("/ttft/p99").asDouble()).isEqualTo(stage.at("/metrics/ttft_ms/p99").asDouble());
+      // The headline TTFT: from the schedule in the open stage, from the send in the closed one.
+      String ttft = "/metrics/" + ("open".equals(stage.at("/load/model").asText()) ? "ttft_from_scheduled_ms" : "ttft_ms");
+      assertThat(stage.get("headline_latency_from").asText()).isEqualTo(i == 0 ? "sent" : "scheduled");
+      assertThat(curve.at("/ttft/p99").asDouble()).isEqualTo(stage.at(ttft + "/p99").asDouble());
       assertThat(curve.at("/tpot/p90").asDouble()).isEqualTo(stage.at("/metrics/tpot_ms/p90").asDouble());
       JsonNode series = data.get("stages").get(i).get("series");
       JsonNode tokens = stage.at("/time_series/output_tokens");
@@ -94,13 +97,32 @@ class HtmlReportTest {
       // The CDF at 99% is the file's p99, at 50% its p50.
       JsonNode cdf = data.get("stages").get(i).at("/cdf/ttft");
       assertThat(cdf.size()).isEqualTo(103);
-      assertThat(point(cdf, 0.99)).isEqualTo(stage.at("/metrics/ttft_ms/p99").asDouble());
-      assertThat(point(cdf, 0.5)).isEqualTo(stage.at("/metrics/ttft_ms/p50").asDouble());
+      assertThat(point(cdf, 0.99)).isEqualTo(stage.at(ttft + "/p99").asDouble());
+      assertThat(point(cdf, 0.5)).isEqualTo(stage.at(ttft + "/p50").asDouble());
     }
     // No NaN token and no raw '<' inside the blob (it sits in a script element).
     String page2 = Files.readString(page);
     String blob = page2.substring(page2.indexOf("id=\"tm-data\">"), page2.indexOf("</script>", page2.indexOf("id=\"tm-data\">")));
     assertThat(blob.substring(blob.indexOf('>') + 1)).doesNotContain("NaN").doesNotContain("<");
+  }
+
+  @Test
+  void latencyTableLeadsWithTheUsersWaitAndNamesBothItls() throws Exception {
+    Path dir = folder();
+    JsonNode file = JSON.readTree(dir.resolve("summary.json").toFile());
+    String page = Files.readString(HtmlReport.write(dir));
+    String table = page.substring(page.indexOf("<table id=\"table-latency\""));
+    table = table.substring(0, table.indexOf("</table>"));
+    assertThat(table).contains("from the schedule in an open loop", ">TTFT from send p99</a>", ">ITL per token p50</a>",
+        ">ITL per chunk p99</a>", ">No TPOT</a>", ">E2E from send p99</a>");
+    // Stage 2 is open: its TTFT p99 column is the from-schedule p99, the send-based one beside it.
+    String open = table.substring(table.indexOf("<tr><th scope=\"row\">" + file.at("/stages/1/label").asText()));
+    String[] cells = open.substring(0, open.indexOf("</tr>")).split("<td>");
+    assertThat(cells[3]).startsWith(Tables.num(file.at("/stages/1/metrics/ttft_from_scheduled_ms/p99").asDouble()) + "<");
+    assertThat(cells[4]).startsWith(Tables.num(file.at("/stages/1/metrics/ttft_ms/p99").asDouble()) + "<");
+    assertThat(cells[7]).startsWith(file.at("/stages/1/requests/tpot_undefined").asText() + "<");
+    String closed = table.substring(table.indexOf("<tr><th scope=\"row\">" + file.at("/stages/0/label").asText()));
+    assertThat(closed.split("<td>")[3]).startsWith(Tables.num(file.at("/stages/0/metrics/ttft_ms/p99").asDouble()) + "<");
   }
 
   private static double point(JsonNode cdf, double fraction) {
