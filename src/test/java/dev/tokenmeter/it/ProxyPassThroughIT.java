@@ -70,7 +70,8 @@ class ProxyPassThroughIT {
     // TTFT 10 ms and 4 gaps of 5 ms on the simulator's schedule (a cold JVM may bunch the first
     // tokens: ProxyTruthIT checks the figures against the simulator's ground truth).
     assertThat(m.ttftNanos()).isBetween(9_000_000L, 200_000_000L);
-    assertThat(m.tpotNanos()).isBetween(0.0, 20_000_000.0);
+    // undefined (NaN) only if a cold JVM bunched all five tokens into one read
+    assertThat(m.tpotNanos()).satisfiesAnyOf(t -> assertThat(t).isNaN(), t -> assertThat(t).isBetween(0.0, 20_000_000.0));
     assertThat(m.itlP50Nanos()).isBetween(0L, 20_000_000L);
     assertThat(m.itlMaxNanos()).isGreaterThanOrEqualTo(m.itlP99Nanos()).isGreaterThanOrEqualTo(m.itlP50Nanos());
     assertThat(m.e2eNanos()).isGreaterThanOrEqualTo(m.ttftNanos());
