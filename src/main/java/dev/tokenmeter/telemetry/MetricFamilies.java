@@ -9,7 +9,7 @@ import io.prometheus.metrics.model.snapshots.Unit;
 
 /**
  * The metric families of the proxy's {@code /metrics}, registered in one registry: names, help,
- * units, label names and bucket boundaries. docs/TELEMETRY.md lists them with their OpenTelemetry
+ * units, label names and bucket boundaries. docs/PROXY.md, "Metrics" lists them with their OpenTelemetry
  * names; a change here changes that table.
  *
  * <p>Names are the OpenTelemetry names translated as the OpenTelemetry "Prometheus and OpenMetrics

@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (token usage by type, operation and request duration, time to first token, time per output
  * token) by operation, model, upstream and tenant, and tokenmeter's own (requests by outcome class,
  * requests in flight per upstream, inter-token latency, decode speed, cost, dropped records).
- * docs/TELEMETRY.md lists every name, unit and label.
+ * docs/PROXY.md, "Metrics" lists every name, unit and label.
  *
  * <pre>{@code
  * PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(Limits.DEFAULT, List.of("a", "b"));
