@@ -108,6 +108,10 @@ final class BenchCommand implements Callable<Integer> {
       model = pre.models().get(0);
       err.println("tokenmeter: " + who + "--model not given; using the server's first model '" + model + "'");
     }
+    if (model == null && probe.api().needsModel()) {
+      throw new UsageException(who + "--api " + probe.api().wireName() + " needs a model and the server listed none:"
+          + " give --model NAME");
+    }
     return target.config(model);
   }
 }
