@@ -55,7 +55,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--variant", paramLabel = "NAME[:K=V,...]", description = {
       "An A/B variant, repeatable (at least 2): keys model, url, system (a system prompt, or @FILE), header ('K: V'),"
-          + " extra-body (JSON, merged over --extra-body), api-key-env; unset keys inherit the bench's own flags.",
+          + " extra-body (JSON, merged over --extra-body), api-key-env, api (another --api); unset keys inherit the bench's own flags.",
       "All variants run side by side under one stage plan and seed, each with 1/k of --concurrency or --rate and"
           + " the same prompts; results in DIR/NAME/, compared against the first in DIR/compare.md (docs/RESULTS.md)."})
   List<String> variants = new ArrayList<>();

@@ -14,7 +14,15 @@ import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.testkit.SimFixture;
 import dev.tokenmeter.testkit.StageKit;
 import dev.tokenmeter.testkit.StageRun;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.testkit.Cli;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -118,5 +126,44 @@ class EveryApiIT {
         assertThat(j.timeline().chunkCount()).isEqualTo(2);
       }
     }
+  }
+
+  @Test
+  void benchRunsClaudeGeminiAndOllamaAgainstChatAsVariantsUnderOneSchedule(@TempDir Path tmp) throws IOException {
+    Path out = tmp.resolve("apis");
+    Cli.Result r;
+    long generations;
+    try (SimFixture sim = SimFixture.start(SimFixture.config(2, 1))) {
+      r = Cli.run(
+          "bench", "--url", sim.baseUrl(), "--concurrency", "4", "--duration", "500ms", "--warmup", "0s",
+          "--cooldown", "0s", "--input-tokens", "32", "--output-tokens", "4", "--extra-body", "{\"ignore_eos\":true}",
+          "--variant", "gpt", "--variant", "claude:api=anthropic", "--variant", "gemini:api=gemini",
+          "--variant", "llama:api=ollama", "--out", out.toString(), "-q");
+      generations = sim.server().stats().generations();
+    }
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.err()).as(r.both()).contains("--model not given; using the server's first model 'tokenmeter-sim'");
+    long requests = 0;
+    for (String v : List.of("gpt", "claude", "gemini", "llama")) {
+      JsonNode summary = new ObjectMapper().readTree(out.resolve(v + "/summary.json").toFile());
+      assertThat(summary.path("target").path("api").asText()).isEqualTo(v.equals("gpt") ? "chat"
+          : v.equals("claude") ? "anthropic" : v.equals("gemini") ? "gemini" : "ollama");
+      List<String> lines = Files.readAllLines(out.resolve(v + "/requests.jsonl"));
+      assertThat(lines).as(v).isNotEmpty();
+      long ok = 0;
+      for (String line : lines) {
+        JsonNode req = new ObjectMapper().readTree(line);
+        if (req.path("ok").asBoolean()) {
+          ok++;
+          assertThat(req.path("output_tokens_source").asText()).as(v + " " + line).isEqualTo("usage");
+          assertThat(req.path("finish_reason").asText()).as(v + " " + line).isEqualTo("length");
+        } else {
+          assertThat(req.path("error_class").asText()).as(v + " " + line).isEqualTo("cancelled");
+        }
+      }
+      assertThat(ok).as(v).isPositive();
+      requests += lines.size();
+    }
+    assertThat(requests).isGreaterThanOrEqualTo(generations);
   }
 }
