@@ -44,11 +44,6 @@ final class GeminiFrames implements WireFrames {
   }
 
   @Override
-  public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
-    // The finish reason and the final usage came with the last token: Gemini sends no more.
-  }
-
-  @Override
   public void writeError(ByteBuf out) {
     out.writeBytes(ERROR);
   }

@@ -51,11 +51,6 @@ final class TgiFrames implements WireFrames {
   }
 
   @Override
-  public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
-    // The details came with the last token: TGI sends no more.
-  }
-
-  @Override
   public void writeError(ByteBuf out) {
     out.writeBytes(ERROR);
   }

@@ -40,9 +40,11 @@ interface WireFrames {
   /**
    * The frames after the last token: finish reason (where the API does not put it on the last
    * token), usage, end of stream. {@code includeUsage} is OpenAI's {@code stream_options}; the
-   * other APIs always send usage.
+   * other APIs always send usage. None by default: for the APIs (Gemini, TGI) whose last token's
+   * frame carries the finish reason and the usage, and whose stream just ends.
    */
-  void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage);
+  default void writeClosing(
+      ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {}
 
   /** The injected in-stream error and whatever ends the stream after it. */
   void writeError(ByteBuf out);

@@ -2,15 +2,16 @@ package dev.tokenmeter.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.tokenmeter.client.ChunkParserTranscriptTest.content;
+import static dev.tokenmeter.client.ChunkParserTranscriptTest.reasoning;
+import static dev.tokenmeter.client.ChunkParserTranscriptTest.tool;
 
 import dev.tokenmeter.core.request.StreamItem;
 import dev.tokenmeter.core.request.StreamItem.Done;
 import dev.tokenmeter.core.request.StreamItem.ErrorEvent;
 import dev.tokenmeter.core.request.StreamItem.Finish;
 import dev.tokenmeter.core.request.StreamItem.Role;
-import dev.tokenmeter.core.request.StreamItem.Text;
 import dev.tokenmeter.core.request.StreamItem.Usage;
-import dev.tokenmeter.core.request.TextKind;
 import dev.tokenmeter.sse.SseFramer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,18 +30,6 @@ import org.junit.jupiter.api.Test;
 class ApiTranscriptTest {
   private static final Done DONE = new Done();
   private static final Role ASSISTANT = new Role("assistant");
-
-  static Text content(String s) {
-    return new Text(s, TextKind.CONTENT);
-  }
-
-  static Text reasoning(String s) {
-    return new Text(s, TextKind.REASONING);
-  }
-
-  static Text tool(String s) {
-    return new Text(s, TextKind.TOOL_CALL);
-  }
 
   static byte[] resource(String name) {
     try (InputStream in = ApiTranscriptTest.class.getResourceAsStream("/transcripts/" + name)) {
