@@ -25,7 +25,9 @@ import javax.net.ssl.SSLHandshakeException;
  *
  * <p>When the listing is not this API's, the other APIs' listings are asked too; a server that
  * answers one of them speaks that API, and the run stops with one line saying which ("this
- * endpoint answered like an OpenAI server; try --api chat").
+ * endpoint answered like an OpenAI server; try --api chat"). For chat and completions that line is
+ * a warning only: servers with a native API of their own (TGI, llama.cpp, Ollama) speak OpenAI's
+ * chat too without always listing models at {@code /v1/models}.
  */
 public final class Preflight {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,15 +60,20 @@ public final class Preflight {
       if (models != null) {
         return new Result(models, List.of());
       }
+      List<String> warnings = new ArrayList<>();
       for (Api other : PROBES) {
         if (speaks(http, cfg, other, timeout) && !sameFamily(other, cfg.api())) {
-          throw new RunFailedException(
-              "GET " + uri + " answered " + (status == 200 ? "no " + cfg.api().wireName() + " model list" : "HTTP " + status)
-                  + ", and " + base.resolve(other.modelsPath(base.getRawPath())) + " did: this endpoint answered like "
-                  + server(other) + "; try --api " + other.wireName());
+          String line = "GET " + uri + " answered "
+              + (status == 200 ? "no " + cfg.api().wireName() + " model list" : "HTTP " + status) + ", and "
+              + base.resolve(other.modelsPath(base.getRawPath())) + " did: this endpoint answered like " + server(other);
+          if (!cfg.api().openAiCompatible()) {
+            throw new RunFailedException(line + "; try --api " + other.wireName());
+          }
+          // TGI, llama.cpp and Ollama speak OpenAI's chat too, and not all of them list models there.
+          warnings.add(line + "; if its requests fail, try --api " + other.wireName());
+          return new Result(List.of(), warnings);
         }
       }
-      List<String> warnings = new ArrayList<>();
       warnings.add(
           status == 200
               ? "GET " + uri + " did not return a model list; does --url speak --api " + cfg.api().wireName() + "?"
