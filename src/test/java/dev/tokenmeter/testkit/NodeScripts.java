@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.simulator.SimServer;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * The official SDKs' check scripts ({@code src/test/sdk/*.mjs}, installed into {@link #DIR} by
@@ -23,9 +27,24 @@ public final class NodeScripts {
 
   private NodeScripts() {}
 
-  /** Installs the pinned SDKs (a second run with them present does nothing); returns its output. */
+  /**
+   * Installs the pinned SDKs (a second run with them present does nothing); returns its output.
+   * Without Node.js and npm on the PATH the calling tests are skipped, or fail when {@code
+   * TOKENMETER_REQUIRE_NODE=1} (as {@code .ci/run} sets it).
+   */
   public static String install() throws IOException, InterruptedException {
+    if (!onPath("node") || !onPath("npm")) {
+      String problem = "Node.js and npm are not on PATH: the SDK tests need them (apt-get install nodejs npm)";
+      assertThat(System.getenv("TOKENMETER_REQUIRE_NODE")).as(problem).isNotEqualTo("1");
+      Assumptions.abort(problem);
+    }
     return run(List.of("bash", "scripts/install-sdk-check.sh", DIR.toString()));
+  }
+
+  private static boolean onPath(String tool) {
+    String path = System.getenv("PATH");
+    return path != null
+        && Arrays.stream(path.split(File.pathSeparator)).anyMatch(d -> Files.isExecutable(Path.of(d, tool)));
   }
 
   /** Runs {@code script} against {@code server} and returns the last JSON object it printed. */
