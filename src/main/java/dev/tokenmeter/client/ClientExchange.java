@@ -239,25 +239,16 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     }
     nowNanos = nanos;
     switch (mode) {
-      case SSE -> {
+      case SSE, LINES -> {
+        boolean partial = mode == Mode.SSE ? framer.hasPartialEvent() : lines.hasPartialLine();
         Outcome o;
         if (pendingFailure != null) {
           o = pendingFailure;
-        } else if (sawFinish && !framer.hasPartialEvent()) {
+        } else if (sawFinish && !partial) {
           o = new Outcome.Completed(finishReason);
         } else {
-          o = new Outcome.Truncated("stream ended without [DONE] or finish_reason");
-        }
-        finish(o, nanos, true);
-      }
-      case LINES -> {
-        Outcome o;
-        if (pendingFailure != null) {
-          o = pendingFailure;
-        } else if (sawFinish && !lines.hasPartialLine()) {
-          o = new Outcome.Completed(finishReason);
-        } else {
-          o = new Outcome.Truncated("stream ended without a \"done\": true line");
+          o = new Outcome.Truncated(mode == Mode.SSE
+              ? "stream ended without [DONE] or finish_reason" : "stream ended without a \"done\": true line");
         }
         finish(o, nanos, true);
       }
