@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs the official OpenAI Node SDK (version pinned by src/test/sdk/package-lock.json, with its
-# integrity hash) and the check script into ${1:-target/sdk-check}, for SdkCompatIT. A second run
+# Installs the official Node SDKs of the APIs the simulator serves (openai, @anthropic-ai/sdk,
+# @google/genai, ollama; versions pinned by src/test/sdk/package-lock.json, with their integrity
+# hashes) and the check scripts into ${1:-target/sdk-check}, for SdkCompatIT and ApiSdkCompatIT. A second run
 # with the SDK present does nothing. Needs node and npm, and the npm registry (or npm's cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-target/sdk-check}"
 mkdir -p "$out"
-cp src/test/sdk/package.json src/test/sdk/package-lock.json src/test/sdk/check.mjs "$out/"
+cp src/test/sdk/package.json src/test/sdk/package-lock.json src/test/sdk/check.mjs src/test/sdk/check-apis.mjs "$out/"
 if [ -f "$out/node_modules/openai/package.json" ] && cmp -s src/test/sdk/package-lock.json "$out/.installed-lock"; then
   exit 0
 fi

@@ -55,7 +55,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--variant", paramLabel = "NAME[:K=V,...]", description = {
       "An A/B variant, repeatable (at least 2): keys model, url, system (a system prompt, or @FILE), header ('K: V'),"
-          + " extra-body (JSON, merged over --extra-body), api-key-env; unset keys inherit the bench's own flags.",
+          + " extra-body (JSON, merged over --extra-body), api-key-env, api (another --api); unset keys inherit the bench's own flags.",
       "All variants run side by side under one stage plan and seed, each with 1/k of --concurrency or --rate and"
           + " the same prompts; results in DIR/NAME/, compared against the first in DIR/compare.md (docs/RESULTS.md)."})
   List<String> variants = new ArrayList<>();
@@ -107,6 +107,10 @@ final class BenchCommand implements Callable<Integer> {
     if (model == null && !pre.models().isEmpty()) {
       model = pre.models().get(0);
       err.println("tokenmeter: " + who + "--model not given; using the server's first model '" + model + "'");
+    }
+    if (model == null && probe.api().needsModel()) {
+      throw new UsageException(who + "--api " + probe.api().wireName() + " needs a model and the server listed none:"
+          + " give --model NAME");
     }
     return target.config(model);
   }

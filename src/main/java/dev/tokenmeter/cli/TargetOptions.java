@@ -18,13 +18,13 @@ final class TargetOptions {
   @Option(names = "--url", paramLabel = "URL", description = "Server root or API root, e.g. http://127.0.0.1:8000 or https://api.example.com/v1.")
   String url;
 
-  @Option(names = "--api", paramLabel = "API", description = "chat (/v1/chat/completions) or completions (/v1/completions) (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--api", paramLabel = "API", description = "The API the server speaks: chat (/v1/chat/completions), completions (/v1/completions), anthropic (/v1/messages), responses (/v1/responses), gemini (/v1beta/models/MODEL:streamGenerateContent), tgi (/generate_stream), ollama (/api/chat) or ollama-generate (/api/generate) (default: ${DEFAULT-VALUE}).")
   String api = "chat";
 
-  @Option(names = "--model", paramLabel = "NAME", description = "The model field. Default: the first model the server lists at /v1/models.")
+  @Option(names = "--model", paramLabel = "NAME", description = "The model (in the body, or in Gemini's path). Default: the first model the server lists (/v1/models, /v1beta/models, /api/tags, TGI's /info).")
   String model;
 
-  @Option(names = "--api-key-env", paramLabel = "VAR", description = "Environment variable holding the API key (sent as 'Authorization: Bearer').")
+  @Option(names = "--api-key-env", paramLabel = "VAR", description = "Environment variable holding the API key (sent as 'Authorization: Bearer', or as 'x-api-key' for anthropic and 'x-goog-api-key' for gemini).")
   String apiKeyEnv;
 
   @Option(names = "--header", paramLabel = "'K: V'", description = "Extra request header; repeatable.")

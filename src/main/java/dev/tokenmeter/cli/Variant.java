@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.client.Api;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,8 @@ import java.util.regex.Pattern;
  * a file), {@code header} ({@code 'K: V'}, repeatable), {@code extra-body} (a JSON object) and
  * {@code api-key-env}. A key left out inherits the bench's flag; {@code header} and {@code
  * extra-body} are merged over the bench's (the variant's value wins per header name and per JSON
- * field). A value may hold commas, except right before another {@code key=}: {@code
+ * field); {@code api} names another {@code --api} (Claude against GPT under one schedule: {@code
+ * --variant claude:api=anthropic,url=https://api.anthropic.com,model=...}). A value may hold commas, except right before another {@code key=}: {@code
  * extra-body={"a":1,"b":2}} is one value. A bare {@code NAME} is the bench's target as it is (an
  * A/A run). Immutable.
  *
@@ -34,19 +36,25 @@ import java.util.regex.Pattern;
  * @param headers extra headers, {@code 'K: V'} each, in order
  * @param extraBody a JSON object merged over the bench's --extra-body, or null
  * @param apiKeyEnv the API key's environment variable, or null to inherit
+ * @param api the {@code --api} name, or null to inherit
  */
 record Variant(
     String name, String model, String url, String system, List<String> headers, String extraBody,
-    String apiKeyEnv) {
+    String apiKeyEnv, String api) {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]+");
-  private static final List<String> KEYS = List.of("model", "url", "system", "header", "extra-body", "api-key-env");
+  private static final List<String> KEYS = List.of("model", "url", "system", "header", "extra-body", "api-key-env", "api");
   /** A comma that starts another {@code key=}: commas elsewhere belong to the value. */
   private static final Pattern SEPARATOR =
       Pattern.compile(",(?=\\s*(?:" + String.join("|", KEYS) + ")=)");
 
   Variant {
     headers = List.copyOf(headers);
+  }
+
+  /** A variant that keeps the bench's {@code --api}. */
+  Variant(String name, String model, String url, String system, List<String> headers, String extraBody, String apiKeyEnv) {
+    this(name, model, url, system, headers, extraBody, apiKeyEnv, null);
   }
 
   /** Parses one {@code --variant} value; anything malformed is a {@link UsageException}. */
@@ -83,8 +91,16 @@ record Variant(
     if (extra != null) {
       object(extra, "--variant " + name + ": extra-body");
     }
+    String api = blankToNull(single.get("api"));
+    if (api != null) {
+      try {
+        api = Api.parse(api).wireName();
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--variant " + name + ": " + e.getMessage());
+      }
+    }
     return new Variant(name, blankToNull(single.get("model")), blankToNull(single.get("url")),
-        single.get("system"), headers, extra, blankToNull(single.get("api-key-env")));
+        single.get("system"), headers, extra, blankToNull(single.get("api-key-env")), api);
   }
 
   /** Parses every {@code --variant}: at least two, names unique. */
@@ -116,6 +132,9 @@ record Variant(
     }
     if (apiKeyEnv != null) {
       t.apiKeyEnv = apiKeyEnv;
+    }
+    if (api != null) {
+      t.api = api;
     }
     t.headers = new ArrayList<>(base.headers);
     t.headers.addAll(headers); // later wins in TargetOptions.headerMap

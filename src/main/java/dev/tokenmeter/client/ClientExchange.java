@@ -21,12 +21,14 @@ import java.util.function.Consumer;
 /**
  * One request/response on one connection, on the endpoint's loop.
  *
- * <p>Body modes: a {@code text/event-stream} body goes through the SSE framer and chunk parser as
- * it arrives; an {@code application/json} 200 body (a non-streamed response, or a server that
+ * <p>Body modes: a {@code text/event-stream} body goes through the SSE framer and the API's {@link
+ * StreamDecoder} as it arrives; a newline-delimited JSON body (Ollama's {@code
+ * application/x-ndjson}) through the {@link LineFramer} and the decoder; an {@code
+ * application/json} 200 body (a non-streamed response, or a server that
  * ignored {@code stream}) is collected and parsed at its end; a non-2xx body is collected (bounded)
  * for the error message.
  *
- * <p>End rules: {@code [DONE]} ends the exchange at once (the connection drains the rest of the
+ * <p>End rules: {@code [DONE]} (or the API's end event: {@link StreamItem.Done}) ends the exchange at once (the connection drains the rest of the
  * body and then goes back to the pool); the end of the body without {@code [DONE]} completes it if
  * a {@code finish_reason} was seen, else it is {@link Outcome.Truncated}; an error object in the
  * stream makes it {@link Outcome.StreamError} when the body ends.
@@ -38,6 +40,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
   private enum Mode {
     AWAIT_HEADERS,
     SSE,
+    LINES,
     JSON,
     ERROR_BODY,
     IGNORE
@@ -56,6 +59,8 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
   private int status;
   private String contentType = "";
   private SseFramer framer;
+  private LineFramer lines;
+  private final StreamDecoder decoder;
   private ByteArrayOutputStream body;
   private long nowNanos;
   private boolean sawFinish;
@@ -67,6 +72,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     this.endpoint = endpoint;
     this.spec = spec;
     this.listener = listener;
+    this.decoder = endpoint.decoder();
   }
 
   ExchangeListener listener() {
@@ -116,6 +122,9 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     } else if (contentType.startsWith("text/event-stream")) {
       mode = Mode.SSE;
       framer = new SseFramer(this);
+    } else if (endpoint.api().lineDelimited() && isLineDelimited()) {
+      mode = Mode.LINES;
+      lines = new LineFramer(this::onLine);
     } else if (contentType.startsWith("application/json") || contentType.isEmpty()) {
       mode = Mode.JSON;
       body = new ByteArrayOutputStream();
@@ -123,8 +132,9 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
       mode = Mode.IGNORE;
       fail(
           new Outcome.ProtocolError(
-              "expected text/event-stream or application/json, got content-type '" + ct
-                  + "': is --url an OpenAI-compatible server?"),
+              "expected " + (endpoint.api().lineDelimited() ? "application/x-ndjson" : "text/event-stream")
+                  + " or application/json, got content-type '" + ct + "': does --url speak --api "
+                  + endpoint.api().wireName() + "?"),
           nanos);
     }
   }
@@ -137,13 +147,17 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     anyResponse = true;
     nowNanos = nanos;
     switch (mode) {
-      case SSE -> {
+      case SSE, LINES -> {
         if (scratch.length < n) {
           scratch = new byte[Math.max(n, scratch.length * 2)];
         }
         content.getBytes(content.readerIndex(), scratch, 0, n);
         try {
-          framer.feed(scratch, 0, n);
+          if (mode == Mode.SSE) {
+            framer.feed(scratch, 0, n);
+          } else {
+            lines.feed(scratch, 0, n);
+          }
         } catch (SseException | ProtocolException e) {
           protocolError(e.getMessage(), nanos);
         }
@@ -178,7 +192,23 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     if (ended) {
       return;
     }
-    endpoint.parser().parse(event, this);
+    decoder.event(event.type(), event.dataBytes(), 0, event.dataLength(), this);
+  }
+
+  private void onLine(byte[] bytes, int offset, int length) {
+    if (!ended) {
+      decoder.event(null, bytes, offset, length, this);
+    }
+  }
+
+  /**
+   * Ollama streams {@code application/x-ndjson}; a streamed request answered as {@code
+   * application/json} (or untyped) is read line by line too, as Ollama's clients do.
+   */
+  private boolean isLineDelimited() {
+    return contentType.startsWith("application/x-ndjson")
+        || contentType.startsWith("application/jsonl")
+        || (endpoint.streaming() && (contentType.startsWith("application/json") || contentType.isEmpty()));
   }
 
   @Override
@@ -209,21 +239,23 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     }
     nowNanos = nanos;
     switch (mode) {
-      case SSE -> {
+      case SSE, LINES -> {
+        boolean partial = mode == Mode.SSE ? framer.hasPartialEvent() : lines.hasPartialLine();
         Outcome o;
         if (pendingFailure != null) {
           o = pendingFailure;
-        } else if (sawFinish && !framer.hasPartialEvent()) {
+        } else if (sawFinish && !partial) {
           o = new Outcome.Completed(finishReason);
         } else {
-          o = new Outcome.Truncated("stream ended without [DONE] or finish_reason");
+          o = new Outcome.Truncated(mode == Mode.SSE
+              ? "stream ended without [DONE] or finish_reason" : "stream ended without a \"done\": true line");
         }
         finish(o, nanos, true);
       }
       case JSON -> {
         byte[] b = body.toByteArray();
         try {
-          endpoint.parser().parseResponse(b, 0, b.length, this);
+          decoder.body(b, 0, b.length, this);
         } catch (ProtocolException e) {
           protocolError(e.getMessage(), nanos);
           return;

@@ -8,10 +8,12 @@ import java.util.Objects;
  * Where and how to send requests.
  *
  * @param baseUrl server root ({@code http://host:8000}) or API root ({@code http://host:8000/v1});
- *     the API path is appended after {@code /v1}, which is added when the URL does not end with it
- * @param api chat or completions
- * @param model the {@code model} field; null or empty to omit it
- * @param apiKey bearer token; null for none
+ *     the API's root ({@code /v1}, {@code /v1beta}, {@code /api}) is added when the URL does not
+ *     end with it, then the API's route ({@link Api#requestPath})
+ * @param api which API the server speaks
+ * @param model the model (body field, or Gemini's path); null or empty to omit it
+ * @param apiKey the API key, sent as the API wants it ({@code Authorization: Bearer}, {@code
+ *     x-api-key}, {@code x-goog-api-key}); null for none
  * @param headers extra request headers
  * @param extraBodyJson a JSON object whose fields are merged into every request body last (they
  *     win over tokenmeter's own), e.g. {@code {"ignore_eos":true}}; null for none; anything
@@ -59,15 +61,16 @@ public record EndpointConfig(
         TlsSettings.DEFAULT);
   }
 
-  /** The full request path: base path + {@code /v1} (unless present) + the API's path. */
+  /**
+   * The full request path (query included, for Gemini's {@code alt=sse}): the URL's path, then the
+   * API's root and route ({@link Api#requestPath}).
+   */
   public String requestPath() {
-    String p = baseUrl.getRawPath() == null ? "" : baseUrl.getRawPath();
-    while (p.endsWith("/")) {
-      p = p.substring(0, p.length() - 1);
-    }
-    if (!p.endsWith("/v1")) {
-      p = p + "/v1";
-    }
-    return p + api.path();
+    return api.requestPath(baseUrl.getRawPath(), model, stream);
+  }
+
+  /** Where the server lists its models for this API ({@link Api#modelsPath}). */
+  public String modelsPath() {
+    return api.modelsPath(baseUrl.getRawPath());
   }
 }

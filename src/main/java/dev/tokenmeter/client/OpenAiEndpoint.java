@@ -46,7 +46,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * OpenAI-compatible chat/completions endpoint over Netty: one event loop thread reads every
+ * The endpoint of every {@link Api} over Netty (the name is from when it spoke OpenAI's only): the
+ * API decides the request's path, auth header and body and decodes the stream ({@link
+ * StreamDecoder}); the rest is common: one event loop thread reads every
  * stream; HTTP/1.1 keep-alive connections are pooled (most recently used first) and reused; a
  * request is never re-sent once any of it reached the server.
  *
@@ -56,6 +58,12 @@ import java.util.concurrent.TimeUnit;
  * through {@code connected}.
  */
 public final class OpenAiEndpoint implements Endpoint {
+  /**
+   * The {@code anthropic-version} header sent with every Anthropic request (the current version of
+   * the Messages API, docs.anthropic.com "Versions"); {@code --header} can replace it.
+   */
+  static final String ANTHROPIC_VERSION = "2023-06-01";
+
   private static final AttributeKey<Integer> EPOCH = AttributeKey.valueOf("tokenmeter.epoch");
   private final EndpointConfig config;
   private final Ticker ticker;
@@ -307,12 +315,20 @@ public final class OpenAiEndpoint implements Endpoint {
     h.set(HttpHeaderNames.HOST, hostHeader);
     h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
     h.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    h.set(HttpHeaderNames.ACCEPT, config.stream() ? "text/event-stream" : "application/json");
+    h.set(HttpHeaderNames.ACCEPT, !config.stream() ? "application/json"
+        : config.api().lineDelimited() ? "application/x-ndjson" : "text/event-stream");
     h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     h.set(HttpHeaderNames.USER_AGENT, "tokenmeter/" + Version.VERSION);
     h.set("X-Request-Id", requestIdHeader(spec.id()));
+    if (config.api() == Api.ANTHROPIC) {
+      h.set("anthropic-version", ANTHROPIC_VERSION);
+    }
     if (config.apiKey() != null && !config.apiKey().isEmpty()) {
-      h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + config.apiKey());
+      switch (config.api()) {
+        case ANTHROPIC -> h.set("x-api-key", config.apiKey());
+        case GEMINI -> h.set("x-goog-api-key", config.apiKey());
+        default -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + config.apiKey());
+      }
     }
     for (Map.Entry<String, String> e : config.headers().entrySet()) {
       h.set(e.getKey(), e.getValue());
@@ -324,8 +340,17 @@ public final class OpenAiEndpoint implements Endpoint {
     return ticker.nanos();
   }
 
-  ChunkParser parser() {
-    return parser;
+  /** A decoder for one response stream (the OpenAI parser is shared by every stream on the loop). */
+  StreamDecoder decoder() {
+    return StreamDecoder.of(config.api(), parser);
+  }
+
+  Api api() {
+    return config.api();
+  }
+
+  boolean streaming() {
+    return config.stream();
   }
 
   @Override

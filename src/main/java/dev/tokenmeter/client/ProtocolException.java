@@ -23,6 +23,11 @@ public final class ProtocolException extends RuntimeException {
     super(problem + "; payload: " + excerpt(payload, offset, length), cause);
   }
 
+  /** An exception with a message already complete (a hint put before another's message). */
+  ProtocolException(String message, Throwable cause) {
+    super(message, cause);
+  }
+
   /**
    * The payload as text, cut to at most {@value #MAX_EXCERPT_CHARS} characters (ending in "...")
    * with line breaks shown as {@code \n} and {@code \r} so the message stays on one line.

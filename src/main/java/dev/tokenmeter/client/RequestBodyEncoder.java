@@ -15,7 +15,7 @@ import java.io.UncheckedIOException;
 import java.util.Map;
 
 /**
- * Writes OpenAI request bodies. Fields of the configured extra body are written last and replace
+ * Writes request bodies: OpenAI's chat and completions here, the other APIs' in {@link ApiBodies}. Fields of the configured extra body are written last and replace
  * tokenmeter's own field of the same name (so {@code --extra-body '{"stream_options":{}}'} wins).
  * Not thread-safe (reuses one buffer); one per event loop.
  */
@@ -59,23 +59,10 @@ final class RequestBodyEncoder {
     buffer.reset();
     try (JsonGenerator g = factory.createGenerator(buffer)) {
       g.writeStartObject();
-      if (config.model() != null && !config.model().isEmpty() && !extra.has("model")) {
-        g.writeStringField("model", config.model());
-      }
-      switch (config.api()) {
-        case CHAT -> writeMessages(g, spec.prompt());
-        case COMPLETIONS -> writePrompt(g, spec.prompt());
-      }
-      if (spec.maxTokens().isPresent() && !extra.has("max_tokens")) {
-        g.writeNumberField("max_tokens", spec.maxTokens().getAsInt());
-      }
-      if (!extra.has("stream")) {
-        g.writeBooleanField("stream", config.stream());
-      }
-      if (config.stream() && config.includeUsage() && !extra.has("stream_options")) {
-        g.writeObjectFieldStart("stream_options");
-        g.writeBooleanField("include_usage", true);
-        g.writeEndObject();
+      if (config.api().openAiCompatible()) {
+        writeOpenAi(g, spec);
+      } else {
+        ApiBodies.write(g, config, spec, field -> !extra.has(field));
       }
       for (Map.Entry<String, JsonNode> e : extra.properties()) {
         g.writeFieldName(e.getKey());
@@ -86,6 +73,28 @@ final class RequestBodyEncoder {
       throw new UncheckedIOException(e);
     }
     return buffer.toByteArray();
+  }
+
+  private void writeOpenAi(JsonGenerator g, RequestSpec spec) throws IOException {
+    if (config.model() != null && !config.model().isEmpty() && !extra.has("model")) {
+      g.writeStringField("model", config.model());
+    }
+    if (config.api() == Api.CHAT) {
+      writeMessages(g, spec.prompt());
+    } else {
+      writePrompt(g, spec.prompt());
+    }
+    if (spec.maxTokens().isPresent() && !extra.has("max_tokens")) {
+      g.writeNumberField("max_tokens", spec.maxTokens().getAsInt());
+    }
+    if (!extra.has("stream")) {
+      g.writeBooleanField("stream", config.stream());
+    }
+    if (config.stream() && config.includeUsage() && !extra.has("stream_options")) {
+      g.writeObjectFieldStart("stream_options");
+      g.writeBooleanField("include_usage", true);
+      g.writeEndObject();
+    }
   }
 
   private void writeMessages(JsonGenerator g, Prompt prompt) throws IOException {

@@ -2,6 +2,7 @@ package dev.tokenmeter.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -16,9 +17,17 @@ import java.util.List;
 import javax.net.ssl.SSLHandshakeException;
 
 /**
- * Asks {@code GET /v1/models} once before a run: proves the server is reachable (a clear message
- * instead of a run full of connect errors), finds the model when {@code --model} is not given, and
- * catches a wrong URL or key early. Costs no generation on the server.
+ * Asks the server once for its models before a run, where the API lists them ({@link
+ * Api#modelsPath}: {@code /v1/models}, Gemini's {@code /v1beta/models}, Ollama's {@code
+ * /api/tags}, TGI's {@code /info}): proves the server is reachable (a clear message instead of a
+ * run full of connect errors), finds the model when {@code --model} is not given, and catches a
+ * wrong URL, key or API early. Costs no generation on the server.
+ *
+ * <p>When the listing is not this API's, the other APIs' listings are asked too; a server that
+ * answers one of them speaks that API, and the run stops with one line saying which ("this
+ * endpoint answered like an OpenAI server; try --api chat"). For chat and completions that line is
+ * a warning only: servers with a native API of their own (TGI, llama.cpp, Ollama) speak OpenAI's
+ * chat too without always listing models at {@code /v1/models}.
  */
 public final class Preflight {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -26,26 +35,78 @@ public final class Preflight {
   /** What the server said. {@code warnings} are printed; they do not stop the run. */
   public record Result(List<String> models, List<String> warnings) {}
 
+  /** The listings other APIs answer, asked when this API's is missing, in this order. */
+  private static final List<Api> PROBES = List.of(Api.CHAT, Api.OLLAMA, Api.TGI, Api.GEMINI);
+
   private Preflight() {}
 
   public static Result check(EndpointConfig cfg, Duration timeout) {
-    String path = cfg.requestPath();
-    String modelsPath = path.substring(0, path.length() - cfg.api().path().length()) + "/models";
     URI base = cfg.baseUrl();
-    URI uri = base.resolve(modelsPath);
-    HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(timeout).GET();
-    if (cfg.apiKey() != null) {
-      req.header("Authorization", "Bearer " + cfg.apiKey());
-    }
-    cfg.headers().forEach(req::header);
-    List<String> warnings = new ArrayList<>();
-    HttpResponse<String> resp;
+    URI uri = base.resolve(cfg.modelsPath());
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(timeout);
     if (base.getScheme() != null && base.getScheme().equalsIgnoreCase("https")) {
       client.sslContext(cfg.tls().jdkContext());
     }
     try (HttpClient http = client.build()) {
-      resp = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> resp = get(http, cfg, uri, timeout);
+      int status = resp.statusCode();
+      JsonNode root = json(resp.body());
+      if (status == 401 || status == 403) {
+        throw new RunFailedException(
+            "the server refused the request to " + uri + " (HTTP " + status + "): give the API key with --api-key-env VAR"
+                + keyHint(cfg.api()) + otherApi(root, cfg.api()));
+      }
+      List<String> models = status == 200 ? listed(cfg.api(), root) : null;
+      if (models != null) {
+        return new Result(models, List.of());
+      }
+      List<String> warnings = new ArrayList<>();
+      for (Api other : PROBES) {
+        if (speaks(http, cfg, other, timeout) && !sameFamily(other, cfg.api())) {
+          String line = "GET " + uri + " answered "
+              + (status == 200 ? "no " + cfg.api().wireName() + " model list" : "HTTP " + status) + ", and "
+              + base.resolve(other.modelsPath(base.getRawPath())) + " did: this endpoint answered like " + server(other);
+          if (!cfg.api().openAiCompatible()) {
+            throw new RunFailedException(line + "; try --api " + other.wireName());
+          }
+          // TGI, llama.cpp and Ollama speak OpenAI's chat too, and not all of them list models there.
+          warnings.add(line + "; if its requests fail, try --api " + other.wireName());
+          return new Result(List.of(), warnings);
+        }
+      }
+      warnings.add(
+          status == 200
+              ? "GET " + uri + " did not return a model list; does --url speak --api " + cfg.api().wireName() + "?"
+              : "GET " + uri + " answered HTTP " + status + "; continuing without a model list");
+      return new Result(List.of(), warnings);
+    }
+  }
+
+  private static HttpResponse<String> get(HttpClient http, EndpointConfig cfg, URI uri, Duration timeout) {
+    HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(timeout).GET();
+    String key = cfg.apiKey();
+    switch (cfg.api()) {
+      case ANTHROPIC -> {
+        req.header("anthropic-version", "2023-06-01");
+        if (key != null) {
+          req.header("x-api-key", key);
+        }
+      }
+      case GEMINI -> {
+        if (key != null) {
+          req.header("x-goog-api-key", key);
+        }
+      }
+      default -> {
+        if (key != null) {
+          req.header("Authorization", "Bearer " + key);
+        }
+      }
+    }
+    cfg.headers().forEach(req::setHeader);
+    URI base = cfg.baseUrl();
+    try {
+      return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
     } catch (SSLHandshakeException e) {
       throw new RunFailedException(
           "TLS handshake with " + base + " failed: " + describe(e)
@@ -63,33 +124,95 @@ public final class Preflight {
       Thread.currentThread().interrupt();
       throw new RunFailedException("interrupted while contacting " + base);
     }
-    int status = resp.statusCode();
-    if (status == 401 || status == 403) {
-      throw new RunFailedException(
-          "the server refused the request to " + uri + " (HTTP " + status
-              + "): give the API key with --api-key-env VAR");
+  }
+
+  /** Whether {@code api}'s listing answers with that API's shape. */
+  private static boolean speaks(HttpClient http, EndpointConfig cfg, Api api, Duration timeout) {
+    URI uri = cfg.baseUrl().resolve(api.modelsPath(cfg.baseUrl().getRawPath()));
+    HttpResponse<String> resp = get(http, cfg, uri, timeout);
+    return resp.statusCode() == 200 && listed(api, json(resp.body())) != null;
+  }
+
+  /**
+   * The model names of a listing in {@code api}'s shape, or null when it is not one: {@code
+   * data[].id} (OpenAI, Anthropic), {@code models[].name} without Gemini's {@code models/} prefix
+   * (Gemini, Ollama), {@code model_id} (TGI).
+   */
+  static List<String> listed(Api api, JsonNode root) {
+    if (root == null || !root.isObject()) {
+      return null;
     }
-    if (status != 200) {
-      warnings.add("GET " + uri + " answered HTTP " + status + "; continuing without a model list");
-      return new Result(List.of(), warnings);
-    }
-    List<String> models = new ArrayList<>();
-    try {
-      JsonNode root = JSON.readTree(resp.body());
-      JsonNode data = root == null ? null : root.get("data");
-      if (data != null && data.isArray()) {
-        for (JsonNode m : data) {
-          if (m.hasNonNull("id")) {
-            models.add(m.get("id").asText());
+    List<String> names = new ArrayList<>();
+    switch (api) {
+      case TGI -> {
+        if (!root.path("model_id").isTextual()) {
+          return null;
+        }
+        names.add(root.get("model_id").asText());
+      }
+      case GEMINI, OLLAMA, OLLAMA_GENERATE -> {
+        if (!root.path("models").isArray()) {
+          return null;
+        }
+        for (JsonNode m : root.get("models")) {
+          String name = m.path("name").asText("");
+          boolean gemini = name.startsWith("models/");
+          if (!name.isEmpty() && gemini == (api == Api.GEMINI)) {
+            names.add(gemini ? name.substring("models/".length()) : name);
           }
         }
-      } else {
-        warnings.add("GET " + uri + " did not return an OpenAI model list; is --url an OpenAI-compatible server?");
+        if (names.isEmpty() && !root.get("models").isEmpty()) {
+          return null; // another API's models
+        }
       }
-    } catch (IOException e) {
-      warnings.add("GET " + uri + " did not return JSON; is --url an OpenAI-compatible server?");
+      default -> {
+        if (!root.path("data").isArray()) {
+          return null;
+        }
+        for (JsonNode m : root.get("data")) {
+          if (m.hasNonNull("id")) {
+            names.add(m.get("id").asText());
+          }
+        }
+      }
     }
-    return new Result(models, warnings);
+    return names;
+  }
+
+  /** Anthropic's and OpenAI's APIs share {@code /v1/models}, Ollama's two APIs {@code /api/tags}. */
+  private static boolean sameFamily(Api a, Api b) {
+    return a.modelsPath("").equals(b.modelsPath(""));
+  }
+
+  private static String keyHint(Api api) {
+    return switch (api) {
+      case ANTHROPIC -> " (sent as x-api-key)";
+      case GEMINI -> " (sent as x-goog-api-key)";
+      default -> "";
+    };
+  }
+
+  /** "; this endpoint answered like ..." when an error body is clearly Anthropic's and the API is not. */
+  private static String otherApi(JsonNode body, Api api) {
+    boolean anthropic = body != null && body.path("type").asText("").equals("error") && body.path("error").has("type");
+    return anthropic && api != Api.ANTHROPIC ? "; this endpoint answered like Anthropic's Messages API; try --api anthropic" : "";
+  }
+
+  private static String server(Api api) {
+    return switch (api) {
+      case OLLAMA, OLLAMA_GENERATE -> "Ollama's native API";
+      case TGI -> "TGI's native API";
+      case GEMINI -> "Gemini";
+      default -> "an OpenAI server";
+    };
+  }
+
+  private static JsonNode json(String body) {
+    try {
+      return body == null || body.isBlank() ? null : JSON.readTree(body);
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   private static String describe(IOException e) {

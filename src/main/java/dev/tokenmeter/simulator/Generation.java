@@ -69,7 +69,7 @@ final class Generation implements Runnable {
   private final GenerationRequest request;
   private final TimingModel timing;
   private final SplittableRandom random;
-  private final StreamFrames frames;
+  private final WireFrames frames;
   private final StringBuilder text;
   private final int faultAt;
   private final long[] intended;
@@ -95,10 +95,9 @@ final class Generation implements Runnable {
     this.random = new SplittableRandom(plan.randomSeed());
     int n = request.outputTokens();
     this.frames =
-        request.stream()
-            ? new StreamFrames(
-                request.api(), plan.responseId(), plan.createdSeconds(), plan.quotedModel())
-            : null;
+        WireFrames.of(
+            request.api(), plan.responseId(), plan.createdSeconds(), state.config.servedModelName(),
+            plan.quotedModel(), request.promptTokens());
     this.text = request.stream() ? null : new StringBuilder(n * 6);
     this.faultAt =
         plan.fault().midStream() ? Math.min(state.config.faults().afterTokens(), n - 1) : -1;
@@ -144,14 +143,14 @@ final class Generation implements Runnable {
       return;
     }
     HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-    response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, frames.contentType());
     response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     owner.decorate(response);
     headersNanos = state.ticker.nanos();
     ctx.write(response);
-    if (state.config.roleChunkWithHeaders() && request.api() == GenerationRequest.Api.CHAT) {
-      ByteBuf role = ctx.alloc().buffer(256);
-      frames.writeRoleChunk(role);
+    if (state.config.roleChunkWithHeaders() && frames.hasOpening()) {
+      ByteBuf role = ctx.alloc().buffer(1024);
+      frames.writeOpening(role);
       ctx.write(new DefaultHttpContent(role));
     }
     ctx.flush();
@@ -188,9 +187,8 @@ final class Generation implements Runnable {
     ByteBuf out = request.stream() ? ctx.alloc().buffer(512) : null;
     int batch = 0;
     while (true) {
-      boolean chat = request.api() == GenerationRequest.Api.CHAT;
-      if (next == 0 && out != null && chat && !state.config.roleChunkWithHeaders()) {
-        frames.writeRoleChunk(out); // carries no token: it leaves even if a fault acts now
+      if (next == 0 && out != null && !state.config.roleChunkWithHeaders()) {
+        frames.writeOpening(out); // carries no token: it leaves even if a fault acts now
       }
       if (next == faultAt && actOnFault(out)) {
         return;
@@ -250,8 +248,7 @@ final class Generation implements Runnable {
       }
       case ERROR_EVENT -> {
         report(EmissionRecord.Ending.ERROR_EVENT);
-        out.writeBytes(StreamFrames.ERROR_EVENT);
-        out.writeBytes(StreamFrames.DONE);
+        frames.writeError(out);
         ctx.writeAndFlush(new DefaultLastHttpContent(out));
         owner.generationEnded(this, EmissionRecord.Ending.ERROR_EVENT);
         return true;
@@ -277,22 +274,12 @@ final class Generation implements Runnable {
       ctx.writeAndFlush(new DefaultHttpContent(out));
       report(plan.finish());
       ByteBuf trailer = ctx.alloc().buffer(512);
-      if (plan.includeUsage()) {
-        frames.writeUsage(trailer, request.promptTokens(), completionTokens);
-      }
-      trailer.writeBytes(StreamFrames.DONE);
+      frames.writeClosing(
+          trailer, plan.finish().finishReason(), request.promptTokens(), completionTokens, plan.includeUsage());
       ctx.writeAndFlush(new DefaultLastHttpContent(trailer));
     } else {
       byte[] body =
-          Bodies.completion(
-              request.api(),
-              plan.responseId(),
-              plan.createdSeconds(),
-              state.config.servedModelName(),
-              text.toString(),
-              plan.finish().finishReason(),
-              request.promptTokens(),
-              completionTokens);
+          frames.body(text.toString(), plan.finish().finishReason(), request.promptTokens(), completionTokens);
       headersNanos = state.ticker.nanos();
       // The body leaves now: every token's actual time is this write, jitter that of the last.
       if (actual != null) {

@@ -37,12 +37,24 @@ public record GenerationRequest(
     this(serverRequestId, api, stream, promptTokens, maxTokens, outputTokens, arrivalNanos, null);
   }
 
-  /** The OpenAI-compatible generation endpoints the simulator serves. */
+  /** The generation endpoints the simulator serves. */
   public enum Api {
     /** {@code POST /v1/chat/completions}. */
     CHAT,
     /** {@code POST /v1/completions}. */
-    COMPLETIONS
+    COMPLETIONS,
+    /** Anthropic's {@code POST /v1/messages}. */
+    ANTHROPIC,
+    /** OpenAI's {@code POST /v1/responses}. */
+    RESPONSES,
+    /** Gemini's {@code POST /v1beta/models/MODEL:streamGenerateContent} and {@code :generateContent}. */
+    GEMINI,
+    /** TGI's {@code POST /generate_stream} and {@code /generate}. */
+    TGI,
+    /** Ollama's {@code POST /api/chat}. */
+    OLLAMA,
+    /** Ollama's {@code POST /api/generate}. */
+    OLLAMA_GENERATE
   }
 
   public GenerationRequest {

@@ -71,7 +71,7 @@ final class Planner {
             outputTokens,
             arrivalNanos,
             parsed.promptIds());
-    String prefix = parsed.api() == GenerationRequest.Api.CHAT ? "chatcmpl-" : "cmpl-";
+    String prefix = ApiRoutes.idPrefix(parsed.api());
     return new Generation.Plan(
         request,
         parsed.includeUsage(),

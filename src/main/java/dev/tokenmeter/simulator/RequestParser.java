@@ -139,7 +139,7 @@ final class RequestParser {
   }
 
   /** A message's text: a string, or the {@code text} of each part of a content-part array. */
-  private static String contentText(JsonNode content) throws Rejected {
+  static String contentText(JsonNode content) throws Rejected {
     if (content == null || content.isNull()) {
       return "";
     }
@@ -180,7 +180,7 @@ final class RequestParser {
     throw Rejected.badRequest("prompt must be a string, a list of token ids or a list of 1 string");
   }
 
-  private static String optionalText(JsonNode root, String field) throws Rejected {
+  static String optionalText(JsonNode root, String field) throws Rejected {
     JsonNode node = root.get(field);
     if (node == null || node.isNull()) {
       return null;
@@ -191,7 +191,7 @@ final class RequestParser {
     return node.asText();
   }
 
-  private static boolean optionalBoolean(JsonNode root, String field) throws Rejected {
+  static boolean optionalBoolean(JsonNode root, String field) throws Rejected {
     JsonNode node = root.get(field);
     if (node == null || node.isNull()) {
       return false;
@@ -203,7 +203,7 @@ final class RequestParser {
   }
 
   /** The field as an int ≥ 1, or -1 when absent or null. */
-  private static int optionalPositiveInt(JsonNode root, String field) throws Rejected {
+  static int optionalPositiveInt(JsonNode root, String field) throws Rejected {
     JsonNode node = root.get(field);
     if (node == null || node.isNull()) {
       return -1;

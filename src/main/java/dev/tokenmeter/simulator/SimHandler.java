@@ -45,6 +45,8 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
   private Generation active;
   private boolean keepAlive = true;
   private String clientRequestId;
+  /** The API of the request being answered, for the shape of its error bodies. */
+  private GenerationRequest.Api api = GenerationRequest.Api.CHAT;
 
   SimHandler(ServerState state) {
     this.state = state;
@@ -113,9 +115,12 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
             methodNotAllowed();
           }
         }
-        default ->
+        default -> {
+          if (!ApiRoutes.handle(this, state, request, arrivalNanos)) {
             sendJson(
                 HttpResponseStatus.NOT_FOUND, Unpooled.wrappedBuffer(Bodies.detail("Not Found")));
+          }
+        }
       }
     } finally {
       request.release();
@@ -125,15 +130,21 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
   private void generate(FullHttpRequest request, boolean completions, long arrivalNanos) {
     GenerationRequest.Api api =
         completions ? GenerationRequest.Api.COMPLETIONS : GenerationRequest.Api.CHAT;
+    generate(api, () -> RequestParser.parse(api, new ByteBufInputStream(request.content())), arrivalNanos);
+  }
+
+  /** Plans and starts the generation of a request of {@code api}; a rejection is answered in its error shape. */
+  void generate(GenerationRequest.Api api, ApiRoutes.Parse parse, long arrivalNanos) {
+    this.api = api;
     RequestParser.Parsed parsed;
     Generation.Plan plan;
     try {
-      parsed = RequestParser.parse(api, new ByteBufInputStream(request.content()));
+      parsed = parse.get();
       plan = Planner.plan(state, parsed, arrivalNanos, clientRequestId);
     } catch (RequestParser.Rejected e) {
       sendJson(
           HttpResponseStatus.valueOf(e.status),
-          Unpooled.wrappedBuffer(Bodies.error(e.getMessage(), e.type, e.status)));
+          Unpooled.wrappedBuffer(ApiRoutes.error(api, e.status, e.getMessage(), e.type)));
       return;
     }
     state.generations.increment();
@@ -196,7 +207,7 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
     sendJson(
         HttpResponseStatus.valueOf(code),
         Unpooled.wrappedBuffer(
-            Bodies.error("Simulated HTTP " + code + " (tokenmeter fault injection)", type, code)));
+            ApiRoutes.error(api, code, "Simulated HTTP " + code + " (tokenmeter fault injection)", type)));
   }
 
   /** Headers every response carries: the echoed request id, and close when not kept alive. */

@@ -32,6 +32,14 @@
  * by default, yielding to other connections between flushes. See {@link
  * dev.tokenmeter.simulator.TimingModel} for the seam a batching engine model plugs into.
  *
+ * <h2>Other APIs</h2>
+ *
+ * The same generations, with the same timing and faults, are also answered in Anthropic's
+ * Messages, OpenAI's Responses, Gemini's, TGI's and Ollama's native formats, each on its own path
+ * ({@link dev.tokenmeter.simulator.ApiRoutes} lists them); {@link
+ * dev.tokenmeter.simulator.WireFrames} is the seam, one class per API naming the provider's
+ * documentation it follows.
+ *
  * <h2>Wire format (vLLM's OpenAI server)</h2>
  *
  * Targets vLLM 0.6 to 0.10 ({@code serving_chat.py}, {@code serving_completion.py}); newer vLLM

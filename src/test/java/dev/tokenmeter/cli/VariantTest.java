@@ -24,6 +24,20 @@ class VariantTest {
   }
 
   @Test
+  void aVariantMaySpeakAnotherApi() {
+    Variant v = Variant.parse("claude:api=Anthropic,model=claude-sonnet-4-5,api-key-env=ANTHROPIC_KEY");
+    assertThat(v.api()).isEqualTo("anthropic");
+    TargetOptions base = new TargetOptions();
+    base.url = "http://127.0.0.1:9";
+    TargetOptions t = v.over(base);
+    assertThat(t.api).isEqualTo("anthropic");
+    assertThat(Variant.parse("gpt:model=gpt-4.1").over(base).api).isEqualTo("chat");
+    assertThatThrownBy(() -> Variant.parse("x:api=bedrock"))
+        .isInstanceOf(UsageException.class)
+        .hasMessageStartingWith("--variant x: unknown API 'bedrock': use one of chat, completions, anthropic");
+  }
+
+  @Test
   void aBareNameInheritsEverything() {
     assertThat(Variant.parse("a")).isEqualTo(new Variant("a", null, null, null, List.of(), null, null));
     assertThat(Variant.parse("a:")).isEqualTo(Variant.parse("a"));

@@ -3,7 +3,6 @@ package dev.tokenmeter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.Fault;
@@ -11,10 +10,9 @@ import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.simulator.SimConfig;
 import dev.tokenmeter.simulator.SimServer;
 import dev.tokenmeter.simulator.TimingModel;
+import dev.tokenmeter.testkit.NodeScripts;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Presets;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,13 +29,12 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(180)
 class SdkCompatIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
   static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
-  private static final Path DIR = Path.of("target", "sdk-check");
+  private static final Path DIR = NodeScripts.DIR;
 
   @BeforeAll
   static void install() throws Exception { // also ProxySdkIT's
-    String log = run(List.of("bash", "scripts/install-sdk-check.sh", DIR.toString()));
+    String log = NodeScripts.install();
     assertThat(DIR.resolve("node_modules/openai/package.json")).as(log).exists();
   }
 
@@ -111,19 +108,6 @@ class SdkCompatIT {
 
   /** What check.mjs reports for the server at {@code baseUrl} (ProxySdkIT runs it through the proxy). */
   static JsonNode sdk(String baseUrl, String mode) throws Exception {
-    String out = run(List.of("node", DIR.resolve("check.mjs").toString(), baseUrl, MODEL, mode));
-    String last = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElse("");
-    assertThat(last).as("no JSON from check.mjs:\n" + out).isNotEmpty();
-    return JSON.readTree(last);
-  }
-
-  private static String run(List<String> cmd) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    byte[] bytes = p.getInputStream().readAllBytes();
-    boolean done = p.waitFor(120, TimeUnit.SECONDS);
-    String out = new String(bytes, StandardCharsets.UTF_8);
-    assertThat(done).as(out).isTrue();
-    assertThat(p.exitValue()).as(String.join(" ", cmd) + "\n" + out).isZero();
-    return out;
+    return NodeScripts.check("check.mjs", baseUrl, MODEL, mode);
   }
 }

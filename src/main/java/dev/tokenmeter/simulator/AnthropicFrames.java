@@ -1,0 +1,103 @@
+package dev.tokenmeter.simulator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Anthropic's Messages stream, as documented at docs.anthropic.com/en/docs/build-with-claude/streaming:
+ * {@code message_start} (input tokens), {@code content_block_start} of one text block and a {@code
+ * ping}, one {@code content_block_delta} ({@code text_delta}) per token, then {@code
+ * content_block_stop}, {@code message_delta} (stop reason {@code end_turn} or {@code max_tokens},
+ * cumulative output tokens) and {@code message_stop}. Every event has its {@code event:} line.
+ * The EOS token has no text and so no delta. The injected error is {@code event: error} with an
+ * {@code overloaded_error}, which ends the stream.
+ */
+final class AnthropicFrames implements WireFrames {
+  private static final byte[] DELTA_HEAD =
+      ascii("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"");
+  private static final byte[] DELTA_TAIL = ascii("\"}}\n\n");
+  static final byte[] ERROR =
+      ascii("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded"
+          + " (tokenmeter fault injection)\"}}\n\n");
+
+  private final String id;
+  private final String quotedModel;
+  private final int promptTokens;
+
+  AnthropicFrames(String id, String quotedModel, int promptTokens) {
+    this.id = id;
+    this.quotedModel = quotedModel;
+    this.promptTokens = promptTokens;
+  }
+
+  @Override
+  public boolean hasOpening() {
+    return true;
+  }
+
+  @Override
+  public void writeOpening(ByteBuf out) {
+    out.writeCharSequence(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"" + id
+            + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + quotedModel
+            + ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + promptTokens
+            + ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":1}}}\n\n"
+            + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+            + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+            + "event: ping\ndata: {\"type\": \"ping\"}\n\n",
+        UTF_8);
+  }
+
+  @Override
+  public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
+    if (tokenJson.length > 0) {
+      out.writeBytes(DELTA_HEAD);
+      out.writeBytes(tokenJson);
+      out.writeBytes(DELTA_TAIL);
+    }
+  }
+
+  @Override
+  public int tokenChunkBound(byte[] tokenJson) {
+    return DELTA_HEAD.length + tokenJson.length + DELTA_TAIL.length;
+  }
+
+  @Override
+  public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
+    out.writeCharSequence(
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+            + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"" + stopReason(finishReason)
+            + "\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":" + completionTokens + "}}\n\n"
+            + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        UTF_8);
+  }
+
+  @Override
+  public void writeError(ByteBuf out) {
+    out.writeBytes(ERROR);
+  }
+
+  @Override
+  public void writeMalformed(ByteBuf out) {
+    out.writeBytes(DELTA_HEAD);
+    out.writeBytes(ascii("\n\n"));
+  }
+
+  @Override
+  public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
+    return ("{\"id\":\"" + id + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + quotedModel
+            + ",\"content\":[{\"type\":\"text\",\"text\":" + Bodies.quote(text) + "}],\"stop_reason\":\""
+            + stopReason(finishReason) + "\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + promptTokens
+            + ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":" + completionTokens + "}}")
+        .getBytes(UTF_8);
+  }
+
+  private static String stopReason(String finishReason) {
+    return "length".equals(finishReason) ? "max_tokens" : "end_turn";
+  }
+
+  static byte[] ascii(String s) {
+    return s.getBytes(UTF_8);
+  }
+}

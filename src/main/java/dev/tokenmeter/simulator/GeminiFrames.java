@@ -1,0 +1,77 @@
+package dev.tokenmeter.simulator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Gemini's {@code streamGenerateContent?alt=sse}, as documented at ai.google.dev/api/generate-content:
+ * one {@code GenerateContentResponse} per token with the token as the candidate's only text part
+ * and the cumulative {@code usageMetadata}; the last one carries {@code finishReason} ({@code STOP}
+ * or {@code MAX_TOKENS}); no terminator event. Lines end with CRLF, as Google's servers send them.
+ * The EOS token is an empty text part. The injected error is an {@code error} object ({@code
+ * INTERNAL}).
+ */
+final class GeminiFrames implements WireFrames {
+  private static final byte[] HEAD = ascii("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"");
+  static final byte[] ERROR =
+      ascii("data: {\"error\": {\"code\": 500, \"message\": \"Simulated engine failure (tokenmeter fault injection)\","
+          + " \"status\": \"INTERNAL\"}}\r\n\r\n");
+
+  private final String id;
+  private final String quotedModel;
+  private final int promptTokens;
+  private int tokens;
+
+  GeminiFrames(String id, String quotedModel, int promptTokens) {
+    this.id = id;
+    this.quotedModel = quotedModel;
+    this.promptTokens = promptTokens;
+  }
+
+  @Override
+  public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
+    tokens++;
+    out.writeBytes(HEAD);
+    out.writeBytes(tokenJson);
+    out.writeCharSequence("\"}],\"role\": \"model\"}," + finish(finishReason) + "\"index\": 0}],\"usageMetadata\": "
+        + usage(tokens) + ",\"modelVersion\": " + quotedModel + ",\"responseId\": \"" + id + "\"}\r\n\r\n", UTF_8);
+  }
+
+  @Override
+  public int tokenChunkBound(byte[] tokenJson) {
+    return HEAD.length + tokenJson.length + 256;
+  }
+
+  @Override
+  public void writeError(ByteBuf out) {
+    out.writeBytes(ERROR);
+  }
+
+  @Override
+  public void writeMalformed(ByteBuf out) {
+    out.writeBytes(HEAD);
+    out.writeCharSequence("\r\n\r\n", UTF_8);
+  }
+
+  @Override
+  public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
+    return ("{\"candidates\": [{\"content\": {\"parts\": [{\"text\": " + Bodies.quote(text) + "}],\"role\": \"model\"},"
+            + finish(finishReason) + "\"index\": 0}],\"usageMetadata\": " + usage(completionTokens)
+            + ",\"modelVersion\": " + quotedModel + ",\"responseId\": \"" + id + "\"}")
+        .getBytes(UTF_8);
+  }
+
+  private static String finish(String finishReason) {
+    return finishReason == null ? "" : "\"finishReason\": \"" + ("length".equals(finishReason) ? "MAX_TOKENS" : "STOP") + "\",";
+  }
+
+  private String usage(int candidates) {
+    return "{\"promptTokenCount\": " + promptTokens + ",\"candidatesTokenCount\": " + candidates
+        + ",\"totalTokenCount\": " + (promptTokens + candidates) + "}";
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(UTF_8);
+  }
+}

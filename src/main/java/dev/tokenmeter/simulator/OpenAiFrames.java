@@ -1,0 +1,66 @@
+package dev.tokenmeter.simulator;
+
+import io.netty.buffer.ByteBuf;
+
+/** Chat and completions: {@link StreamFrames} (vLLM's SSE) and {@link Bodies#completion}. */
+final class OpenAiFrames implements WireFrames {
+  private final GenerationRequest.Api api;
+  private final StreamFrames frames;
+  private final String id;
+  private final long createdSeconds;
+  private final String model;
+
+  OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel) {
+    this.api = api;
+    this.frames = new StreamFrames(api, id, createdSeconds, quotedModel);
+    this.id = id;
+    this.createdSeconds = createdSeconds;
+    this.model = model;
+  }
+
+  @Override
+  public void writeOpening(ByteBuf out) {
+    if (hasOpening()) {
+      frames.writeRoleChunk(out);
+    }
+  }
+
+  @Override
+  public boolean hasOpening() {
+    return api == GenerationRequest.Api.CHAT;
+  }
+
+  @Override
+  public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
+    frames.writeToken(out, tokenJson, finishReason);
+  }
+
+  @Override
+  public int tokenChunkBound(byte[] tokenJson) {
+    return frames.tokenChunkBound(tokenJson);
+  }
+
+  @Override
+  public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
+    if (includeUsage) {
+      frames.writeUsage(out, promptTokens, completionTokens);
+    }
+    out.writeBytes(StreamFrames.DONE);
+  }
+
+  @Override
+  public void writeError(ByteBuf out) {
+    out.writeBytes(StreamFrames.ERROR_EVENT);
+    out.writeBytes(StreamFrames.DONE);
+  }
+
+  @Override
+  public void writeMalformed(ByteBuf out) {
+    frames.writeMalformed(out);
+  }
+
+  @Override
+  public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
+    return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens);
+  }
+}

@@ -1,0 +1,128 @@
+package dev.tokenmeter.simulator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.netty.buffer.ByteBuf;
+import java.io.ByteArrayOutputStream;
+
+/**
+ * OpenAI's Responses stream, as documented at platform.openai.com/docs/api-reference/responses-streaming:
+ * {@code response.created}, {@code response.in_progress}, {@code response.output_item.added} (one
+ * message), {@code response.content_part.added} (one {@code output_text} part), one {@code
+ * response.output_text.delta} per token, then {@code response.output_text.done}, {@code
+ * response.content_part.done}, {@code response.output_item.done} (the whole text again) and
+ * {@code response.completed} ({@code incomplete} with reason {@code max_output_tokens} when cut)
+ * with the usage. Every event has its {@code event:} line and a {@code sequence_number}. The EOS
+ * token has no text and so no delta. The injected error is {@code response.failed} ({@code
+ * server_error}).
+ */
+final class ResponsesFrames implements WireFrames {
+  private final String id;
+  private final String messageId;
+  private final long createdSeconds;
+  private final String quotedModel;
+  private final byte[] deltaHead;
+  private final ByteArrayOutputStream text = new ByteArrayOutputStream(256); // escaped, for the *.done events
+  private int sequence;
+
+  ResponsesFrames(String id, long createdSeconds, String quotedModel) {
+    this.id = id;
+    this.messageId = "msg_" + id.substring(id.indexOf('_') + 1);
+    this.createdSeconds = createdSeconds;
+    this.quotedModel = quotedModel;
+    this.deltaHead =
+        ("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\""
+                + messageId + "\",\"output_index\":0,\"content_index\":0,\"delta\":\"")
+            .getBytes(UTF_8);
+  }
+
+  @Override
+  public boolean hasOpening() {
+    return true;
+  }
+
+  @Override
+  public void writeOpening(ByteBuf out) {
+    String inProgress = response("in_progress", "[]", "null", null);
+    event(out, "response.created", "\"response\":" + inProgress);
+    event(out, "response.in_progress", "\"response\":" + inProgress);
+    event(out, "response.output_item.added", "\"output_index\":0,\"item\":" + message("in_progress", "[]"));
+    event(out, "response.content_part.added", "\"item_id\":\"" + messageId
+        + "\",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[]}");
+  }
+
+  @Override
+  public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
+    if (tokenJson.length == 0) {
+      return;
+    }
+    text.writeBytes(tokenJson);
+    out.writeBytes(deltaHead);
+    out.writeBytes(tokenJson);
+    out.writeCharSequence("\",\"logprobs\":[],\"sequence_number\":" + sequence++ + "}\n\n", UTF_8);
+  }
+
+  @Override
+  public int tokenChunkBound(byte[] tokenJson) {
+    return deltaHead.length + tokenJson.length + 64;
+  }
+
+  @Override
+  public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
+    String whole = "\"" + text.toString(UTF_8) + "\"";
+    String part = "{\"type\":\"output_text\",\"text\":" + whole + ",\"annotations\":[]}";
+    String head = "\"item_id\":\"" + messageId + "\",\"output_index\":0,\"content_index\":0,";
+    event(out, "response.output_text.done", head + "\"text\":" + whole + ",\"logprobs\":[]");
+    event(out, "response.content_part.done", head + "\"part\":" + part);
+    String item = message("completed", "[" + part + "]");
+    event(out, "response.output_item.done", "\"output_index\":0,\"item\":" + item);
+    boolean cut = "length".equals(finishReason);
+    event(out, cut ? "response.incomplete" : "response.completed",
+        "\"response\":" + response(cut ? "incomplete" : "completed", "[" + item + "]", usage(promptTokens, completionTokens),
+            cut ? "{\"reason\":\"max_output_tokens\"}" : null));
+  }
+
+  @Override
+  public void writeError(ByteBuf out) {
+    event(out, "response.failed", "\"response\":" + response("failed", "[]", "null", null).replace(
+        "\"error\":null", "\"error\":{\"code\":\"server_error\",\"message\":\"Simulated engine failure (tokenmeter fault injection)\"}"));
+  }
+
+  @Override
+  public void writeMalformed(ByteBuf out) {
+    out.writeBytes(deltaHead);
+    out.writeCharSequence("\n\n", UTF_8);
+  }
+
+  @Override
+  public byte[] body(String whole, String finishReason, int promptTokens, int completionTokens) {
+    String part = "{\"type\":\"output_text\",\"text\":" + Bodies.quote(whole) + ",\"annotations\":[]}";
+    boolean cut = "length".equals(finishReason);
+    return response(cut ? "incomplete" : "completed", "[" + message("completed", "[" + part + "]") + "]",
+            usage(promptTokens, completionTokens), cut ? "{\"reason\":\"max_output_tokens\"}" : null)
+        .getBytes(UTF_8);
+  }
+
+  private void event(ByteBuf out, String type, String fields) {
+    out.writeCharSequence("event: " + type + "\ndata: {\"type\":\"" + type + "\"," + fields + ",\"sequence_number\":"
+        + sequence++ + "}\n\n", UTF_8);
+  }
+
+  private String response(String status, String output, String usage, String incomplete) {
+    return "{\"id\":\"" + id + "\",\"object\":\"response\",\"created_at\":" + createdSeconds + ",\"status\":\"" + status
+        + "\",\"error\":null,\"incomplete_details\":" + (incomplete == null ? "null" : incomplete)
+        + ",\"instructions\":null,\"model\":" + quotedModel + ",\"output\":" + output
+        + ",\"parallel_tool_calls\":true,\"tool_choice\":\"auto\",\"tools\":[],\"usage\":" + usage + "}";
+  }
+
+  private String message(String status, String content) {
+    return "{\"id\":\"" + messageId + "\",\"type\":\"message\",\"status\":\"" + status
+        + "\",\"role\":\"assistant\",\"content\":" + content + "}";
+  }
+
+  private static String usage(int promptTokens, int completionTokens) {
+    return "{\"input_tokens\":" + promptTokens + ",\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":"
+        + completionTokens + ",\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":"
+        + (promptTokens + completionTokens) + "}";
+  }
+}

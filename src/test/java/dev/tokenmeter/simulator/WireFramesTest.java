@@ -1,0 +1,121 @@
+package dev.tokenmeter.simulator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each API's frames byte for byte for a two-token answer (a word, then EOS or a cut at the limit),
+ * as the provider documents them (each frames class names its source).
+ */
+class WireFramesTest {
+  private static final byte[] WORD = " café".getBytes(UTF_8);
+
+  private static String stream(WireFrames f, String finish) {
+    ByteBuf out = Unpooled.buffer();
+    try {
+      f.writeOpening(out);
+      f.writeToken(out, WORD, null);
+      f.writeToken(out, finish.equals("stop") ? new byte[0] : " x".getBytes(UTF_8), finish);
+      f.writeClosing(out, finish, 7, 2, true);
+      return out.toString(UTF_8);
+    } finally {
+      out.release();
+    }
+  }
+
+  private static WireFrames frames(GenerationRequest.Api api) {
+    return WireFrames.of(api, "msg_ab12", 1_700_000_000L, "m", "\"m\"", 7);
+  }
+
+  @Test
+  void anthropic() {
+    assertThat(stream(frames(GenerationRequest.Api.ANTHROPIC), "stop")).isEqualTo(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_ab12\",\"type\":\"message\","
+            + "\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":"
+            + "{\"input_tokens\":7,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":1}}}\n\n"
+            + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
+            + "{\"type\":\"text\",\"text\":\"\"}}\n\n"
+            + "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+            + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+            + "{\"type\":\"text_delta\",\"text\":\" café\"}}\n\n"
+            + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+            + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
+            + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":2}}\n\n"
+            + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    assertThat(new String(frames(GenerationRequest.Api.ANTHROPIC).body("hi", "length", 7, 2), UTF_8))
+        .contains("\"stop_reason\":\"max_tokens\"").contains("\"text\":\"hi\"").contains("\"output_tokens\":2}");
+  }
+
+  @Test
+  void responses() {
+    String s = stream(frames(GenerationRequest.Api.RESPONSES), "length");
+    assertThat(s.lines().filter(l -> l.startsWith("event: ")).toList()).containsExactly(
+        "event: response.created", "event: response.in_progress", "event: response.output_item.added",
+        "event: response.content_part.added", "event: response.output_text.delta", "event: response.output_text.delta",
+        "event: response.output_text.done", "event: response.content_part.done", "event: response.output_item.done",
+        "event: response.incomplete");
+    assertThat(s).contains(
+        "data: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_ab12\",\"output_index\":0,\"content_index\":0,"
+            + "\"delta\":\" café\",\"logprobs\":[],\"sequence_number\":4}\n\n");
+    assertThat(s).contains("\"text\":\" café x\"").contains("\"incomplete_details\":{\"reason\":\"max_output_tokens\"}")
+        .contains("\"usage\":{\"input_tokens\":7,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":2,"
+            + "\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":9}")
+        .endsWith("\"sequence_number\":9}\n\n");
+  }
+
+  @Test
+  void gemini() {
+    assertThat(stream(frames(GenerationRequest.Api.GEMINI), "stop")).isEqualTo(
+        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" café\"}],\"role\": \"model\"},\"index\": 0}],"
+            + "\"usageMetadata\": {\"promptTokenCount\": 7,\"candidatesTokenCount\": 1,\"totalTokenCount\": 8},"
+            + "\"modelVersion\": \"m\",\"responseId\": \"msg_ab12\"}\r\n\r\n"
+            + "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"\"}],\"role\": \"model\"},\"finishReason\": \"STOP\","
+            + "\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 7,\"candidatesTokenCount\": 2,\"totalTokenCount\": 9},"
+            + "\"modelVersion\": \"m\",\"responseId\": \"msg_ab12\"}\r\n\r\n");
+  }
+
+  @Test
+  void tgi() {
+    assertThat(stream(frames(GenerationRequest.Api.TGI), "stop")).isEqualTo(
+        "data:{\"index\":1,\"token\":{\"id\":1,\"text\":\" café\",\"logprob\":-0.25,\"special\":false},"
+            + "\"generated_text\":null,\"details\":null}\n\n"
+            + "data:{\"index\":2,\"token\":{\"id\":2,\"text\":\"</s>\",\"logprob\":-0.25,\"special\":true},"
+            + "\"generated_text\":\" café\",\"details\":{\"finish_reason\":\"eos_token\",\"generated_tokens\":2,"
+            + "\"seed\":null,\"input_length\":7}}\n\n");
+  }
+
+  @Test
+  void ollama() {
+    WireFrames chat = frames(GenerationRequest.Api.OLLAMA);
+    assertThat(chat.contentType()).isEqualTo("application/x-ndjson");
+    assertThat(stream(chat, "stop")).isEqualTo(
+        "{\"model\":\"m\",\"created_at\":\"2023-11-14T22:13:20Z\",\"message\":{\"role\":\"assistant\",\"content\":\" café\"},"
+            + "\"done\":false}\n"
+            + "{\"model\":\"m\",\"created_at\":\"2023-11-14T22:13:20Z\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},"
+            + "\"done\":true,\"done_reason\":\"stop\",\"prompt_eval_count\":7,\"eval_count\":2}\n");
+    assertThat(new String(frames(GenerationRequest.Api.OLLAMA_GENERATE).body("hi", "length", 7, 2), UTF_8)).isEqualTo(
+        "{\"model\":\"m\",\"created_at\":\"2023-11-14T22:13:20Z\",\"response\":\"hi\",\"done\":true,\"done_reason\":\"length\","
+            + "\"prompt_eval_count\":7,\"eval_count\":2}");
+  }
+
+  @Test
+  void injectedErrorsAndMalformedFramesPerApi() {
+    for (GenerationRequest.Api api : GenerationRequest.Api.values()) {
+      WireFrames f = frames(api);
+      ByteBuf out = Unpooled.buffer();
+      f.writeError(out);
+      String error = out.toString(UTF_8);
+      out.clear();
+      f.writeMalformed(out);
+      String malformed = out.toString(UTF_8);
+      out.release();
+      assertThat(error).as(api.name()).containsAnyOf("fault injection", "Overloaded");
+      assertThat(malformed).as(api.name()).endsWith("\n").doesNotEndWith("}\n");
+      assertThat(f.tokenChunkBound(WORD)).as(api.name()).isGreaterThan(WORD.length);
+    }
+  }
+}
