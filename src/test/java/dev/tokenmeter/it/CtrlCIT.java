@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.cli.Main;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.SummaryJsonReader;
+import dev.tokenmeter.testkit.CliProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -38,7 +39,7 @@ class CtrlCIT {
   void sigintStopsTheRunWritesPartialResultsAndExits130() throws Exception {
     Assumptions.assumeTrue(Files.isRegularFile(JAR), "needs the packaged jar (mvn verify)");
     Path out = tmp.resolve("interrupted");
-    List<String> command = new ArrayList<>(launcher());
+    List<String> command = new ArrayList<>(CliProcess.launcher());
     command.addAll(
         List.of(
             "-jar",
@@ -91,42 +92,6 @@ class CtrlCIT {
     // A closed loop always has its 4 users in flight: exactly those 4 were cancelled.
     assertThat(cancelled).isEqualTo(4);
     assertThat(lines).hasSize((int) (ok + cancelled));
-  }
-
-  /**
-   * This JVM's java, behind {@code env --default-signal=INT} where available: a process started in
-   * the background by a non-interactive shell inherits SIGINT as ignored, and a JVM that starts
-   * with SIGINT ignored never installs its handler (the signal would then do nothing).
-   */
-  private static List<String> launcher() throws IOException, InterruptedException {
-    String java =
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    Process probe =
-        new ProcessBuilder("env", "--default-signal=INT", "true")
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    if (probe.waitFor(5, TimeUnit.SECONDS) && probe.exitValue() == 0) {
-      return List.of("env", "--default-signal=INT", java);
-    }
-    Assumptions.assumeFalse(sigintIgnored(), "SIGINT is ignored here and env cannot reset it");
-    return List.of(java);
-  }
-
-  private static boolean sigintIgnored() throws IOException {
-    Path status = Path.of("/proc/self/status");
-    if (!Files.isReadable(status)) {
-      return false; // not Linux: assume the default disposition
-    }
-    for (String line : Files.readAllLines(status)) {
-      if (line.startsWith("SigIgn:")) {
-        return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << 1)) != 0;
-      }
-    }
-    return false;
   }
 
   private static void readLines(Process p, StringBuilder err, CountDownLatch stageStarted) {
