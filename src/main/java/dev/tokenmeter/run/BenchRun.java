@@ -146,7 +146,8 @@ public final class BenchRun {
             completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
             break;
           }
-          failure = fatal(rs);
+          failure = deadTarget(plan);
+          failure = failure != null ? failure : fatal(rs);
           if (failure != null) {
             completion = RunSummary.Completion.error(failure.getMessage());
             break;
@@ -260,6 +261,19 @@ public final class BenchRun {
       results.add(lanes.get(i).finish(ends[i], cpu0, cpu, s.slo()));
     }
     return results;
+  }
+
+  /** The first lane whose target died during {@code plan} ({@link TargetWatch}), as the run's failure. */
+  private RunFailedException deadTarget(StagePlan plan) {
+    for (LaneRun lane : lanes) {
+      String why = lane.deadTarget();
+      if (why != null) {
+        return new RunFailedException("the server at " + lane.lane().endpoint().baseUrl()
+            + " stopped accepting connections during stage " + (plan.index() + 1) + ": " + why
+            + ". Partial results were written; check that the server is up.");
+      }
+    }
+    return null;
   }
 
   /** The first lane whose stage was {@link #fatal(StageResult)}, named when the run has variants. */
