@@ -47,27 +47,31 @@ public final class Preflight {
     try (HttpClient http = client.build()) {
       resp = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
     } catch (SSLHandshakeException e) {
-      throw new RunFailedException(
+      throw new TargetException(
           "TLS handshake with " + base + " failed: " + describe(e)
               + (cfg.tls().insecure() ? "" : ". If the server's certificate is self-signed or from a private CA,"
                   + " give the CA with --ca-cert FILE, or --insecure to skip the check."));
     } catch (ConnectException e) {
-      throw new RunFailedException(
+      throw new TargetException(
           "cannot connect to " + base + " (connection refused): is the server running? Check --url.");
     } catch (HttpTimeoutException e) {
-      throw new RunFailedException(
+      throw new TargetException(
           "no answer from " + base + " within " + timeout.toSeconds() + "s: is the server up? Check --url.");
     } catch (IOException e) {
-      throw new RunFailedException("cannot reach " + base + ": " + describe(e) + ". Check --url.");
+      throw new TargetException("cannot reach " + base + ": " + describe(e) + ". Check --url.");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RunFailedException("interrupted while contacting " + base);
     }
     int status = resp.statusCode();
     if (status == 401 || status == 403) {
-      throw new RunFailedException(
+      throw new TargetException(
           "the server refused the request to " + uri + " (HTTP " + status
               + "): give the API key with --api-key-env VAR");
+    }
+    if (status != 200 && !resp.body().isBlank() && !looksLikeJson(resp.body())) {
+      throw new TargetException(base + " is not an OpenAI-compatible API: GET " + uri + " answered HTTP " + status
+          + " with a page, not JSON. Check --url: the server's root (http://host:8000) or its API root (.../v1)");
     }
     if (status != 200) {
       warnings.add("GET " + uri + " answered HTTP " + status + "; continuing without a model list");
@@ -90,6 +94,12 @@ public final class Preflight {
       warnings.add("GET " + uri + " did not return JSON; is --url an OpenAI-compatible server?");
     }
     return new Result(models, warnings);
+  }
+
+  /** Whether {@code body} starts like a JSON object or array (an API's error), not a web page. */
+  private static boolean looksLikeJson(String body) {
+    String t = body == null ? "" : body.strip();
+    return t.startsWith("{") || t.startsWith("[");
   }
 
   private static String describe(IOException e) {
