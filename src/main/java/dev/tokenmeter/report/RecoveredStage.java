@@ -16,6 +16,7 @@ import dev.tokenmeter.core.request.TokenCountSource;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -89,12 +90,15 @@ final class RecoveredStage {
         Double.NaN, windowNanos > 0 ? (double) inFlightIntegral / windowNanos : Double.NaN,
         windowOutput, windowInput);
     TimeSeries series = series(start, end - start, window, lines);
-    return new StageResult(plan, running.label(), start, end - start, window,
-        distributions(ok, false), distributions(failed, true), throughput, counts(phases), errors,
-        tokens(sources, words, wordTokens), notAssessed(),
+    Map<Metric, Distribution> okDists = new EnumMap<>(Metric.class);
+    Map<Metric, Distribution> failedDists = new EnumMap<>(Metric.class);
+    Map<Metric, Histogram> okKept = summarize(ok, false, okDists);
+    Map<Metric, Histogram> failedKept = summarize(failed, true, failedDists);
+    return new StageResult(plan, running.label(), start, end - start, window, okDists, failedDists, throughput,
+        counts(phases), errors, tokens(sources, words, wordTokens), notAssessed(),
         ClientHealth.assess(new Histogram(3), new Histogram(3), ClientCpu.UNKNOWN, end - start, 0,
             plan.load() instanceof LoadModel.Open),
-        series, nonEmpty(ok, false), nonEmpty(failed, true));
+        series, okKept, failedKept);
   }
 
   /** The window as planned, cut at the last request's end: never complete unless the plan's end passed. */
@@ -137,28 +141,33 @@ final class RecoveredStage {
     return count + Math.round((double) (n - 1) * overlap / (last - first));
   }
 
-  private static void record(EnumMap<Metric, Histogram> h, SavedRequest r) {
-    put(h, Metric.TTFT, r.ttftNanos());
-    put(h, Metric.TTFT_FROM_SCHEDULED, r.ttftFromScheduledNanos());
-    put(h, Metric.TTFC, r.ttfcNanos());
-    put(h, Metric.E2E, r.e2eNanos());
-    put(h, Metric.E2E_FROM_SCHEDULED, r.e2eFromScheduledNanos());
-    put(h, Metric.CONNECT, r.connectNanos());
-    put(h, Metric.SCHEDULED_TO_SENT, r.sentNanos() < 0 ? -1 : r.sentNanos() - r.scheduledNanos());
-    if (!Double.isNaN(r.tpotNanos())) {
-      put(h, Metric.TPOT, Math.round(r.tpotNanos()));
-    }
-    if (!Double.isNaN(r.decodeTokensPerSecond())) {
-      put(h, Metric.DECODE_TPS, Math.round(r.decodeTokensPerSecond() * 1000));
-    }
-    put(h, Metric.OUTPUT_TOKENS, r.outputTokens());
-    put(h, Metric.INPUT_TOKENS, r.inputTokens());
+  /** The distributions a line holds, each with its value in the metric's recorded unit (-1: none). */
+  private static final Map<Metric, ToLongFunction<SavedRequest>> FIELDS = fields();
+
+  private static Map<Metric, ToLongFunction<SavedRequest>> fields() {
+    Map<Metric, ToLongFunction<SavedRequest>> f = new EnumMap<>(Metric.class);
+    f.put(Metric.TTFT, SavedRequest::ttftNanos);
+    f.put(Metric.TTFT_FROM_SCHEDULED, SavedRequest::ttftFromScheduledNanos);
+    f.put(Metric.TTFC, SavedRequest::ttfcNanos);
+    f.put(Metric.E2E, SavedRequest::e2eNanos);
+    f.put(Metric.E2E_FROM_SCHEDULED, SavedRequest::e2eFromScheduledNanos);
+    f.put(Metric.CONNECT, SavedRequest::connectNanos);
+    f.put(Metric.SCHEDULED_TO_SENT, r -> r.sentNanos() < 0 ? -1 : r.sentNanos() - r.scheduledNanos());
+    f.put(Metric.TPOT, r -> Double.isNaN(r.tpotNanos()) ? -1 : Math.round(r.tpotNanos()));
+    f.put(Metric.DECODE_TPS, r -> Double.isNaN(r.decodeTokensPerSecond()) ? -1
+        : Math.round(r.decodeTokensPerSecond() * 1000)); // milli-tokens per second
+    f.put(Metric.OUTPUT_TOKENS, SavedRequest::outputTokens);
+    f.put(Metric.INPUT_TOKENS, SavedRequest::inputTokens);
+    return f;
   }
 
-  private static void put(EnumMap<Metric, Histogram> h, Metric m, long value) {
-    if (value >= 0) {
-      h.get(m).recordValue(value);
-    }
+  private static void record(EnumMap<Metric, Histogram> h, SavedRequest r) {
+    FIELDS.forEach((m, value) -> {
+      long v = value.applyAsLong(r);
+      if (v >= 0) {
+        h.get(m).recordValue(v);
+      }
+    });
   }
 
   /** Per second of the stage: ends, first tokens, mean in flight and output tokens (spread). */
@@ -234,23 +243,19 @@ final class RecoveredStage {
     return map;
   }
 
-  private static Map<Metric, Distribution> distributions(Map<Metric, Histogram> h, boolean skipEmpty) {
-    Map<Metric, Distribution> map = new EnumMap<>(Metric.class);
-    h.forEach((m, hist) -> {
-      if (!skipEmpty || hist.getTotalCount() > 0) {
-        map.put(m, Distribution.of(hist, m));
+  /**
+   * The distributions of {@code h} (into {@code out}) and the histograms kept beside them (returned),
+   * leaving out empty ones when {@code skipEmpty} (the failed requests' maps).
+   */
+  private static Map<Metric, Histogram> summarize(Map<Metric, Histogram> h, boolean skipEmpty,
+      Map<Metric, Distribution> out) {
+    Map<Metric, Histogram> kept = new EnumMap<>(Metric.class);
+    for (Map.Entry<Metric, Histogram> e : h.entrySet()) {
+      if (!skipEmpty || e.getValue().getTotalCount() > 0) {
+        kept.put(e.getKey(), e.getValue());
+        out.put(e.getKey(), Distribution.of(e.getValue(), e.getKey()));
       }
-    });
-    return map;
-  }
-
-  private static Map<Metric, Histogram> nonEmpty(Map<Metric, Histogram> h, boolean skipEmpty) {
-    Map<Metric, Histogram> map = new EnumMap<>(Metric.class);
-    h.forEach((m, hist) -> {
-      if (!skipEmpty || hist.getTotalCount() > 0) {
-        map.put(m, hist);
-      }
-    });
-    return map;
+    }
+    return kept;
   }
 }

@@ -41,11 +41,20 @@ public final class CliProcess implements AutoCloseable {
     reader.start();
   }
 
-  /** Starts {@code tokenmeter args...}. */
+  /** Starts {@code tokenmeter args...} from this JVM's class path. */
   public static CliProcess start(String... args) throws IOException, InterruptedException {
+    return start(List.of("-cp", System.getProperty("java.class.path"), "dev.tokenmeter.cli.Main"), args);
+  }
+
+  /** Starts {@code java -jar jar args...}: the packaged command as users run it. */
+  public static CliProcess startJar(Path jar, String... args) throws IOException, InterruptedException {
+    return start(List.of("-jar", jar.toString()), args);
+  }
+
+  private static CliProcess start(List<String> main, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(launcher());
-    command.addAll(List.of("-Xmx384m", "--enable-native-access=ALL-UNNAMED",
-        "-cp", System.getProperty("java.class.path"), "dev.tokenmeter.cli.Main"));
+    command.addAll(List.of("-Xmx384m", "--enable-native-access=ALL-UNNAMED"));
+    command.addAll(main);
     command.addAll(List.of(args));
     return new CliProcess(new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
   }
