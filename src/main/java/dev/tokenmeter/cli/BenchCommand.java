@@ -6,6 +6,7 @@ import dev.tokenmeter.run.LoadSplit;
 import dev.tokenmeter.run.Preflight;
 import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.run.SloRun;
+import dev.tokenmeter.run.TargetException;
 import dev.tokenmeter.run.VariantReport;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -101,6 +102,8 @@ final class BenchCommand implements Callable<Integer> {
       pre = Preflight.check(probe, Duration.ofSeconds(10));
     } catch (RunFailedException e) {
       throw who.isEmpty() ? e : new RunFailedException(who + e.getMessage());
+    } catch (TargetException e) {
+      throw who.isEmpty() ? e : new TargetException(who + e.getMessage());
     }
     pre.warnings().forEach(w -> err.println("tokenmeter: warning: " + who + w));
     String model = target.model;

@@ -42,6 +42,23 @@ final class Durations {
       // fall through to the message below
     }
     throw new IllegalArgumentException(
-        option + " '" + text + "' is not a duration; use e.g. 60s, 500ms, 1m30s, 2h");
+        option + " '" + printable(text) + "' is not a duration; use e.g. 60s, 500ms, 1m30s, 2h");
+  }
+
+  /**
+   * {@code text} with each control character shown as a backslash, 'u' and four hex digits, so a
+   * message quoting it stays one line (found by DurationsFuzzIT: a value holding a newline split the
+   * error in two).
+   */
+  static String printable(String text) {
+    StringBuilder b = new StringBuilder(text.length());
+    text.codePoints().forEach(c -> {
+      if (Character.isISOControl(c)) {
+        b.append(String.format(java.util.Locale.ROOT, "\\u%04x", c));
+      } else {
+        b.appendCodePoint(c);
+      }
+    });
+    return b.toString();
   }
 }

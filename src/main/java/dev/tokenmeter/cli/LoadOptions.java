@@ -115,6 +115,9 @@ final class LoadOptions {
   }
 
   private Arrivals arrivals() {
+    if (burstiness != 1.0 && !arrival.equalsIgnoreCase("gamma")) {
+      throw new UsageException("--burstiness shapes gamma arrivals only: add --arrival gamma (or leave out --burstiness)");
+    }
     return switch (arrival.toLowerCase(java.util.Locale.ROOT)) {
       case "constant" -> new Arrivals.Constant();
       case "poisson" -> new Arrivals.Poisson();

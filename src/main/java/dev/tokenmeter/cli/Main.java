@@ -60,7 +60,7 @@ public final class Main {
     if (e instanceof UsageException
         || e instanceof IllegalArgumentException
         || e instanceof dev.tokenmeter.workload.WorkloadException) {
-      err.println("tokenmeter: " + e.getMessage());
+      err.println("tokenmeter: " + Durations.printable(String.valueOf(e.getMessage())));
       debug(e, err);
       return EXIT_USAGE;
     }

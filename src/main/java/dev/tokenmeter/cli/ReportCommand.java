@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.report.html.HtmlReport;
+import dev.tokenmeter.run.RecoverRun;
 import dev.tokenmeter.run.RunFailedException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,8 +26,20 @@ final class ReportCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "FILE", description = "Where to write the page (default: DIR/report.html).")
   Path out;
 
+  @Option(names = "--recover", description = {
+      "The run's process died (kill -9, a crash): rebuild summary.json from requests.jsonl and the stage it was",
+      "running, marked as recovered, then render report.html."})
+  boolean recover;
+
   @Override
   public Integer call() {
+    if (recover) {
+      if (out != null) {
+        throw new UsageException("--recover writes DIR/summary.json and DIR/report.html: leave out --out");
+      }
+      RecoverRun.recover(dir, System.out, System.err);
+      return Main.EXIT_OK;
+    }
     if (!Files.isRegularFile(dir.resolve("summary.json"))) {
       throw new UsageException(dir + " has no summary.json: give the results folder of a bench, demo or simulate run");
     }

@@ -84,6 +84,9 @@ final class SimCommand {
       if (ioThreads < 1) {
         throw new UsageException("--io-threads must be at least 1");
       }
+      if (port < 0 || port > 65_535) {
+        throw new UsageException("--port " + port + " is not a TCP port: use 1-65535, or 0 for any free port");
+      }
       if (zeroDelayBatch < 1) {
         throw new UsageException("--zero-delay-batch must be at least 1, got " + zeroDelayBatch);
       }

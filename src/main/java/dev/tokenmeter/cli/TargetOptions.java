@@ -90,6 +90,9 @@ final class TargetOptions {
       if (u.getScheme() == null || u.getHost() == null) {
         throw new UsageException("--url '" + url + "' needs a scheme and host, e.g. http://127.0.0.1:8000");
       }
+      if (!u.getScheme().equalsIgnoreCase("http") && !u.getScheme().equalsIgnoreCase("https")) {
+        throw new UsageException("--url '" + url + "': the scheme must be http or https, e.g. http://127.0.0.1:8000");
+      }
       return u;
     } catch (URISyntaxException e) {
       throw new UsageException("--url '" + url + "' is not a URL: " + e.getReason());

@@ -228,7 +228,9 @@ public record RunSummary(
   /** Why a run is partial. */
   public enum PartialReason {
     INTERRUPTED,
-    ERROR;
+    ERROR,
+    /** The process died; {@code tokenmeter report --recover} rebuilt the summary from what it left. */
+    RECOVERED;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT);

@@ -61,7 +61,8 @@ final class StageJsonWriter {
     g.writeEndObject();
   }
 
-  private static void plan(JsonGenerator g, StagePlan plan, String label) throws IOException {
+  /** The plan's fields of a stage object: index, label, load, stop, warm-up, cool-down, seed. */
+  static void plan(JsonGenerator g, StagePlan plan, String label) throws IOException {
     g.writeNumberField("index", plan.index());
     g.writeStringField("label", label);
     g.writeObjectFieldStart("load");

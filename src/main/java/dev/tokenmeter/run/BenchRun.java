@@ -129,10 +129,13 @@ public final class BenchRun {
           lanes.add(LaneRun.open(lane, ticker, runStartNanos, s.rawTimes()));
         }
         int planned = s.stages().plannedStages();
+        // From the start, so a process killed in its first stage leaves a folder to recover.
+        writeSummaries(startedAt, inProgress(0, planned));
         StagePlan plan;
         while (!interrupted && (plan = s.stages().next(lanes.get(0).results())) != null) {
           err.println(describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan)
               + LoadSplit.note(plan, names()));
+          StageJournal.started(lanes, plan, ticker.nanos() - runStartNanos, err);
           if (RepeatingSequence.freshConnections(s.stages(), plan)) {
             lanes.forEach(LaneRun::closeIdleConnections); // each repeat pays its connects, as a new client would
           }
@@ -143,7 +146,8 @@ public final class BenchRun {
             completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
             break;
           }
-          failure = fatal(rs);
+          failure = deadTarget(plan);
+          failure = failure != null ? failure : fatal(rs);
           if (failure != null) {
             completion = RunSummary.Completion.error(failure.getMessage());
             break;
@@ -152,9 +156,7 @@ public final class BenchRun {
           // stage's write is the final one below.
           int done = lanes.get(0).results().size();
           if (planned < 0 || done < planned) {
-            writeSummaries(startedAt, RunSummary.Completion.error(
-                "run in progress (" + done + (planned < 0 ? "" : " of " + planned)
-                    + " stages done); if this remains, the process died"));
+            writeSummaries(startedAt, inProgress(done, planned));
           }
         }
       } finally {
@@ -162,6 +164,7 @@ public final class BenchRun {
       }
     } finally {
       writeSummaries(startedAt, completion);
+      StageJournal.ended(lanes);
       lanes.forEach(l -> dev.tokenmeter.report.html.HtmlReport.writeQuietly(l.lane().outDir(), err));
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -188,6 +191,11 @@ public final class BenchRun {
       VariantReport.compareAndPrint(s.outDir(), lanes.stream().map(LaneRun::lane).toList(),
           StageComparison.Settings.DEFAULT, out, err);
     }
+  }
+
+  private static RunSummary.Completion inProgress(int done, int planned) {
+    return RunSummary.Completion.error("run in progress (" + done + (planned < 0 ? "" : " of " + planned)
+        + " stages done); if this remains, the process died: run 'tokenmeter report --recover DIR'");
   }
 
   private List<String> names() {
@@ -253,6 +261,19 @@ public final class BenchRun {
       results.add(lanes.get(i).finish(ends[i], cpu0, cpu, s.slo()));
     }
     return results;
+  }
+
+  /** The first lane whose target died during {@code plan} ({@link TargetWatch}), as the run's failure. */
+  private RunFailedException deadTarget(StagePlan plan) {
+    for (LaneRun lane : lanes) {
+      String why = lane.deadTarget();
+      if (why != null) {
+        return new RunFailedException("the server at " + lane.lane().endpoint().baseUrl()
+            + " stopped accepting connections during stage " + (plan.index() + 1) + ": " + why
+            + ". Partial results were written; check that the server is up.");
+      }
+    }
+    return null;
   }
 
   /** The first lane whose stage was {@link #fatal(StageResult)}, named when the run has variants. */

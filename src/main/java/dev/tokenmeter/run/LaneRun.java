@@ -34,6 +34,7 @@ final class LaneRun implements AutoCloseable {
   private final long loopThreadId;
   private final List<StageResult> results = new ArrayList<>();
   private volatile StageRunner current;
+  private volatile TargetWatch watch;
   private CompletableFuture<Long> done;
   private long loopCpu0;
 
@@ -78,8 +79,10 @@ final class LaneRun implements AutoCloseable {
   /** Starts {@code plan} (this lane's share of the stage) on the lane's loop; returns its runner. */
   StageRunner start(StagePlan plan, Timeouts timeouts, Ticker ticker, SloRun slo, OutputTokenCounter counter,
       Executor counting) {
+    TargetWatch watch = new TargetWatch(slo.sink(jsonl), () -> interrupt("the server stopped accepting connections"));
     StageRunner runner = new StageRunner(endpoint, plan, lane.requests().apply(plan), timeouts, ticker,
-        slo.sink(jsonl), counter, counting);
+        watch, counter, counting);
+    this.watch = watch;
     current = runner;
     loopCpu0 = threadCpuNanos(loopThreadId);
     done = runner.start();
@@ -117,6 +120,12 @@ final class LaneRun implements AutoCloseable {
     StageResult r = slo.withGoodput(current.recorder().finish(endNanos, clientCpu));
     results.add(r);
     return r;
+  }
+
+  /** Why the target counts as dead in the stage started last ({@link TargetWatch}), or null. */
+  String deadTarget() {
+    TargetWatch w = watch;
+    return w == null ? null : w.verdict();
   }
 
   /** The running stage's runner, or null before the first. */

@@ -52,9 +52,13 @@ public final class Preflight {
       int status = resp.statusCode();
       JsonNode root = json(resp.body());
       if (status == 401 || status == 403) {
-        throw new RunFailedException(
+        throw new TargetException(
             "the server refused the request to " + uri + " (HTTP " + status + "): give the API key with --api-key-env VAR"
                 + keyHint(cfg.api()) + otherApi(root, cfg.api()));
+      }
+      if (status != 200 && !resp.body().isBlank() && !looksLikeJson(resp.body())) {
+        throw new TargetException(base + " is not an LLM API: GET " + uri + " answered HTTP " + status
+            + " with a page, not JSON. Check --url: the server's root (http://host:8000) or its API root (.../v1)");
       }
       List<String> models = status == 200 ? listed(cfg.api(), root) : null;
       if (models != null) {
@@ -67,7 +71,7 @@ public final class Preflight {
               + (status == 200 ? "no " + cfg.api().wireName() + " model list" : "HTTP " + status) + ", and "
               + base.resolve(other.modelsPath(base.getRawPath())) + " did: this endpoint answered like " + server(other);
           if (!cfg.api().openAiCompatible()) {
-            throw new RunFailedException(line + "; try --api " + other.wireName());
+            throw new TargetException(line + "; try --api " + other.wireName());
           }
           // TGI, llama.cpp and Ollama speak OpenAI's chat too, and not all of them list models there.
           warnings.add(line + "; if its requests fail, try --api " + other.wireName());
@@ -108,18 +112,18 @@ public final class Preflight {
     try {
       return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
     } catch (SSLHandshakeException e) {
-      throw new RunFailedException(
+      throw new TargetException(
           "TLS handshake with " + base + " failed: " + describe(e)
               + (cfg.tls().insecure() ? "" : ". If the server's certificate is self-signed or from a private CA,"
                   + " give the CA with --ca-cert FILE, or --insecure to skip the check."));
     } catch (ConnectException e) {
-      throw new RunFailedException(
+      throw new TargetException(
           "cannot connect to " + base + " (connection refused): is the server running? Check --url.");
     } catch (HttpTimeoutException e) {
-      throw new RunFailedException(
+      throw new TargetException(
           "no answer from " + base + " within " + timeout.toSeconds() + "s: is the server up? Check --url.");
     } catch (IOException e) {
-      throw new RunFailedException("cannot reach " + base + ": " + describe(e) + ". Check --url.");
+      throw new TargetException("cannot reach " + base + ": " + describe(e) + ". Check --url.");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RunFailedException("interrupted while contacting " + base);
@@ -213,6 +217,12 @@ public final class Preflight {
     } catch (IOException e) {
       return null;
     }
+  }
+
+  /** Whether {@code body} starts like a JSON object or array (an API's error), not a web page. */
+  private static boolean looksLikeJson(String body) {
+    String t = body == null ? "" : body.strip();
+    return t.startsWith("{") || t.startsWith("[");
   }
 
   private static String describe(IOException e) {

@@ -104,6 +104,8 @@ public final class JsonlCounter {
       g.writeRaw('\n');
     } catch (NoSuchFileException e) {
       throw new WorkloadException("file not found: " + file);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new WorkloadException(file + " is not UTF-8 text (a binary file?): give a JSONL file, one JSON object a line");
     } finally {
       inFlight.forEach(f -> f.cancel(true));
       pool.shutdownNow();

@@ -102,7 +102,7 @@ class CliIT {
             "1",
             "--out",
             out.toString());
-    assertThat(r.exitCode()).as(r.both()).isEqualTo(1);
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2); // a flag to fix (--url), like any bad value
     assertThat(r.err()).as(r.both()).startsWith("tokenmeter: cannot connect");
     assertThat(r.err().lines().count()).isEqualTo(1);
     assertNoStackTrace(r);

@@ -7,16 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.cli.Main;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.SummaryJsonReader;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import dev.tokenmeter.testkit.CliProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,42 +34,17 @@ class CtrlCIT {
   void sigintStopsTheRunWritesPartialResultsAndExits130() throws Exception {
     Assumptions.assumeTrue(Files.isRegularFile(JAR), "needs the packaged jar (mvn verify)");
     Path out = tmp.resolve("interrupted");
-    List<String> command = new ArrayList<>(launcher());
-    command.addAll(
-        List.of(
-            "-jar",
-            JAR.toString(),
-            "demo",
-            "--concurrency",
-            "4",
-            "--duration",
-            "20s",
-            "--warmup",
-            "0s",
-            "--output-tokens",
-            "16",
-            "--out",
-            out.toString()));
-    Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    try {
-      StringBuilder err = new StringBuilder();
-      CountDownLatch stageStarted = new CountDownLatch(1);
-      Thread reader = new Thread(() -> readLines(p, err, stageStarted));
-      reader.start();
-      assertThat(stageStarted.await(30, TimeUnit.SECONDS))
-          .as("stage start; stderr: %s", err)
+    try (CliProcess p = CliProcess.startJar(JAR, "demo", "--concurrency", "4", "--duration", "20s", "--warmup", "0s",
+        "--output-tokens", "16", "--out", out.toString())) {
+      assertThat(p.awaitErrLine(l -> l.startsWith("Stage 1/1"), Duration.ofSeconds(30)))
+          .as("stage start; stderr: %s", p.err())
           .isTrue();
       // With the engine defaults (Llama 3.1 8B, one H100) a request is a ~31 ms prefill of 4 x 256
       // tokens + 15 decode steps of ~10.7 ms, ~190 ms: after 2 s each user has finished several.
       Thread.sleep(2_000);
-      int killed = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
-      assertThat(killed).isZero();
-      assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("exit after SIGINT").isTrue();
-      reader.join(5_000);
-      assertThat(p.exitValue()).as("stderr: %s", err).isEqualTo(Main.EXIT_INTERRUPTED);
-      assertThat(err.toString()).doesNotContain("\tat ").doesNotContain("Exception");
-    } finally {
-      p.destroyForcibly();
+      p.signal("INT");
+      assertThat(p.waitFor(Duration.ofSeconds(20))).as("stderr: %s", p.err()).isEqualTo(Main.EXIT_INTERRUPTED);
+      assertThat(p.err()).doesNotContain("\tat ").doesNotContain("Exception");
     }
     SavedSummary s = SummaryJsonReader.read(out.resolve("summary.json"));
     assertThat(s.partial()).isTrue();
@@ -91,58 +62,5 @@ class CtrlCIT {
     // A closed loop always has its 4 users in flight: exactly those 4 were cancelled.
     assertThat(cancelled).isEqualTo(4);
     assertThat(lines).hasSize((int) (ok + cancelled));
-  }
-
-  /**
-   * This JVM's java, behind {@code env --default-signal=INT} where available: a process started in
-   * the background by a non-interactive shell inherits SIGINT as ignored, and a JVM that starts
-   * with SIGINT ignored never installs its handler (the signal would then do nothing).
-   */
-  private static List<String> launcher() throws IOException, InterruptedException {
-    String java =
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    Process probe =
-        new ProcessBuilder("env", "--default-signal=INT", "true")
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    if (probe.waitFor(5, TimeUnit.SECONDS) && probe.exitValue() == 0) {
-      return List.of("env", "--default-signal=INT", java);
-    }
-    Assumptions.assumeFalse(sigintIgnored(), "SIGINT is ignored here and env cannot reset it");
-    return List.of(java);
-  }
-
-  private static boolean sigintIgnored() throws IOException {
-    Path status = Path.of("/proc/self/status");
-    if (!Files.isReadable(status)) {
-      return false; // not Linux: assume the default disposition
-    }
-    for (String line : Files.readAllLines(status)) {
-      if (line.startsWith("SigIgn:")) {
-        return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << 1)) != 0;
-      }
-    }
-    return false;
-  }
-
-  private static void readLines(Process p, StringBuilder err, CountDownLatch stageStarted) {
-    try (BufferedReader r =
-        new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = r.readLine()) != null) {
-        synchronized (err) {
-          err.append(line).append('\n');
-        }
-        if (line.startsWith("Stage 1/1")) {
-          stageStarted.countDown();
-        }
-      }
-    } catch (IOException e) {
-      // the process ended
-    }
   }
 }

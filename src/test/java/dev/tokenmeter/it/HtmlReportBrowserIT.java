@@ -124,6 +124,10 @@ class HtmlReportBrowserIT {
       for (int k = 0; k < tokens.size(); k++) {
         assertThat(tps.get(k)).isEqualTo(tokens.get(k).asDouble() / s.at("/time_series/interval_s").asDouble());
       }
+      // Mean TTFT is drawn as points too: at low load most seconds have no first token, and a line
+      // through isolated seconds alone would draw nothing.
+      assertThat(((Number) js("return window.tmCharts['chart-stage-" + i + "-latency'].data.datasets[0].pointRadius"))
+          .doubleValue()).isPositive();
       List<Double> failed = plotted("chart-stage-" + i + "-latency", 1);
       assertThat(failed.stream().mapToDouble(Double::doubleValue).sum())
           .isEqualTo(sum(s.at("/time_series/failed")));

@@ -96,7 +96,7 @@ class TlsIT {
   @Test
   void untrustedCertificateFailsBeforeTheRunWithTheFix() {
     Cli.Result r = Cli.run("bench", "--url", url(), "--concurrency", "1", "--requests", "1", "-q");
-    assertThat(r.exitCode()).as(r.both()).isEqualTo(1);
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2); // a flag to fix (--ca-cert, --insecure): exit 2
     assertThat(r.err()).contains("TLS handshake").contains("--ca-cert").contains("--insecure");
     assertThat(r.err()).doesNotContain("\tat ");
   }

@@ -5,6 +5,7 @@ import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.engine.RequestSink;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.engine.StageRunner;
 import dev.tokenmeter.core.engine.Timeouts;
@@ -86,9 +87,16 @@ public final class StageKit {
     private LongToIntFunction maxTokens = id -> 30;
     private Timeouts timeouts = new Timeouts(10_000 * MS, 10_000 * MS, 30_000 * MS);
     private long stageLimitMillis = 30_000;
+    private RequestSink alsoTo = (t, m) -> {};
 
     private Spec(URI baseUrl) {
       this.baseUrl = baseUrl;
+    }
+
+    /** Every finished request is also handed to {@code sink} (a {@code requests.jsonl} writer). */
+    public Spec alsoTo(RequestSink sink) {
+      this.alsoTo = sink;
+      return this;
     }
 
     public Spec api(Api api) {
@@ -208,7 +216,10 @@ public final class StageKit {
               spec.source(),
               spec.timeouts,
               ticker,
-              (t, m) -> finished.add(new StageRun.Finished(t, m, endpoint.requestIdHeader(t.id()))),
+              (t, m) -> {
+                finished.add(new StageRun.Finished(t, m, endpoint.requestIdHeader(t.id())));
+                spec.alsoTo.accept(t, m);
+              },
               /* counter= */ null);
       CompletableFuture<Long> done = runner.start();
       long endNanos;

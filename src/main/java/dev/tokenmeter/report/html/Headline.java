@@ -184,7 +184,7 @@ final class Headline {
     String at = knee != null && knee.position() == 0 && measured.size() > 1
         ? "Even at the lightest load, " + answer.loadPhrase() + ", each user" + sees + "only "
         : "At " + answer.loadPhrase() + " each user" + sees;
-    out.add(at + tps(answer.perUserTps()) + words(answer) + ": " + feel(answer.perUserTps())
+    out.add(at + tps(answer.perUserTps()) + words(answer, s.simulated()) + ": " + feel(answer.perUserTps())
         + ". All users together get " + tps(answer.aggregateTps()) + ".");
     if (measured.size() == 1) {
       out.add("Only one load was run: give a list (for example --concurrency 1,10,25,50) to see where"
@@ -243,7 +243,18 @@ final class Headline {
     return perUserTps >= FLUID_TPS ? "fluid" : perUserTps >= READABLE_TPS ? "readable" : "slow";
   }
 
-  private static String words(Point p) {
+  /**
+   * English words per token by rule of thumb ("1 token is about 3/4 of a word", OpenAI's help page
+   * "What are tokens and how to count them?"), for simulated runs: the simulator writes one word per
+   * token, which measures no real model.
+   */
+  static final double RULE_OF_THUMB_WORDS_PER_TOKEN = 0.75;
+
+  private static String words(Point p, boolean simulated) {
+    if (simulated) {
+      return ", about " + num(p.perUserTps() * RULE_OF_THUMB_WORDS_PER_TOKEN)
+          + " words/s (at 0.75 words per token, a rule of thumb for English text)";
+    }
     if (!(p.wordsPerToken() > 0)) {
       return "";
     }

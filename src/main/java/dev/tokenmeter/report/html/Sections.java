@@ -22,8 +22,11 @@ final class Sections {
       b.append("<p class=\"banner partial\" id=\"partial\"><strong>Partial run (")
           .append(Html.esc(reason)).append(").</strong> ")
           .append(Html.esc(s.partialDetail() == null ? "" : s.partialDetail() + ". "))
-          .append(Html.esc("This report covers the " + s.stages().size()
-              + (s.stages().size() == 1 ? " stage" : " stages") + " that finished."))
+          .append(Html.esc("recovered".equals(reason)
+              ? "Recovered after the process died: the stage it was running, if any, is rebuilt from the requests"
+                  + " it finished."
+              : "This report covers the " + s.stages().size()
+                  + (s.stages().size() == 1 ? " stage" : " stages") + " that finished."))
           .append("</p>\n");
     }
     return b.toString();

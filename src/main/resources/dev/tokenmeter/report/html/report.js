@@ -66,7 +66,9 @@
     make('chart-stage-' + stage.index + '-latency', {
       type: 'line',
       data: { datasets: [
-        line('Mean TTFT (ms)', at(s.ttft), 2, { pointRadius: 0 }),
+        // Points drawn: a second without a first token has no mean, so at low load most seconds are
+        // gaps and a line alone would leave the chart blank.
+        line('Mean TTFT (ms)', at(s.ttft), 2, { pointRadius: 2 }),
         line('Failed requests', at(s.errors), 1, { type: 'bar', yAxisID: 'y2' })
       ] },
       options: { plugins: shade, scales: { x: seconds, y: axis('TTFT (ms)', { beginAtZero: true }),

@@ -1,0 +1,23 @@
+package dev.tokenmeter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * {@code --variant NAME:key=value,...} under Jazzer: parsed, or refused with {@link UsageException}
+ * or {@link IllegalArgumentException} (exit 2, one line); nothing else escapes. Seeds in
+ * VariantFuzzITInputs/.
+ */
+class VariantFuzzIT {
+  @FuzzTest(maxDuration = "3s")
+  void variant(byte[] bytes) {
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    try {
+      assertThat(Variant.parse(text).name()).isNotBlank();
+    } catch (IllegalArgumentException | UsageException expected) {
+      assertThat(expected.getMessage()).isNotBlank();
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package dev.tokenmeter.core.analysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The {@code --slo} grammar under Jazzer: parsed into at least one objective, or refused with
+ * {@link IllegalArgumentException} (exit 2, one line); nothing else escapes. Seeds in
+ * SloParserFuzzITInputs/.
+ */
+class SloParserFuzzIT {
+  @FuzzTest(maxDuration = "3s")
+  void slo(byte[] bytes) {
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    try {
+      assertThat(Slo.parse(text).objectives()).isNotEmpty();
+    } catch (IllegalArgumentException expected) {
+      assertThat(expected.getMessage()).isNotBlank();
+    }
+  }
+}
