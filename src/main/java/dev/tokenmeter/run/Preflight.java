@@ -57,7 +57,7 @@ public final class Preflight {
                 + keyHint(cfg.api()) + otherApi(root, cfg.api()));
       }
       if (status != 200 && !resp.body().isBlank() && !looksLikeJson(resp.body())) {
-        throw new TargetException(base + " is not an LLM API: GET " + uri + " answered HTTP " + status
+        throw new TargetException(base + " is not " + (cfg.api().openAiCompatible() ? "an OpenAI-compatible" : "a " + cfg.api().wireName()) + " API: GET " + uri + " answered HTTP " + status
             + " with a page, not JSON. Check --url: the server's root (http://host:8000) or its API root (.../v1)");
       }
       List<String> models = status == 200 ? listed(cfg.api(), root) : null;

@@ -73,7 +73,7 @@ class PreflightTest {
   void aServerOfAnotherApiIsOneClearLine() {
     bodies.put("/v1/models", "{\"object\":\"list\",\"data\":[{\"id\":\"llama\",\"object\":\"model\"}]}");
     assertThatThrownBy(() -> check(Api.OLLAMA, null))
-        .isInstanceOf(RunFailedException.class)
+        .isInstanceOf(TargetException.class) // exit 2: the user fixes it with a flag
         .hasMessageContaining("/api/tags answered HTTP 404")
         .hasMessageEndingWith("this endpoint answered like an OpenAI server; try --api chat");
     bodies.clear();
@@ -97,7 +97,7 @@ class PreflightTest {
     status = 401;
     bodies.put("/v1/models", "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}");
     assertThatThrownBy(() -> check(Api.CHAT, "wrong"))
-        .isInstanceOf(RunFailedException.class)
+        .isInstanceOf(TargetException.class) // exit 2: the user fixes it with a flag
         .hasMessageContaining("(HTTP 401): give the API key with --api-key-env VAR")
         .hasMessageEndingWith("this endpoint answered like Anthropic's Messages API; try --api anthropic");
     assertThatThrownBy(() -> check(Api.ANTHROPIC, "wrong")).hasMessageEndingWith("--api-key-env VAR (sent as x-api-key)");
