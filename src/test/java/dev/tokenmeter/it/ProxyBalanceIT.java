@@ -9,11 +9,14 @@ import dev.tokenmeter.proxy.Routing;
 import dev.tokenmeter.proxy.TokenCounters;
 import dev.tokenmeter.proxy.Upstream;
 import dev.tokenmeter.proxy.balance.Balance;
+import dev.tokenmeter.proxy.balance.SeedCurve;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.testkit.Cli;
 import dev.tokenmeter.testkit.SimFixture;
 import dev.tokenmeter.testkit.StageKit;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +24,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Routing by TPS curve against two simulated GPUs serving the same model (an H100 SXM and an A100
@@ -55,12 +59,17 @@ class ProxyBalanceIT {
   }
 
   static Outcome run(Balance.Policy policy, SimFixture h100, SimFixture a100) {
+    return run(Balance.of(policy), USERS, h100, a100);
+  }
+
+  static Outcome run(Balance balance, int users, SimFixture h100, SimFixture a100) {
+    Balance.Policy policy = balance.policy();
     Map<String, Upstream> ups = new LinkedHashMap<>();
     ups.put("h100", Upstream.parse("h100", h100.baseUrl(), null));
     ups.put("a100", Upstream.parse("a100", a100.baseUrl(), null));
-    Routing routing = new Routing(ups, List.of(), null, Balance.of(policy));
+    Routing routing = new Routing(ups, List.of(), null, balance);
     try (ProxyFixture proxy = ProxyFixture.start(h100.baseUrl(), c -> c.withRouting(routing), TokenCounters.none())) {
-      StageKit.run(StageKit.stage(proxy.baseUrl()).closed(USERS).requests(REQUESTS).maxTokens(TOKENS)
+      StageKit.run(StageKit.stage(proxy.baseUrl()).closed(users).requests(REQUESTS).maxTokens(TOKENS)
           .stageLimitMillis(60_000));
       List<MeteredRequest> records = proxy.awaitRecords(REQUESTS);
       assertThat(records).allMatch(MeteredRequest::ok);
@@ -94,4 +103,25 @@ class ProxyBalanceIT {
     }
   }
 
+
+  @Test
+  void seedsFromSimulatedBenchRunsSkipTheColdStart(@TempDir Path dir) {
+    String[] plan = {"--model", MODEL, "--output-tokens", String.valueOf(TOKENS), "--concurrency", "1,16,64",
+        "--duration", "3s", "--warmup", "1s", "--cooldown", "0s"};
+    Cli.simulate(dir.resolve("h100"), plan, "--gpu", "h100-sxm");
+    Cli.simulate(dir.resolve("a100"), plan, "--gpu", "a100-40gb");
+    Map<String, SeedCurve> seeds = Map.of(
+        "h100", SeedCurve.read("h100", dir.resolve("h100")), "a100", SeedCurve.read("a100", dir.resolve("a100")));
+    assertThat(seeds.get("h100").points()).extracting(SeedCurve.Point::concurrency).containsExactly(1, 16, 64);
+    Balance seeded = new Balance(Balance.Policy.TPS, Balance.DEFAULT_FLUID_TPS, Balance.DEFAULT_COOL_DOWN_NANOS, seeds);
+    try (SimFixture h100 = sim("h100-sxm"); SimFixture a100 = sim("a100-40gb")) {
+      Outcome rr = run(Balance.of(Balance.Policy.ROUND_ROBIN), 64, h100, a100);
+      Outcome tps = run(seeded, 64, h100, a100);
+      System.out.println("ProxyBalanceIT seeded (64 users, " + REQUESTS + " requests of " + TOKENS
+          + " tokens):\n  " + rr + "\n  " + tps + "\n  seeds " + seeds.values().stream()
+              .map(SeedCurve::points).toList());
+      assertThat(tps.byUpstream().get("h100")).isGreaterThan(REQUESTS * 2L / 3);
+      assertThat(tps.p10()).isGreaterThan(rr.p10() * 1.2);
+    }
+  }
 }
