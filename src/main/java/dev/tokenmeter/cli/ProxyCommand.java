@@ -213,7 +213,8 @@ final class ProxyCommand implements Callable<Integer> {
   }
 
   private static String describe(Routing routing) {
-    return routing.upstreams().values().stream().map(Upstream::toString).collect(Collectors.joining(", "));
+    String ups = routing.upstreams().values().stream().map(Upstream::toString).collect(Collectors.joining(", "));
+    return routing.balanceOrNull() == null ? ups : ups + " (balance " + routing.balanceOrNull().policy().flag() + ")";
   }
 
   /** {@code tokenmeter proxy hash-key}: a keys-file entry for one API key. */
