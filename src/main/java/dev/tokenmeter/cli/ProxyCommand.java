@@ -54,8 +54,17 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--upstream", paramLabel = "[NAME=]URL", description = "A server to forward to, http(s)://HOST:PORT; repeat as NAME=URL for several (the first is the default).")
   List<String> upstreams = List.of();
 
-  @Option(names = "--route", paramLabel = "GLOB=NAME", description = "Send requests whose model matches GLOB (* and ?) to upstream NAME; repeatable, tried in order.")
+  @Option(names = "--route", paramLabel = "GLOB=NAME", description = "Send requests whose model matches GLOB (* and ?) to upstream NAME, or to a pool NAME,NAME,... (see --balance); repeatable, tried in order.")
   List<String> routes = List.of();
+
+  @Option(names = "--balance", paramLabel = "tps|round-robin|least-in-flight", description = "How a pool (a route naming several upstreams, GLOB=A,B; all upstreams when no route matches) picks one per request: tps (highest predicted per-user TPS from each upstream's live TPS curve), round-robin, least-in-flight (docs/PROXY.md, Routing by TPS curve).")
+  String balance;
+
+  @Option(names = "--tps-seed", paramLabel = "NAME=DIR", description = "Seed upstream NAME's TPS curve from a bench run's DIR/summary.json (its concurrency sweep); repeatable; with --balance tps.")
+  Map<String, String> tpsSeeds = Map.of();
+
+  @Option(names = "--fluid-tps", paramLabel = "TOK_PER_S", description = "With --balance tps: the per-user TPS each upstream is kept above while it can (default: 30).")
+  Double fluidTps;
 
   @Option(names = "--route-header", paramLabel = "HEADER", description = "A request header naming the upstream (e.g. x-upstream); it wins over --route.")
   String routeHeader;
@@ -162,6 +171,9 @@ final class ProxyCommand implements Callable<Integer> {
           : new ProxySettings.RouteSpec(r.substring(0, eq), r.substring(eq + 1)));
     }
     flags.routeHeader = routeHeader;
+    flags.balance = balance;
+    flags.fluidTps = fluidTps;
+    flags.tpsSeeds.putAll(tpsSeeds);
     flags.keysFile = keys == null ? null : keys.toString();
     flags.tenantHeader = tenantHeader;
     flags.unknownKeys = unknownKeys;
@@ -201,7 +213,8 @@ final class ProxyCommand implements Callable<Integer> {
   }
 
   private static String describe(Routing routing) {
-    return routing.upstreams().values().stream().map(Upstream::toString).collect(Collectors.joining(", "));
+    String ups = routing.upstreams().values().stream().map(Upstream::toString).collect(Collectors.joining(", "));
+    return routing.balanceOrNull() == null ? ups : ups + " (balance " + routing.balanceOrNull().policy().flag() + ")";
   }
 
   /** {@code tokenmeter proxy hash-key}: a keys-file entry for one API key. */

@@ -107,7 +107,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     byte[] body = ByteBufUtil.getBytes(req.content());
     RequestBody parsed =
         req.method().equals(HttpMethod.POST) ? RequestBody.parse(body) : RequestBody.OPAQUE;
-    Upstream upstream = ctx.config.routing().route(parsed.model(), req.headers());
+    Upstream upstream = ctx.route(parsed.model(), req.headers());
     if (upstream == null) {
       String header = ctx.config.routing().headerOrNull();
       respond(Responses.error(400, "tokenmeter proxy: header " + header + " names no upstream;"

@@ -2,17 +2,21 @@ package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.client.TlsSettings;
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.proxy.balance.Balancer;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import io.netty.channel.Channel;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.ssl.SslContext;
 import java.time.InstantSource;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToIntFunction;
 
 /** What every connection of one proxy shares. Thread-safe. */
 final class ProxyContext {
@@ -41,6 +45,9 @@ final class ProxyContext {
   final Class<? extends Channel> channelClass;
   final ChannelGroup channels;
   final Map<String, UpstreamState> upstreams = new HashMap<>();
+  /** Picks within pools, or null when no route names several upstreams. */
+  final Balancer balancerOrNull;
+  private final ToIntFunction<String> inFlight = name -> upstreams.get(name).inFlight.get();
   private final String idPrefix;
   private final AtomicLong nextId = new AtomicLong();
 
@@ -51,8 +58,10 @@ final class ProxyContext {
       Ticker ticker,
       InstantSource clock,
       Class<? extends Channel> channelClass,
-      ChannelGroup channels) {
+      ChannelGroup channels,
+      Balancer balancerOrNull) {
     this.config = config;
+    this.balancerOrNull = balancerOrNull;
     this.record = record;
     this.metricsOrNull = metricsOrNull;
     this.ticker = ticker;
@@ -68,6 +77,19 @@ final class ProxyContext {
   /** A new request id, unique to this proxy process ({@code tm-RANDOM-N}). */
   String nextRequestId() {
     return idPrefix + nextId.incrementAndGet();
+  }
+
+  /**
+   * The upstream for a request: its route's, or the one the balancer picks from its route's pool;
+   * null when the routing header names an unknown upstream. Event loop; never waits.
+   */
+  Upstream route(String modelOrNull, HttpHeaders headers) {
+    List<String> pool = config.routing().pool(modelOrNull, headers);
+    if (pool == null) {
+      return null;
+    }
+    int i = pool.size() > 1 && balancerOrNull != null ? balancerOrNull.pick(pool, inFlight) : 0;
+    return config.routing().upstreams().get(pool.get(i));
   }
 
   UpstreamState state(Upstream u) {

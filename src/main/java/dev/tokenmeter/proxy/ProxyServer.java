@@ -2,6 +2,8 @@ package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.proxy.balance.Balance;
+import dev.tokenmeter.proxy.balance.Balancer;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -98,11 +100,17 @@ public final class ProxyServer implements AutoCloseable {
     if (metricsOrNull != null) {
       all.add(metricsOrNull);
     }
+    Balance balance = config.routing().balanceOrNull();
+    Balancer balancer =
+        balance == null ? null : Balancer.of(balance, config.routing().upstreams().keySet(), ticker);
+    if (balancer != null) {
+      all.add(balancer); // learns each upstream's TPS curve from the record path
+    }
     RecordPath record =
         new RecordPath(config.recordThreads(), config.recordQueueCapacity(), all, metricsOrNull,
             counters, config.prices());
     ProxyContext ctx =
-        new ProxyContext(config, record, metricsOrNull, ticker, clock, clientClass, channels);
+        new ProxyContext(config, record, metricsOrNull, ticker, clock, clientClass, channels, balancer);
     try {
       ServerBootstrap b =
           new ServerBootstrap()

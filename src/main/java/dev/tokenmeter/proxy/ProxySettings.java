@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tokenmeter.client.TlsSettings;
+import dev.tokenmeter.proxy.balance.Balance;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -29,6 +30,10 @@ import java.util.Set;
  *   - {name: openai, url: https://api.openai.com, api_key_env: OPENAI_API_KEY}
  * routes:
  *   - {model: "gpt-*", upstream: openai}
+ *   - {model: "llama-*", upstream: "h100,a100"}   # a pool: --balance picks one per request
+ * balance: tps                      # or round-robin, least-in-flight
+ * fluid_tps: 30
+ * tps_seeds: {h100: results/h100-sweep}
  * route_header: x-upstream
  * tenants: {keys_file: keys.txt, header: x-tenant, unknown: refuse}
  * prices_file: prices.yaml
@@ -39,7 +44,8 @@ public final class ProxySettings {
   private static final ObjectMapper YAML = new YAMLMapper();
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
-          "io_threads", "record_threads", "record_queue", "ledger");
+          "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
+          "tps_seeds");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -69,6 +75,13 @@ public final class ProxySettings {
   public Integer recordQueue;
   /** Where records go: a SQLite file, a {@code jdbc:postgresql:} URL, or {@code none}; null: the default. */
   public String ledger;
+
+  /** tps, round-robin or least-in-flight; null when not given. */
+  public String balance;
+  /** The fluid threshold for {@code tps}, tokens/s; null: {@link Balance#DEFAULT_FLUID_TPS}. */
+  public Double fluidTps;
+  /** Bench run folders whose summary.json seeds an upstream's TPS curve, by upstream name. */
+  public Map<String, String> tpsSeeds = new LinkedHashMap<>();
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
@@ -106,6 +119,24 @@ public final class ProxySettings {
     s.ioThreads = s.integer(root, "io_threads");
     s.recordThreads = s.integer(root, "record_threads");
     s.recordQueue = s.integer(root, "record_queue");
+    s.balance = s.text(root, "balance");
+    JsonNode fluid = root.get("fluid_tps");
+    if (fluid != null && !fluid.isNull()) {
+      if (fluid.isNumber()) {
+        s.fluidTps = fluid.asDouble();
+      } else {
+        s.problems.add("fluid_tps: expected a number of tokens/s, got '" + fluid.asText() + "'");
+      }
+    }
+    JsonNode seeds = root.get("tps_seeds");
+    if (seeds != null && seeds.isObject()) {
+      for (Iterator<String> it = seeds.fieldNames(); it.hasNext(); ) {
+        String name = it.next();
+        s.tpsSeeds.put(name, path(dir, s.text(seeds, name)));
+      }
+    } else if (seeds != null && !seeds.isNull()) {
+      s.problems.add("tps_seeds: expected a mapping of upstream name to bench run folder");
+    }
     String ledger = s.text(root, "ledger");
     s.ledger = ledger == null || ledger.startsWith("jdbc:") || ledger.equals("none") ? ledger : path(dir, ledger);
     for (JsonNode u : s.list(root, "upstreams")) {
@@ -147,6 +178,9 @@ public final class ProxySettings {
     m.recordThreads = or(flags.recordThreads, recordThreads);
     m.recordQueue = or(flags.recordQueue, recordQueue);
     m.ledger = or(flags.ledger, ledger);
+    m.balance = or(flags.balance, balance);
+    m.fluidTps = or(flags.fluidTps, fluidTps);
+    m.tpsSeeds = flags.tpsSeeds.isEmpty() ? tpsSeeds : flags.tpsSeeds;
     return m;
   }
 
@@ -167,13 +201,14 @@ public final class ProxySettings {
       if (r.model() == null || r.model().isBlank() || r.upstream() == null) {
         errors.add("route '" + (r.model() == null ? "" : r.model()) + (r.upstream() == null ? "" : "=" + r.upstream())
             + "': write MODEL_GLOB=UPSTREAM, e.g. 'gpt-*=openai'");
-      } else if (!declared.contains(r.upstream())) {
+      } else if (!declared.containsAll(new Routing.Route(r.model(), r.upstream()).names())) {
         errors.add("route '" + r.model() + "=" + r.upstream() + "' names no upstream; upstreams: "
             + String.join(", ", declared));
       } else {
         routeList.add(new Routing.Route(r.model(), r.upstream()));
       }
     }
+    Balance pools = BalanceSettings.resolve(balance, fluidTps, tpsSeeds, declared, errors);
     Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
     int io = positive("io_threads", ioThreads, 1, errors);
@@ -184,7 +219,7 @@ public final class ProxySettings {
           (errors.size() == 1 ? "a mistake" : errors.size() + " mistakes") + " in the proxy's settings:\n  "
               + String.join("\n  ", errors));
     }
-    return new ProxyConfig(address, new Routing(byName, routeList, routeHeader), tenants, prices,
+    return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
         io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES);
   }
 

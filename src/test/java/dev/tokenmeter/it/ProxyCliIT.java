@@ -89,6 +89,23 @@ class ProxyCliIT {
   }
 
   @Test
+  void balanceFlagsThatCannotWorkAreRefusedAtStart(@TempDir Path dir) {
+    Cli.Result one = Cli.run("proxy", "--upstream", "http://127.0.0.1:1", "--balance", "tps", "--ledger", "none");
+    assertThat(one.exitCode()).as(one.both()).isEqualTo(2);
+    assertThat(one.err()).contains("a mistake in the proxy's settings:\n  --balance tps needs two or more"
+        + " upstreams serving the same model").doesNotContain("Exception");
+    Cli.Result seeds = Cli.run("proxy", "--upstream", "a=http://127.0.0.1:1", "--upstream", "b=http://127.0.0.1:2",
+        "--route", "llama*=a,b", "--balance", "tps", "--tps-seed", "a=" + dir, "--tps-seed", "c=" + dir,
+        "--ledger", "none");
+    assertThat(seeds.exitCode()).as(seeds.both()).isEqualTo(2);
+    assertThat(seeds.err())
+        .contains("2 mistakes")
+        .contains("--tps-seed a=" + dir + ": no summary.json there")
+        .contains("--tps-seed c=" + dir + " names no upstream; upstreams: a, b")
+        .doesNotContain("Exception");
+  }
+
+  @Test
   void noUpstreamIsAMistake() {
     Cli.Result r = Cli.run("proxy");
     assertThat(r.exitCode()).isEqualTo(2);

@@ -30,6 +30,7 @@ public final class MeteredRequestBuilder {
   private long itlMaxNanos = -1;
   private double cost = Double.NaN;
   private String currency;
+  private int inFlightAtStart;
 
   public static MeteredRequestBuilder chat(String tenant, String model, String upstream) {
     MeteredRequestBuilder b = new MeteredRequestBuilder();
@@ -81,12 +82,18 @@ public final class MeteredRequestBuilder {
     return this;
   }
 
+  /** Requests already in flight to the same upstream when this one started. */
+  public MeteredRequestBuilder inFlightAtStart(int n) {
+    inFlightAtStart = n;
+    return this;
+  }
+
   public MeteredRequest build() {
     return new MeteredRequest("req-" + (++nextId), 1_764_000_000_000L, tenant, model, upstream,
         endpoint, true, httpStatus, errorClass, errorClass == null ? null : "failed",
         errorClass == null ? "stop" : null, inputTokens, outputTokens,
         outputTokens < 0 ? null : TokenCountSource.USAGE, reasoningTokens, cachedTokens,
         proxyQueueNanos, ttftNanos, tpotNanos, e2eNanos, itlP50Nanos, itlP99Nanos, itlMaxNanos,
-        Math.max(0, outputTokens), 0, cost, currency);
+        Math.max(0, outputTokens), inFlightAtStart, cost, currency);
   }
 }
