@@ -184,9 +184,10 @@ class ProxyUpstreamIT {
     }
   }
 
-  /** Starts a stream through the proxy, reads its first token, closes; returns when it closed. */
+  /** Starts a stream through the proxy, reads its first token, closes; returns when it began to close. */
   private static long cancelOnce(ProxyFixture proxy) throws IOException {
     Socket s = new Socket();
+    long closing;
     try {
       s.connect(new InetSocketAddress("127.0.0.1", proxy.server.port()));
       byte[] req = STREAM.getBytes(StandardCharsets.UTF_8);
@@ -195,9 +196,10 @@ class ProxyUpstreamIT {
       s.getOutputStream().write(req);
       readUntil(s.getInputStream(), "one");
     } finally {
+      closing = System.nanoTime(); // before close(): the upstream may see it before close() returns
       s.close();
     }
-    return System.nanoTime();
+    return closing;
   }
 
   private static void readUntil(InputStream in, String text) throws IOException {
