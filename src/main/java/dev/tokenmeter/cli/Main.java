@@ -60,7 +60,10 @@ public final class Main {
     if (e instanceof UsageException
         || e instanceof IllegalArgumentException
         || e instanceof dev.tokenmeter.workload.WorkloadException) {
-      err.println("tokenmeter: " + Durations.printable(String.valueOf(e.getMessage())));
+      // Control characters a user typed are escaped; the line breaks of a message that lists
+      // several mistakes (the proxy's settings) are the message's own and stay.
+      err.println("tokenmeter: " + java.util.Arrays.stream(String.valueOf(e.getMessage()).split("\n", -1))
+          .map(Durations::printable).collect(java.util.stream.Collectors.joining("\n")));
       debug(e, err);
       return EXIT_USAGE;
     }
