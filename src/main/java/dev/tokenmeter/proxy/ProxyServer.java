@@ -1,6 +1,7 @@
 package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.ledger.RecordSink;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import io.netty.bootstrap.ServerBootstrap;
@@ -85,6 +86,22 @@ public final class ProxyServer implements AutoCloseable {
       TokenCounters counters,
       Ticker ticker,
       InstantSource clock) {
+    return start(config, sinks, metricsOrNull, null, counters, ticker, clock);
+  }
+
+  /**
+   * As {@link #start(ProxyConfig, List, ProxyMetrics, TokenCounters, Ticker, InstantSource)}, with
+   * the tenants' budgets: requests of a budgeted tenant are admitted or refused (429) by {@code
+   * budgetsOrNull} and settle there when metered (docs/PROXY.md, "Budgets").
+   */
+  public static ProxyServer start(
+      ProxyConfig config,
+      List<RecordSink> sinks,
+      ProxyMetrics metricsOrNull,
+      BudgetBook budgetsOrNull,
+      TokenCounters counters,
+      Ticker ticker,
+      InstantSource clock) {
     Objects.requireNonNull(ticker, "ticker");
     warmUp();
     boolean epoll = Epoll.isAvailable();
@@ -102,7 +119,7 @@ public final class ProxyServer implements AutoCloseable {
         new RecordPath(config.recordThreads(), config.recordQueueCapacity(), all, metricsOrNull,
             counters, config.prices());
     ProxyContext ctx =
-        new ProxyContext(config, record, metricsOrNull, ticker, clock, clientClass, channels);
+        new ProxyContext(config, record, metricsOrNull, budgetsOrNull, ticker, clock, clientClass, channels);
     try {
       ServerBootstrap b =
           new ServerBootstrap()
