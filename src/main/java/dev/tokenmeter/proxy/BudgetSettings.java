@@ -16,15 +16,14 @@ final class BudgetSettings {
 
   /**
    * Parses the {@code --budget} flag form {@code TENANT=LIMIT/PERIOD[/enforce]}, e.g. {@code
-   * acme=2000000 tokens/day/enforce}; a form that cannot be split keeps the raw text as the limit
-   * so that {@link #plan} names it.
+   * acme=2000000 tokens/day/enforce}; a form that cannot be split has no tenant and no period and
+   * keeps the raw text as its limit, for {@link #plan} to name.
    */
   static ProxySettings.BudgetSpec flag(String text) {
     int eq = text.indexOf('=');
     String[] rest = eq < 0 ? new String[0] : text.substring(eq + 1).split("/");
     if (eq < 1 || rest.length < 2 || rest.length > 3) {
-      return new ProxySettings.BudgetSpec(eq < 1 ? text : text.substring(0, eq), "'" + text
-          + "' (write --budget TENANT=LIMIT/PERIOD[/enforce], e.g. 'acme=2000000 tokens/day/enforce')", "day", "false");
+      return new ProxySettings.BudgetSpec(null, text, null, null);
     }
     String enforce = rest.length == 3 ? (rest[2].strip().equals("enforce") ? "true" : rest[2]) : "false";
     return new ProxySettings.BudgetSpec(text.substring(0, eq).strip(), rest[0], rest[1], enforce);
@@ -41,6 +40,10 @@ final class BudgetSettings {
     List<Budget> budgets = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (ProxySettings.BudgetSpec s : specs) {
+      if ((s.tenant() == null || s.tenant().isBlank()) && s.period() == null && s.limit() != null) {
+        errors.add("--budget '" + s.limit() + "': write TENANT=LIMIT/PERIOD[/enforce], e.g. 'acme=2000000 tokens/day/enforce'");
+        continue;
+      }
       if (s.tenant() == null || s.tenant().isBlank()) {
         errors.add("budget without a tenant: every budget names one (tenant: NAME)");
         continue;
