@@ -2,11 +2,13 @@ package dev.tokenmeter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.proxy.RawHttp;
 import dev.tokenmeter.testkit.Cli;
 import dev.tokenmeter.testkit.SimFixture;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -15,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,15 +59,28 @@ class ProxyBudgetCliIT {
   void theSpendOfTheDaySoFarComesBackFromTheLedgerAfterARestart(@TempDir Path dir) throws Exception {
     Path ledgerFile = dir.resolve("ledger.db");
     long reservation = (BODY.getBytes(StandardCharsets.UTF_8).length + 3L) / 4 + 3;
+    List<String> posted = new CopyOnWriteArrayList<>();
+    HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext("/hook", x -> {
+      posted.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+      x.sendResponseHeaders(204, -1);
+      x.close();
+    });
+    receiver.start();
     try (SimFixture sim = SimFixture.start(SimFixture.config(5, 2))) {
+      // not enforced: every request passes, and the first passes 50, 80 and 100 % of 10 tokens
       Running first = proxy("--upstream", sim.baseUrl(), "--ledger", ledgerFile.toString(),
-          "--budget", "anonymous=1000000 tokens/day/enforce");
+          "--budget", "anonymous=10 tokens/day", "--alert-webhook",
+          "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook");
       for (int i = 0; i < 3; i++) {
         assertThat(RawHttp.post(first.base(), "/v1/chat/completions", BODY).status()).isEqualTo(200);
       }
       Thread.sleep(300); // the record thread settles and the ledger writes
       Cli.Result done = first.stop();
       assertThat(done.exitCode()).as(done.both()).isZero();
+      assertThat(done.err()).contains("budget notice: tenant 'anonymous' reached 50% of its 10 tokens per day budget")
+          .contains("reached 80%").contains("reached 100%");
+      assertThat(posted).hasSize(3).allSatisfy(p -> assertThat(p).contains("\"kind\":\"budget\"", "\"tenant\":\"anonymous\""));
 
       Ledger ledger = Ledgers.open(ledgerFile.toString(), Map.of());
       long spent = ledger.spend("anonymous", Instant.now().truncatedTo(ChronoUnit.DAYS)).tokens();
@@ -80,6 +96,8 @@ class ProxyBudgetCliIT {
       assertThat(metrics).contains("tokenmeter_proxy_budget_used_ratio{period=\"day\",tenant=\"anonymous\",unit=\"tokens\"} "
           + ((double) spent / limit));
       assertThat(second.stop().exitCode()).isZero();
+    } finally {
+      receiver.stop(0);
     }
   }
 
