@@ -29,9 +29,14 @@ final class BudgetSettings {
     return new ProxySettings.BudgetSpec(text.substring(0, eq).strip(), rest[0], rest[1], enforce);
   }
 
-  /** The plan, with every mistake added to {@code errors}, one line each. */
+  /**
+   * The plan, with every mistake added to {@code errors}, one line each.
+   *
+   * @param tenantsKnown whether every tenant is known at start (a keys file and no tenant header):
+   *     then a budget of another tenant is a mistake
+   */
   static BudgetPlan plan(List<ProxySettings.BudgetSpec> specs, Integer defaultOutput, String webhook,
-      Tenants tenants, boolean keysGiven, Prices prices, List<String> errors) {
+      Tenants tenants, boolean tenantsKnown, Prices prices, List<String> errors) {
     Set<String> known = new HashSet<>();
     tenants.entries().forEach(e -> known.add(e.tenant()));
     if (!tenants.refuseUnknown()) {
@@ -48,7 +53,7 @@ final class BudgetSettings {
         errors.add("budget without a tenant: every budget names one (tenant: NAME)");
         continue;
       }
-      if (keysGiven && !known.contains(s.tenant())) {
+      if (tenantsKnown && !known.contains(s.tenant())) {
         errors.add("budget of '" + s.tenant() + "': no such tenant in the keys file; tenants: "
             + String.join(", ", new java.util.TreeSet<>(known)));
         continue;

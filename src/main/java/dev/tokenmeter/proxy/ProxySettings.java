@@ -203,8 +203,8 @@ public final class ProxySettings {
     }
     Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
-    BudgetPlan plan = BudgetSettings.plan(budgets, budgetDefaultOutput, alertWebhook, tenants, keysFile != null,
-        prices, errors);
+    BudgetPlan plan = BudgetSettings.plan(budgets, budgetDefaultOutput, alertWebhook, tenants,
+        keysFile != null && tenantHeader == null, prices, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);

@@ -47,6 +47,13 @@ class BudgetSettingsTest {
     assertThat(q.defaultOutputTokens()).isEqualTo(7);
     assertThat(q.webhookOrNull()).isNull();
     assertThat(new ProxySettings().overriddenBy(new ProxySettings()).budgets).isEmpty();
+
+    ProxySettings byHeader = new ProxySettings();
+    byHeader.upstreams.add(new ProxySettings.UpstreamSpec(null, "http://127.0.0.1:8000", null));
+    byHeader.keysFile = dir.resolve("keys.txt").toString();
+    byHeader.tenantHeader = "x-tenant";
+    byHeader.budgets.add(ProxySettings.BudgetSpec.flag("named-by-header=10 tokens/day"));
+    assertThat(byHeader.resolve(Map.of()).budgets().budgets()).extracting(Budget::tenant).containsExactly("named-by-header");
   }
 
   @Test
