@@ -91,6 +91,15 @@ final class ProxyCommand implements Callable<Integer> {
       + DEFAULT_LEDGER + "), jdbc:postgresql://HOST:PORT/DB for a fleet sharing one ledger (password from the URL or PGPASSWORD), or none.")
   String ledger;
 
+  @Option(names = "--budget", paramLabel = "TENANT=LIMIT/PERIOD[/enforce]", description = "A tenant's budget, e.g. 'acme=2000000 tokens/day/enforce' or 'acme=250 USD/month' (the price table's currency); repeatable. Notices at 50/80/100%%; with enforce, 429 past it (docs/PROXY.md, Budgets).")
+  List<String> budgets = List.of();
+
+  @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens (default: 4096).")
+  Integer budgetDefaultOutput;
+
+  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
+  String alertWebhook;
+
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
 
@@ -105,11 +114,21 @@ final class ProxyCommand implements Callable<Integer> {
     LedgerWriter writer = ledger == null ? null : ledger.writer();
     PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(
         PrometheusProxyMetrics.Limits.DEFAULT, cfg.routing().upstreams().keySet());
+    ProxyBudgets budgetBook;
+    try {
+      budgetBook = ProxyBudgets.of(cfg.budgets(), cfg.prices(), ledger, metrics, InstantSource.system(), System.err);
+    } catch (RuntimeException e) {
+      if (writer != null) {
+        writer.close();
+      }
+      throw e;
+    }
     ProxyServer server;
     try {
-      server = ProxyServer.start(cfg, writer == null ? List.of() : List.of(writer), metrics, tokenCounters(),
-          Ticker.system(), InstantSource.system());
+      server = ProxyServer.start(cfg, writer == null ? List.of() : List.of(writer), metrics, budgetBook.bookOrNull(),
+          tokenCounters(), Ticker.system(), InstantSource.system());
     } catch (RuntimeException e) {
+      budgetBook.close();
       if (writer != null) {
         writer.close();
       }
@@ -136,6 +155,7 @@ final class ProxyCommand implements Callable<Integer> {
       // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
     } finally {
       server.close();
+      budgetBook.close();
       String ledgerLine = "";
       if (writer != null) {
         writer.close();
@@ -182,6 +202,9 @@ final class ProxyCommand implements Callable<Integer> {
     flags.ioThreads = ioThreads;
     flags.recordThreads = recordThreads;
     flags.ledger = ledger;
+    budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
+    flags.budgetDefaultOutput = budgetDefaultOutput;
+    flags.alertWebhook = alertWebhook;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

@@ -46,6 +46,27 @@ public final class Ledger {
     }
   }
 
+  /**
+   * What {@code tenant} spent on requests that started at or after {@code since}: one SQL
+   * aggregate over the window, for budgets that must survive a restart.
+   *
+   * @throws LedgerException when the ledger cannot be read
+   */
+  public TenantSpend spend(String tenant, java.time.Instant since) {
+    String sql = "SELECT SUM(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), SUM(COALESCE(cost, 0))"
+        + " FROM requests WHERE tenant = ? AND started_at_epoch_ms >= ?";
+    try (Connection c = connect(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, tenant);
+      ps.setLong(2, since.toEpochMilli());
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new TenantSpend(rs.getLong(1), rs.getDouble(2));
+      }
+    } catch (SQLException e) {
+      throw new LedgerException("cannot read the ledger " + target.display() + ": " + Ledgers.oneLine(e), e);
+    }
+  }
+
   /** A new connection to the ledger; the caller closes it. */
   Connection connect() throws SQLException {
     return dataSource.getConnection();

@@ -1,5 +1,6 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.proxy.ProxyContext.UpstreamState;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -107,9 +108,15 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     byte[] body = ByteBufUtil.getBytes(req.content());
     RequestBody parsed =
         req.method().equals(HttpMethod.POST) ? RequestBody.parse(body) : RequestBody.OPAQUE;
+    String tenantName = ((Tenants.Result.Tenant) tenant).name();
+    BudgetBook.Hold hold = admit(tenantName, path, body.length, parsed, requestId, keepAlive);
+    if (hold == null) {
+      return; // refused: over budget
+    }
     Upstream upstream = ctx.route(parsed.model(), req.headers());
     if (upstream == null) {
       String header = ctx.config.routing().headerOrNull();
+      hold.settle(0, 0, 0);
       respond(Responses.error(400, "tokenmeter proxy: header " + header + " names no upstream;"
           + " upstreams: " + String.join(", ", ctx.config.routing().upstreams().keySet()),
           "invalid_request_error", "unknown_upstream", requestId, keepAlive), keepAlive);
@@ -118,12 +125,38 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     UpstreamState state = ctx.state(upstream);
     RequestInfo info =
         new RequestInfo(
-            requestId, p.epochMillis(), p.nanos(), ((Tenants.Result.Tenant) tenant).name(),
+            requestId, p.epochMillis(), p.nanos(), tenantName,
             parsed.model(), upstream.name(), path, RequestInfo.isGeneration(path), -1);
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
-    current = new ProxyExchange(ctx, this, chc.channel(), head, body, parsed, state, info);
+    current = new ProxyExchange(ctx, this, chc.channel(), head, body, parsed, state, info, hold);
     current.start();
+  }
+
+  /**
+   * The budget hold of a generation request of {@code tenant}: its worst case reserved, the
+   * prompt estimated at one token per 4 bytes of body and the output at its {@code max_tokens} (or
+   * the configured default). Null when refused (the 429 is written).
+   */
+  private BudgetBook.Hold admit(
+      String tenant, String path, int bodyBytes, RequestBody parsed, String requestId, boolean keepAlive) {
+    if (ctx.budgetsOrNull == null || !RequestInfo.isGeneration(path) || !ctx.budgetsOrNull.governs(tenant)) {
+      return BudgetBook.Hold.NONE;
+    }
+    long max = parsed.maxOutputTokens();
+    long out = max >= 0 ? max : path.endsWith("/embeddings") ? 0 : ctx.config.budgets().defaultOutputTokens();
+    long prompt = (bodyBytes + 3L) / 4;
+    return switch (ctx.budgetsOrNull.admit(tenant, parsed.model(), prompt, out)) {
+      case BudgetBook.Admission.Admitted a -> a.hold();
+      case BudgetBook.Admission.Refused r -> {
+        FullHttpResponse resp =
+            Responses.error(429, r.message(), "insufficient_quota", "budget_exceeded", requestId, keepAlive);
+        resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(r.retryAfterSeconds()));
+        resp.headers().set("x-tokenmeter-budget-reset", r.resetsAt().toString());
+        respond(resp, keepAlive);
+        yield null;
+      }
+    };
   }
 
   private FullHttpResponse metrics() {

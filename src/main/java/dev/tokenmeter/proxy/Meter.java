@@ -1,5 +1,6 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.client.ChunkParser;
 import dev.tokenmeter.client.ProtocolException;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
@@ -48,6 +49,8 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
 
   final RequestInfo info;
   final int lane;
+  /** The request's budget reservation, settled by the record path once it ends or is lost. */
+  final BudgetBook.Hold hold;
   private final AtomicBoolean lost = new AtomicBoolean();
 
   private final RequestTimeline timeline;
@@ -66,8 +69,13 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
   private int cachedTokens = -1;
 
   Meter(RequestInfo info, int lane) {
+    this(info, lane, BudgetBook.Hold.NONE);
+  }
+
+  Meter(RequestInfo info, int lane, BudgetBook.Hold hold) {
     this.info = info;
     this.lane = lane;
+    this.hold = hold;
     this.timeline =
         new RequestTimeline(
             new RequestSpec(0, new Prompt.Text(""), -1, false, OptionalInt.empty()),

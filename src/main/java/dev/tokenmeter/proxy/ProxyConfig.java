@@ -1,5 +1,6 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.governance.BudgetPlan;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param recordThreads record-path threads
  * @param recordQueueCapacity events each record thread's queue holds before dropping
  * @param maxRequestBytes the largest request body accepted (413 above it)
+ * @param budgets the tenants' budgets ({@link BudgetPlan#none()} for none)
  */
 public record ProxyConfig(
     InetSocketAddress listen,
@@ -24,7 +26,8 @@ public record ProxyConfig(
     int ioThreads,
     int recordThreads,
     int recordQueueCapacity,
-    int maxRequestBytes) {
+    int maxRequestBytes,
+    BudgetPlan budgets) {
 
   /** 64 MiB: a long-context chat request with images inlined fits. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 64 << 20;
@@ -37,6 +40,7 @@ public record ProxyConfig(
     Objects.requireNonNull(routing, "routing");
     Objects.requireNonNull(tenants, "tenants");
     Objects.requireNonNull(prices, "prices");
+    Objects.requireNonNull(budgets, "budgets");
     if (ioThreads < 1 || recordThreads < 1 || recordQueueCapacity < 1 || maxRequestBytes < 1) {
       throw new IllegalArgumentException("thread counts, queue capacity and body limit must be positive");
     }
@@ -52,26 +56,32 @@ public record ProxyConfig(
         1,
         1,
         DEFAULT_RECORD_QUEUE,
-        DEFAULT_MAX_REQUEST_BYTES);
+        DEFAULT_MAX_REQUEST_BYTES,
+        BudgetPlan.none());
   }
 
   /** This configuration with other tenants. */
   public ProxyConfig withTenants(Tenants t) {
-    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes);
+    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
   }
 
   /** This configuration with other prices. */
   public ProxyConfig withPrices(Prices p) {
-    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes);
+    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
   }
 
   /** This configuration with other routing. */
   public ProxyConfig withRouting(Routing r) {
-    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes);
+    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
+  }
+
+  /** This configuration with other budgets. */
+  public ProxyConfig withBudgets(BudgetPlan b) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b);
   }
 
   /** This configuration with record queues of {@code capacity} events. */
   public ProxyConfig withRecordQueue(int capacity) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets);
   }
 }

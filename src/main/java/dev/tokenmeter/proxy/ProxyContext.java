@@ -3,6 +3,7 @@ package dev.tokenmeter.proxy;
 import dev.tokenmeter.client.TlsSettings;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.proxy.balance.Balancer;
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import io.netty.channel.Channel;
 import io.netty.channel.group.ChannelGroup;
@@ -40,6 +41,8 @@ final class ProxyContext {
   final ProxyConfig config;
   final RecordPath record;
   final ProxyMetrics metricsOrNull;
+  /** The tenants' budgets, or null when none is configured. */
+  final BudgetBook budgetsOrNull;
   final Ticker ticker;
   final InstantSource clock;
   final Class<? extends Channel> channelClass;
@@ -55,6 +58,7 @@ final class ProxyContext {
       ProxyConfig config,
       RecordPath record,
       ProxyMetrics metricsOrNull,
+      BudgetBook budgetsOrNull,
       Ticker ticker,
       InstantSource clock,
       Class<? extends Channel> channelClass,
@@ -64,6 +68,7 @@ final class ProxyContext {
     this.balancerOrNull = balancerOrNull;
     this.record = record;
     this.metricsOrNull = metricsOrNull;
+    this.budgetsOrNull = budgetsOrNull;
     this.ticker = ticker;
     this.clock = clock;
     this.channelClass = channelClass;

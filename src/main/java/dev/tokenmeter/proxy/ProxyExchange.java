@@ -1,5 +1,6 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.proxy.ProxyContext.UpstreamState;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -53,6 +54,7 @@ final class ProxyExchange {
   private final String requestId;
   private final RequestInfo info;
   private final boolean clientKeepAlive;
+  private final BudgetBook.Hold hold;
   private Meter meter;
   private boolean addUsage;
   private byte[] bodyWithUsage;
@@ -79,7 +81,9 @@ final class ProxyExchange {
       byte[] body,
       RequestBody parsed,
       UpstreamState state,
-      RequestInfo info) {
+      RequestInfo info,
+      BudgetBook.Hold hold) {
+    this.hold = hold;
     this.ctx = ctx;
     this.front = front;
     this.client = client;
@@ -102,7 +106,7 @@ final class ProxyExchange {
     if (ctx.metricsOrNull != null) {
       ctx.metricsOrNull.started(target.name());
     }
-    meter = ctx.record.open(info.withInFlightAtStart(inFlight));
+    meter = ctx.record.open(info.withInFlightAtStart(inFlight), hold);
     addUsage = parsed.canAddUsage() && !state.refusesUsageOption.get();
     connect(/* fresh= */ false);
   }

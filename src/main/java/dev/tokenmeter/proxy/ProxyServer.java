@@ -1,6 +1,7 @@
 package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.ledger.RecordSink;
 import dev.tokenmeter.proxy.balance.Balance;
 import dev.tokenmeter.proxy.balance.Balancer;
@@ -87,6 +88,22 @@ public final class ProxyServer implements AutoCloseable {
       TokenCounters counters,
       Ticker ticker,
       InstantSource clock) {
+    return start(config, sinks, metricsOrNull, null, counters, ticker, clock);
+  }
+
+  /**
+   * As {@link #start(ProxyConfig, List, ProxyMetrics, TokenCounters, Ticker, InstantSource)}, with
+   * the tenants' budgets: requests of a budgeted tenant are admitted or refused (429) by {@code
+   * budgetsOrNull} and settle there when metered (docs/PROXY.md, "Budgets").
+   */
+  public static ProxyServer start(
+      ProxyConfig config,
+      List<RecordSink> sinks,
+      ProxyMetrics metricsOrNull,
+      BudgetBook budgetsOrNull,
+      TokenCounters counters,
+      Ticker ticker,
+      InstantSource clock) {
     Objects.requireNonNull(ticker, "ticker");
     warmUp();
     boolean epoll = Epoll.isAvailable();
@@ -110,7 +127,7 @@ public final class ProxyServer implements AutoCloseable {
         new RecordPath(config.recordThreads(), config.recordQueueCapacity(), all, metricsOrNull,
             counters, config.prices());
     ProxyContext ctx =
-        new ProxyContext(config, record, metricsOrNull, ticker, clock, clientClass, channels, balancer);
+        new ProxyContext(config, record, metricsOrNull, budgetsOrNull, ticker, clock, clientClass, channels, balancer);
     try {
       ServerBootstrap b =
           new ServerBootstrap()

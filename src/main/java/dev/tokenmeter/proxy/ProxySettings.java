@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tokenmeter.client.TlsSettings;
 import dev.tokenmeter.proxy.balance.Balance;
+import dev.tokenmeter.governance.BudgetPlan;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -38,6 +39,11 @@ import java.util.Set;
  * tenants: {keys_file: keys.txt, header: x-tenant, unknown: refuse}
  * prices_file: prices.yaml
  * ledger: tokenmeter-ledger.db      # or jdbc:postgresql://host:5432/db, or none
+ * budgets:
+ *   - {tenant: acme, limit: 2000000 tokens, period: day, enforce: true}
+ *   - {tenant: acme, limit: 250 USD, period: month}   # the price table's currency
+ * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
+ * alert_webhook: http://127.0.0.1:9000/hook
  * </pre>
  */
 public final class ProxySettings {
@@ -45,7 +51,7 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds");
+          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -54,6 +60,14 @@ public final class ProxySettings {
   public record UpstreamSpec(String name, String url, String apiKeyEnv, String caCert) {
     public UpstreamSpec(String name, String url, String apiKeyEnv) {
       this(name, url, apiKeyEnv, null);
+    }
+  }
+
+  /** A budget as written: {@code limit} {@code N tokens} or {@code N CUR}; {@code enforce} true or false. */
+  public record BudgetSpec(String tenant, String limit, String period, String enforce) {
+    /** The {@code --budget TENANT=LIMIT/PERIOD[/enforce]} form. */
+    public static BudgetSpec flag(String text) {
+      return BudgetSettings.flag(text);
     }
   }
 
@@ -82,6 +96,9 @@ public final class ProxySettings {
   public Double fluidTps;
   /** Bench run folders whose summary.json seeds an upstream's TPS curve, by upstream name. */
   public Map<String, String> tpsSeeds = new LinkedHashMap<>();
+  public List<BudgetSpec> budgets = new ArrayList<>();
+  public Integer budgetDefaultOutput;
+  public String alertWebhook;
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
@@ -146,6 +163,11 @@ public final class ProxySettings {
     for (JsonNode r : s.list(root, "routes")) {
       s.routes.add(new RouteSpec(s.text(r, "model"), s.text(r, "upstream")));
     }
+    for (JsonNode b : s.list(root, "budgets")) {
+      s.budgets.add(new BudgetSpec(s.text(b, "tenant"), s.text(b, "limit"), s.text(b, "period"), s.text(b, "enforce")));
+    }
+    s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
+    s.alertWebhook = s.text(root, "alert_webhook");
     JsonNode t = root.get("tenants");
     if (t != null && t.isObject()) {
       s.keysFile = path(dir, s.text(t, "keys_file"));
@@ -181,6 +203,9 @@ public final class ProxySettings {
     m.balance = or(flags.balance, balance);
     m.fluidTps = or(flags.fluidTps, fluidTps);
     m.tpsSeeds = flags.tpsSeeds.isEmpty() ? tpsSeeds : flags.tpsSeeds;
+    m.budgets = flags.budgets.isEmpty() ? budgets : flags.budgets;
+    m.budgetDefaultOutput = or(flags.budgetDefaultOutput, budgetDefaultOutput);
+    m.alertWebhook = or(flags.alertWebhook, alertWebhook);
     return m;
   }
 
@@ -211,6 +236,8 @@ public final class ProxySettings {
     Balance pools = BalanceSettings.resolve(balance, fluidTps, tpsSeeds, declared, errors);
     Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
+    BudgetPlan plan = BudgetSettings.plan(budgets, budgetDefaultOutput, alertWebhook, tenants,
+        keysFile != null && tenantHeader == null, prices, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
@@ -220,7 +247,7 @@ public final class ProxySettings {
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan);
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {

@@ -1,5 +1,6 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.ledger.MeteredRequest;
 import dev.tokenmeter.ledger.RecordSink;
 import dev.tokenmeter.telemetry.ProxyMetrics;
@@ -62,7 +63,12 @@ final class RecordPath implements AutoCloseable {
 
   /** A new request's record, on one lane. Stream path. */
   Meter open(RequestInfo info) {
-    return new Meter(info, (int) (nextLane.getAndIncrement() % lanes.size()));
+    return open(info, BudgetBook.Hold.NONE);
+  }
+
+  /** A new request's record, on one lane, that settles {@code hold} when it ends. Stream path. */
+  Meter open(RequestInfo info, BudgetBook.Hold hold) {
+    return new Meter(info, (int) (nextLane.getAndIncrement() % lanes.size()), hold);
   }
 
   /** Queues {@code e} without waiting; a full queue loses the request's record. Stream path. */
@@ -72,6 +78,7 @@ final class RecordPath implements AutoCloseable {
       return;
     }
     if (!lanes.get(m.lane).offer(e) && m.markLost()) {
+      m.hold.keep(); // unmetered: its whole reservation counts
       dropped.increment();
       if (metricsOrNull != null) {
         metricsOrNull.dropped("record_queue");
@@ -121,8 +128,23 @@ final class RecordPath implements AutoCloseable {
       case RecordEvent.Sent s -> m.sent(s.nanos());
       case RecordEvent.Headers h -> m.headers(h.status(), h.contentType(), h.nanos());
       case RecordEvent.Bytes b -> m.bytes(b.bytes(), b.nanos(), ctx.parser());
-      case RecordEvent.Ended end -> deliver(m.finish(end.ending(), end.message(), end.nanos(), ctx));
+      case RecordEvent.Ended end -> deliver(settled(m, m.finish(end.ending(), end.message(), end.nanos(), ctx)));
     }
+  }
+
+  /**
+   * Settles {@code m}'s budget hold with what {@code r} used. A failed request with no count (no
+   * answer, an error status) used nothing; an unknown count otherwise keeps its reservation.
+   */
+  private static MeteredRequest settled(Meter m, MeteredRequest r) {
+    boolean nothing = !r.ok() && r.inputTokens() < 0 && r.outputTokens() <= 0
+        && (r.httpStatus() < 200 || r.httpStatus() >= 300);
+    if (nothing) {
+      m.hold.settle(0, 0, 0);
+    } else {
+      m.hold.settle(r.inputTokens(), r.outputTokens(), r.cost());
+    }
+    return r;
   }
 
   private void deliver(MeteredRequest r) {

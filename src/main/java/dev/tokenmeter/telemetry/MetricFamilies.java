@@ -2,6 +2,7 @@ package dev.tokenmeter.telemetry;
 
 import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -75,6 +76,7 @@ final class MetricFamilies {
   final Counter requests;
   final Counter cost;
   final Counter dropped;
+  final Gauge budgetUsed;
 
   MetricFamilies(PrometheusRegistry registry, InFlight inFlight) {
     PrometheusProperties props = PrometheusProperties.builder().build();
@@ -119,6 +121,9 @@ final class MetricFamilies {
     dropped = Counter.builder(props).name("tokenmeter_proxy_records_dropped")
         .help("Records the proxy's record path dropped because a queue was full")
         .labelNames(WHERE).withoutExemplars().register(registry);
+    budgetUsed = Gauge.builder(props).name("tokenmeter_proxy_budget_used_ratio")
+        .help("Share of each tenant budget spent in its current period (1 = the limit); unit is tokens or a currency")
+        .labelNames(TENANT, "unit", "period").withoutExemplars().register(registry);
     GaugeWithCallback.builder(props).name("tokenmeter_proxy_active_requests")
         .help("Requests in flight to each upstream: the proxy's queue depth per upstream")
         .labelNames(UPSTREAM)

@@ -144,6 +144,15 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     c.inc();
   }
 
+  /**
+   * Sets the share of a tenant's budget spent in its period (1 = the limit): the gauge {@code
+   * tokenmeter_proxy_budget_used_ratio}. Budgets come from the configuration, so their labels are
+   * not capped.
+   */
+  public void budgetUsed(String tenant, String unit, String period, double ratio) {
+    families.budgetUsed.labelValues(tenant, unit, period).set(ratio);
+  }
+
   @Override
   public String contentType() {
     return writer.getContentType();

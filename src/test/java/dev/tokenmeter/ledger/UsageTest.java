@@ -51,6 +51,17 @@ class UsageTest {
   }
 
   @Test
+  void spendIsOneTenantsTokensAndCostSinceAnInstantUnknownsAddingNothing() {
+    // a since T0: 5 completed (100..104 in, 10..50 out, 0.25 each) + 7 in (output unknown, unpriced) + 8 + 4 (0.5)
+    TenantSpend a = ledger.spend("a", Instant.ofEpochMilli(T0));
+    assertThat(a.tokens()).isEqualTo(510 + 150 + 7 + 12);
+    assertThat(a.cost()).isCloseTo(5 * 0.25 + 0.5, within(1e-9));
+    assertThat(ledger.spend("a", Instant.ofEpochMilli(T0 - DAY)).tokens()).isEqualTo(510 + 150 + 7 + 12 + 2);
+    assertThat(ledger.spend("b", Instant.ofEpochMilli(T0 + DAY))).isEqualTo(new TenantSpend(3_000, 0));
+    assertThat(ledger.spend("nobody", Instant.ofEpochMilli(T0))).isEqualTo(TenantSpend.NONE);
+  }
+
+  @Test
   void percentilesOfTheCompletedRequestsOnly() {
     UsageRow a = usage("a", UsageQuery.GroupBy.TENANT).rows().get(0);
     // TTFT: n = 5, p50 -> rank 3 = 30 ms; 30e6 is in [2^24, 2^25): bucket 16,384 ns, top 30,015,487

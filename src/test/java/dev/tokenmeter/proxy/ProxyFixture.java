@@ -1,6 +1,7 @@
 package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.ledger.MeteredRequest;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -17,9 +18,9 @@ public final class ProxyFixture implements AutoCloseable {
   public final List<MeteredRequest> records = new CopyOnWriteArrayList<>();
   public final FakeMetrics metrics = new FakeMetrics();
 
-  private ProxyFixture(ProxyConfig config, TokenCounters counters) {
-    server =
-        ProxyServer.start(config, List.of(records::add), metrics, counters, Ticker.system(), InstantSource.system());
+  private ProxyFixture(ProxyConfig config, TokenCounters counters, BudgetBook budgetsOrNull) {
+    server = ProxyServer.start(config, List.of(records::add), metrics, budgetsOrNull, counters, Ticker.system(),
+        InstantSource.system());
   }
 
   public static ProxyFixture start(String upstreamUrl) {
@@ -28,7 +29,14 @@ public final class ProxyFixture implements AutoCloseable {
 
   public static ProxyFixture start(String upstreamUrl, UnaryOperator<ProxyConfig> adjust, TokenCounters counters) {
     ProxyConfig base = ProxyConfig.of(0, Upstream.parse(Upstream.DEFAULT_NAME, upstreamUrl, null));
-    return new ProxyFixture(adjust.apply(base), counters);
+    return new ProxyFixture(adjust.apply(base), counters, null);
+  }
+
+  /** A proxy whose tenants come from header {@code x-tenant}, governed by {@code budgets}. */
+  public static ProxyFixture withBudgets(String upstreamUrl, BudgetBook budgets) {
+    ProxyConfig base = ProxyConfig.of(0, Upstream.parse(Upstream.DEFAULT_NAME, upstreamUrl, null))
+        .withTenants(new Tenants(List.of(), "x-tenant", false));
+    return new ProxyFixture(base, TokenCounters.none(), budgets);
   }
 
   public String baseUrl() {

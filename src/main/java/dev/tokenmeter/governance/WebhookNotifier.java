@@ -1,0 +1,153 @@
+package dev.tokenmeter.governance;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Posts each {@link Notice} as JSON to a webhook, on its own thread, retrying a failed post (a
+ * connection error or a status outside 2xx) with doubling waits. Never blocks the caller.
+ * Thread-safe.
+ *
+ * <p>Body: {@code {"kind":"budget","tenant":...,"percent":80,"used":...,"limit":...,
+ * "unit":"tokens","period":"day","enforce":true,"at":"...Z","resets_at":"...Z","message":...}}.
+ */
+public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final URI url;
+  private final int attempts;
+  private final long firstWaitMillis;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "tokenmeter-webhook");
+    t.setDaemon(true);
+    return t;
+  });
+  private final AtomicLong delivered = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final Consumer<String> log;
+
+  /**
+   * @param attempts posts per notice at most (the first and the retries)
+   * @param firstWaitMillis the wait before the first retry; each next one doubles
+   * @param log where a notice given up on is reported, one line
+   */
+  public WebhookNotifier(URI url, int attempts, long firstWaitMillis, Consumer<String> log) {
+    if (attempts < 1 || firstWaitMillis < 0) {
+      throw new IllegalArgumentException("attempts must be at least 1 and the wait 0 or more");
+    }
+    this.url = url;
+    this.attempts = attempts;
+    this.firstWaitMillis = firstWaitMillis;
+    this.log = log;
+  }
+
+  /** 5 attempts, waiting 1, 2, 4 and 8 s between them. */
+  public static WebhookNotifier of(URI url, Consumer<String> log) {
+    return new WebhookNotifier(url, 5, 1_000, log);
+  }
+
+  @Override
+  public void accept(Notice n) {
+    byte[] body = body(n);
+    worker.execute(() -> post(body, n));
+  }
+
+  static byte[] body(Notice n) {
+    ObjectNode o = JSON.createObjectNode();
+    Budget b = n.budget();
+    o.put("kind", "budget");
+    o.put("tenant", b.tenant());
+    o.put("percent", n.percent());
+    o.put("used", n.used());
+    o.put("limit", b.limit());
+    o.put("unit", b.unit());
+    o.put("period", b.period().word());
+    o.put("enforce", b.enforce());
+    o.put("at", n.at().toString());
+    o.put("resets_at", n.resetsAt().toString());
+    o.put("message", n.line());
+    try {
+      return JSON.writeValueAsBytes(o);
+    } catch (IOException e) {
+      throw new IllegalStateException("a tree of strings and numbers always serializes", e);
+    }
+  }
+
+  private void post(byte[] body, Notice n) {
+    HttpRequest req = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10))
+        .header("content-type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    long wait = firstWaitMillis;
+    String last = "";
+    for (int i = 1; i <= attempts; i++) {
+      try {
+        int status = http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
+        if (status >= 200 && status < 300) {
+          delivered.incrementAndGet();
+          return;
+        }
+        last = "status " + status;
+      } catch (IOException e) {
+        last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (i < attempts && !sleep(wait)) {
+        return;
+      }
+      wait *= 2;
+    }
+    failed.incrementAndGet();
+    log.accept("alert webhook " + url + ": gave up on the " + n.percent() + "% notice of tenant '"
+        + n.budget().tenant() + "' after " + attempts + " attempts (" + last + ")");
+  }
+
+  private static boolean sleep(long millis) {
+    try {
+      Thread.sleep(millis); // the webhook's own thread, between retries
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Notices posted. */
+  public long delivered() {
+    return delivered.get();
+  }
+
+  /** Notices given up on after every attempt failed. */
+  public long failed() {
+    return failed.get();
+  }
+
+  /** Lets queued posts finish for up to {@code millis}, then stops. */
+  public void close(long millis) {
+    worker.shutdown();
+    try {
+      worker.awaitTermination(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    worker.shutdownNow();
+  }
+
+  @Override
+  public void close() {
+    close(2_000);
+  }
+}
