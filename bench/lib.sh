@@ -30,20 +30,31 @@ start_server() {
   local port=$1 log=$2; shift 2
   TOKENMETER_JAVA_OPTS="${SERVER_JAVA_OPTS:-}" taskset -c 1 ./tokenmeter sim serve --port "$port" "$@" 2>"$log" &
   SERVER_PID=$!
-  for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+  await_port "$port" "server" "$log"
+}
+
+# await_port PORT WHAT LOGFILE: waits up to 15 s until 127.0.0.1:PORT accepts a connection.
+await_port() {
+  for _ in $(seq 1 150); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
     sleep 0.1
   done
-  echo "server did not start; see $log" >&2; cat "$log" >&2; return 1
+  echo "$2 did not start; see $3" >&2; cat "$3" >&2; return 1
+}
+
+# stop_pid VAR: SIGTERM to the process whose PID the variable VAR holds, waits for it, clears VAR.
+stop_pid() {
+  local pid=${!1}
+  if [ -n "$pid" ]; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    printf -v "$1" '%s' ""
+  fi
 }
 
 # stop_server: SIGTERM makes it print its counters (requests, tokens, connections) to its log.
 stop_server() {
-  if [ -n "$SERVER_PID" ]; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
-  fi
+  stop_pid SERVER_PID
 }
 trap stop_server EXIT
 

@@ -72,20 +72,10 @@ CONF
       ;;
   esac
   PROXY_PID=$!
-  for _ in $(seq 1 150); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PROXY_PORT") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "$mode did not start; see $dir/proxy.log" >&2; cat "$dir/proxy.log" >&2; return 1
+  await_port "$PROXY_PORT" "$mode" "$dir/proxy.log"
 }
 
-stop_proxy() {
-  if [ -n "$PROXY_PID" ]; then
-    kill -TERM "$PROXY_PID" 2>/dev/null || true
-    wait "$PROXY_PID" 2>/dev/null || true
-    PROXY_PID=""
-  fi
-}
+stop_proxy() { stop_pid PROXY_PID; }
 trap 'stop_proxy; stop_server' EXIT
 
 run_one() { # SCENARIO MODE C REP
