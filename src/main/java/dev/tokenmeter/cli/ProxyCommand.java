@@ -100,6 +100,9 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
   String alertWebhook;
 
+  @Option(names = "--admin-token", paramLabel = "TOKEN", description = "The token /dashboard asks for (16+ characters; Authorization: Bearer TOKEN or /dashboard?token=TOKEN). Needed to open the dashboard when --listen is not a loopback address.")
+  String adminToken;
+
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
 
@@ -136,7 +139,9 @@ final class ProxyCommand implements Callable<Integer> {
           + ". Is the port taken? Pick another with --listen.");
     }
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
-        + "; metrics at " + server.baseUrl() + "/metrics; ledger "
+        + "; metrics at " + server.baseUrl() + "/metrics; dashboard at " + server.baseUrl() + "/dashboard"
+        + (cfg.adminTokenOrNull() != null ? " (admin token)" : cfg.listen().getAddress().isLoopbackAddress() ? ""
+            : " (closed: no --admin-token)") + "; ledger "
         + (ledger == null ? "none" : ledger.target().display()) + "; Ctrl-C to stop");
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
@@ -205,6 +210,7 @@ final class ProxyCommand implements Callable<Integer> {
     budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
     flags.budgetDefaultOutput = budgetDefaultOutput;
     flags.alertWebhook = alertWebhook;
+    flags.adminToken = adminToken;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

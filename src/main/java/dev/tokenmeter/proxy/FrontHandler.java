@@ -25,7 +25,7 @@ import java.util.ArrayDeque;
 
 /**
  * One client connection: takes each whole request, refuses what must be refused (unknown key,
- * unknown upstream), serves {@code /metrics}, and runs one {@link ProxyExchange} at a time,
+ * unknown upstream), serves {@code /metrics} and {@code /dashboard}, and runs one {@link ProxyExchange} at a time,
  * queueing pipelined requests behind it (HTTP/1.1 answers in order). Confined to its event loop.
  */
 final class FrontHandler extends ChannelInboundHandlerAdapter {
@@ -93,6 +93,10 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     String path = new QueryStringDecoder(req.uri()).rawPath();
+    if (DashboardRoutes.owns(path)) {
+      respond(DashboardRoutes.answer(ctx, req, keepAlive), keepAlive); // the proxy's own page: not passed on, not metered
+      return;
+    }
     if (ctx.metricsOrNull != null && path.equals("/metrics") && req.method().equals(HttpMethod.GET)) {
       respond(metrics(), keepAlive);
       return;
