@@ -31,8 +31,43 @@ final class DashboardRoutes {
     return path.equals("/dashboard") || path.startsWith("/dashboard/");
   }
 
+  /** What to do with a dashboard request. */
+  sealed interface Answer {
+    /** Write {@code response}. */
+    record Now(FullHttpResponse response) implements Answer {}
+
+    /** Compute the feed of the last {@code windowSeconds} with {@link #feed}, off the event loop. */
+    record Feed(long windowSeconds) implements Answer {}
+  }
+
   /** The answer to {@code req}, whose path {@link #owns} the dashboard. */
-  static FullHttpResponse answer(ProxyContext ctx, FullHttpRequest req, boolean keepAlive) {
+  static Answer answer(ProxyContext ctx, FullHttpRequest req, boolean keepAlive) {
+    FullHttpResponse now = check(ctx, req, keepAlive);
+    if (now != null) {
+      return new Answer.Now(now);
+    }
+    QueryStringDecoder q = new QueryStringDecoder(req.uri());
+    if (q.rawPath().equals("/dashboard")) {
+      FullHttpResponse r = ok(PAGE, "text/html; charset=utf-8");
+      r.headers().set("content-security-policy", POLICY).set("referrer-policy", "no-referrer");
+      return new Answer.Now(r);
+    }
+    String window = first(q, "window");
+    try {
+      return new Answer.Feed(windowSeconds(window == null ? "5m" : window));
+    } catch (IllegalArgumentException e) {
+      return new Answer.Now(Responses.error(400, "tokenmeter proxy: " + e.getMessage(), "invalid_request_error",
+          "bad_window", null, keepAlive));
+    }
+  }
+
+  /** The feed: one pass over the window's requests, so never on an event loop. */
+  static FullHttpResponse feed(ProxyContext ctx, long windowSeconds) {
+    return ok(BoardJson.write(ctx.board.view(windowSeconds)), "application/json");
+  }
+
+  /** The refusal of {@code req} (wrong method or path, no admin token), or null when it may go on. */
+  private static FullHttpResponse check(ProxyContext ctx, FullHttpRequest req, boolean keepAlive) {
     QueryStringDecoder q = new QueryStringDecoder(req.uri());
     String path = q.rawPath();
     if (!req.method().equals(HttpMethod.GET)) {
@@ -50,20 +85,7 @@ final class DashboardRoutes {
       r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"tokenmeter dashboard\"");
       return r;
     }
-    if (path.equals("/dashboard")) {
-      FullHttpResponse r = ok(PAGE, "text/html; charset=utf-8");
-      r.headers().set("content-security-policy", POLICY).set("referrer-policy", "no-referrer");
-      return r;
-    }
-    String window = first(q, "window");
-    long seconds;
-    try {
-      seconds = windowSeconds(window == null ? "5m" : window);
-    } catch (IllegalArgumentException e) {
-      return Responses.error(400, "tokenmeter proxy: " + e.getMessage(), "invalid_request_error", "bad_window",
-          null, keepAlive);
-    }
-    return ok(BoardJson.write(ctx.board.view(seconds)), "application/json");
+    return null;
   }
 
   /**

@@ -56,6 +56,17 @@ final class ProxyContext {
   final LiveBoard board;
   /** Who may open the dashboard. */
   final AdminGate gate;
+  /**
+   * Computes the dashboard's feed off the event loops: one daemon thread, 64 polls queued at most
+   * (then 503). A poll walks the window's requests: milliseconds with 100,000 held.
+   */
+  final java.util.concurrent.ThreadPoolExecutor dashboardExecutor =
+      new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.MILLISECONDS,
+          new java.util.concurrent.ArrayBlockingQueue<>(64), r -> {
+            Thread t = new Thread(r, "tokenmeter-dashboard");
+            t.setDaemon(true);
+            return t;
+          });
   private final ToIntFunction<String> inFlight = name -> upstreams.get(name).inFlight.get();
   private final String idPrefix;
   private final AtomicLong nextId = new AtomicLong();

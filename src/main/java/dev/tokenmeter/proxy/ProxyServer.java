@@ -66,11 +66,11 @@ public final class ProxyServer implements AutoCloseable {
   private final ChannelGroup channels;
   private final RecordPath record;
   private final InetSocketAddress bound;
-  private final LiveBoard board;
+  private final ProxyContext ctx;
 
   private ProxyServer(
-      EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record, LiveBoard board) {
-    this.board = board;
+      EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record, ProxyContext ctx) {
+    this.ctx = ctx;
     this.group = group;
     this.serverChannel = serverChannel;
     this.channels = channels;
@@ -163,8 +163,9 @@ public final class ProxyServer implements AutoCloseable {
                   });
       Channel server = b.bind(config.listen()).syncUninterruptibly().channel();
       channels.add(server);
-      return new ProxyServer(group, server, channels, record, board);
+      return new ProxyServer(group, server, channels, record, ctx);
     } catch (RuntimeException e) {
+      ctx.dashboardExecutor.shutdownNow();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       record.close();
       throw e;
@@ -203,7 +204,7 @@ public final class ProxyServer implements AutoCloseable {
 
   /** The live dashboard's figures (served at {@code /dashboard}). */
   public LiveBoard board() {
-    return board;
+    return ctx.board;
   }
 
   /** Requests whose record was dropped because a record queue was full. */
@@ -228,5 +229,6 @@ public final class ProxyServer implements AutoCloseable {
         .shutdownGracefully(0, SHUTDOWN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
         .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS + 500);
     record.close();
+    ctx.dashboardExecutor.shutdownNow();
   }
 }

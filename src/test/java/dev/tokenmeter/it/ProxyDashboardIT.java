@@ -10,6 +10,8 @@ import dev.tokenmeter.proxy.RawHttp;
 import dev.tokenmeter.proxy.ScriptedUpstream;
 import dev.tokenmeter.proxy.TokenCounters;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.function.UnaryOperator;
@@ -105,6 +107,25 @@ class ProxyDashboardIT {
       JsonNode after = JSON.readTree(RawHttp.get(base, "/dashboard/data?window=90s").body());
       assertThat(after.at("/requests/count").asLong()).isEqualTo(1);
       assertThat(after.at("/upstreams/0/requests").asLong()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aPipelinedRequestBehindTheFeedIsAnsweredAfterIt() throws IOException {
+    try (ScriptedUpstream up = upstream(); ProxyFixture proxy = ProxyFixture.start(up.baseUrl());
+        Socket s = new Socket("127.0.0.1", proxy.server.port())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write(("GET /dashboard/data?window=1m HTTP/1.1\r\nHost: x\r\n\r\n"
+          + "GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String both = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int feed = both.indexOf("\"window_seconds\":60");
+      int second = both.lastIndexOf("HTTP/1.1 200");
+      assertThat(feed).isPositive();
+      assertThat(second).isGreaterThan(feed);
+      assertThat(both).endsWith("\r\n\r\n{}");
+      assertThat(up.requests).extracting(ScriptedUpstream.Request::path).containsExactly("/v1/models");
     }
   }
 }

@@ -27,8 +27,8 @@ import org.HdrHistogram.Histogram;
  * Distribution}, recorded exactly as the ledger's {@code proxy usage} records them, so a window's
  * figures equal the ledger's for the same requests.
  *
- * <p>Thread-safe: {@link #accept} (record threads) and {@link #view} (the event loop serving the
- * feed) take one lock; {@code accept} does O(1) work plus one step per second its request's tokens
+ * <p>Thread-safe: {@link #accept} (record threads) and {@link #view} (the proxy's dashboard thread,
+ * never an event loop) take one lock; {@code accept} does O(1) work plus one step per second its request's tokens
  * spanned, {@code view} one pass over the window's requests.
  *
  * <pre>{@code
