@@ -44,8 +44,6 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.openqa.selenium.By;
-import org.openqa.selenium.WebElement;
 
 /**
  * The live dashboard in headless Chromium, served by a proxy in front of the in-process simulator
@@ -185,8 +183,7 @@ class ProxyDashboardBrowserIT {
     long acmeTokens = records.stream().filter(r -> r.tenant().equals("acme"))
         .mapToLong(r -> Math.max(0, r.inputTokens()) + Math.max(0, r.outputTokens())).sum();
     assertThat(book.spent(budget)).isEqualTo(acmeTokens);
-    WebElement bar = browser.driver().findElement(By.cssSelector("tr[data-tenant='acme'] .budget"));
-    assertThat(Double.parseDouble(bar.getDomAttribute("data-ratio"))).isCloseTo(acmeTokens / (double) LIMIT_TOKENS, within(1e-12));
+    assertThat(Double.parseDouble(attribute(browser, "tr[data-tenant='acme'] .budget", "data-ratio"))).isCloseTo(acmeTokens / (double) LIMIT_TOKENS, within(1e-12));
     // warm-up: from the first request's start to the first healthy token, by hand from the records
     long firstStart = records.stream().mapToLong(MeteredRequest::startedAtEpochMillis).min().orElseThrow();
     long firstToken = records.stream().filter(r -> r.ok() && r.ttftNanos() >= 0 && r.outputTokens() > 0)
@@ -195,17 +192,27 @@ class ProxyDashboardBrowserIT {
     assertThat(cellNumber(browser, "upstreams", "default", "warm-up")).isEqualTo(firstToken - firstStart);
     assertThat(cellNumber(browser, "upstreams", "default", "in-flight")).isZero();
     assertThat(cellNumber(browser, "upstreams", "default", "requests")).isEqualTo(total.requests());
-    assertThat(browser.driver().findElement(By.cssSelector("tr[data-upstream='default'] .state")).getText()).isEqualTo("warm");
-    assertThat(browser.driver().findElement(By.id("slo")).getText()).isEqualTo("no SLOs configured");
+    assertThat(browser.js("return document.querySelector(\"tr[data-upstream='default'] .state\").textContent"))
+        .isEqualTo("warm");
+    assertThat(browser.js("return document.getElementById('slo').textContent")).isEqualTo("no SLOs configured");
   }
 
   private static long polls(HeadlessChromium browser) {
     return ((Number) browser.js("return window.tmDashboard.polls")).longValue();
   }
 
+  /**
+   * Attribute {@code name} of the element {@code css} selects, read in one script call: the page
+   * rebuilds its tables on every poll, so an element found in one call may be gone by the next.
+   */
+  private static String attribute(HeadlessChromium browser, String css, String name) {
+    return (String) browser.js("const e = document.querySelector(arguments[0]); return e && e.getAttribute(arguments[1])",
+        css, name);
+  }
+
   /** The raw value (data-v) of element {@code id}. */
   private static double number(HeadlessChromium browser, String id) {
-    String v = browser.driver().findElement(By.id(id)).getDomAttribute("data-v");
+    String v = attribute(browser, "#" + id, "data-v");
     return v == null || v.isEmpty() ? Double.NaN : Double.parseDouble(v);
   }
 
@@ -213,7 +220,7 @@ class ProxyDashboardBrowserIT {
   private static double cellNumber(HeadlessChromium browser, String id, String key, String cls) {
     String attr = Map.of("upstreams", "data-upstream", "tenants", "data-tenant", "errors-by-class", "data-class").get(id);
     String css = "#" + id + " tr[" + attr + "='" + key + "'] " + (cls == null ? "td.num" : "td." + cls);
-    String v = browser.driver().findElement(By.cssSelector(css)).getDomAttribute("data-v");
+    String v = attribute(browser, css, "data-v");
     return v == null || v.isEmpty() ? Double.NaN : Double.parseDouble(v);
   }
 

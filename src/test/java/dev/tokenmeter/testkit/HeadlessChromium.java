@@ -96,9 +96,9 @@ public final class HeadlessChromium implements AutoCloseable {
     return console.stream().filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
   }
 
-  /** Runs {@code script} in the page and returns its result. */
-  public Object js(String script) {
-    return ((JavascriptExecutor) driver).executeScript(script);
+  /** Runs {@code script} in the page (with {@code arguments} bound to {@code args}) and returns its result. */
+  public Object js(String script, Object... args) {
+    return ((JavascriptExecutor) driver).executeScript(script, args);
   }
 
   /** How many resources the page loaded from elsewhere (a self-contained page: 0). */
