@@ -2,6 +2,7 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.run.BenchRun;
+import dev.tokenmeter.run.LiveExport;
 import dev.tokenmeter.run.ProgressLine;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
@@ -29,6 +30,38 @@ final class Runs {
       Cost.Model cost,
       CommandSpec spec,
       SloRun slo) {
+    return bench(outDir, lanes, stages, workload, output, seed, cost, spec, slo,
+        new LiveExport.Settings("127.0.0.1", -1, null, java.time.Duration.ZERO));
+  }
+
+  /** {@link #bench} with a live export ({@code bench --metrics-port}, {@code --otlp}), closed after the run. */
+  static int bench(
+      Path outDir,
+      List<BenchRun.Lane> lanes,
+      StageSequence stages,
+      WorkloadOptions workload,
+      OutputOptions output,
+      long seed,
+      Cost.Model cost,
+      CommandSpec spec,
+      SloRun slo,
+      LiveExport.Settings exportSettings) {
+    try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
+      return bench(outDir, lanes, stages, workload, output, seed, cost, spec, slo, export);
+    }
+  }
+
+  private static int bench(
+      Path outDir,
+      List<BenchRun.Lane> lanes,
+      StageSequence stages,
+      WorkloadOptions workload,
+      OutputOptions output,
+      long seed,
+      Cost.Model cost,
+      CommandSpec spec,
+      SloRun slo,
+      LiveExport export) {
     BenchRun run =
         new BenchRun(
             new BenchRun.Settings(
@@ -43,6 +76,7 @@ final class Runs {
                 workload.outputCounter(),
                 cost,
                 slo),
+            export,
             System.out,
             System.err);
     run.run();
