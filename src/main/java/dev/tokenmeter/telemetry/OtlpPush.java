@@ -81,6 +81,7 @@ public final class OtlpPush implements AutoCloseable {
     MetricExporter otlp = OtlpHttpMetricExporter.builder()
         .setEndpoint(settings.endpoint())
         .setTimeout(Duration.ofSeconds(5))
+        .setRetryPolicy(null) // the next push carries the same cumulative values, and close() stays quick
         .build();
     PeriodicMetricReader reader = PeriodicMetricReader.builder(new Counting(otlp))
         .setInterval(settings.interval()).build();
@@ -117,6 +118,24 @@ public final class OtlpPush implements AutoCloseable {
     }
   }
 
+  /** {@code ": why"} in words, from the innermost cause; empty when the collector answered an error status. */
+  static String reason(Throwable t) {
+    if (t == null) {
+      return " (the collector answered with an error status)";
+    }
+    Throwable root = t;
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.net.ConnectException) {
+        return ": cannot connect (is the collector running?)";
+      }
+      if (c instanceof java.net.http.HttpTimeoutException || c instanceof java.net.SocketTimeoutException) {
+        return ": timed out";
+      }
+      root = c;
+    }
+    return ": " + (root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage());
+  }
+
   private static long epochNanos(InstantSource clock) {
     java.time.Instant now = clock.instant();
     return now.getEpochSecond() * 1_000_000_000L + now.getNano();
@@ -136,10 +155,9 @@ public final class OtlpPush implements AutoCloseable {
       CompletableResultCode result = inner.export(metrics);
       result.whenComplete(() -> {
         if (!result.isSuccess() && failures.getAndIncrement() == 0) {
-          Throwable why = result.getFailureThrowable();
           err.println("tokenmeter: OTLP push to " + settings.endpoint() + " failed"
-              + (why == null ? "" : ": " + why.getMessage()) + "; retrying every "
-              + settings.interval().toMillis() + " ms");
+              + reason(result.getFailureThrowable()) + "; trying again every " + settings.interval().toMillis()
+              + " ms");
         }
       });
       return result;

@@ -36,7 +36,8 @@ import java.util.function.LongSupplier;
  * <ul>
  *   <li>a counter becomes a monotonic sum, a gauge a gauge;
  *   <li>a classic histogram an explicit-bucket histogram: the upper bounds but {@code +Inf} become
- *       the boundaries, the cumulative {@code le} counts per-bucket counts;
+ *       the boundaries, with the same per-bucket counts (the exposition's {@code le} counts are
+ *       their running sums);
  *   <li>names and units come from {@link OtelNames}, label names become attribute keys there too; an
  *       empty label value (a completed request's {@code error_type}) is no attribute, as Prometheus
  *       stores it as no label.
@@ -105,13 +106,11 @@ final class RegistryProducer implements MetricProducer {
       ClassicHistogramBuckets b = p.getClassicBuckets();
       List<Double> boundaries = new ArrayList<>(b.size());
       List<Long> counts = new ArrayList<>(b.size());
-      long below = 0;
       for (int i = 0; i < b.size(); i++) {
         if (b.getUpperBound(i) != Double.POSITIVE_INFINITY) {
           boundaries.add(b.getUpperBound(i));
         }
-        counts.add(b.getCount(i) - below); // le counts are cumulative
-        below = b.getCount(i);
+        counts.add(b.getCount(i)); // per bucket: the snapshot keeps them so, the text writer sums them to le
       }
       points.add(HistogramPointData.create(startEpochNanos, now, attributes(p.getLabels()), p.getSum(),
           /* hasMin= */ false, 0, /* hasMax= */ false, 0, boundaries, counts));
