@@ -5,14 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tokenmeter.core.engine.RequestSink;
-import dev.tokenmeter.core.metrics.RequestMetrics;
-import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.Phase;
-import dev.tokenmeter.core.request.Prompt;
-import dev.tokenmeter.core.request.RequestSpec;
-import dev.tokenmeter.core.request.RequestTimeline;
-import dev.tokenmeter.core.request.StreamItem;
-import dev.tokenmeter.core.request.TextKind;
 import dev.tokenmeter.testkit.Exposition;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -25,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -37,28 +29,9 @@ class BenchMetricsTest {
   private static final long MS = 1_000_000L;
   private static final BenchMetrics.Stage STAGE = new BenchMetrics.Stage("chat", "m1", 2, "c=4", "");
   private static final Map<String, String> CHAT = Map.of("stage", "2", "load", "c=4", "gen_ai_request_model", "m1");
-  private long id;
+  private final BenchRequests requests = new BenchRequests();
 
-  /** A completed streamed request: sent at 0, chunks at these milliseconds, usage prompt/completion. */
-  private RequestMetrics completed(Phase phase, int prompt, int completion, long... chunkMs) {
-    RequestTimeline t = timeline(phase);
-    t.sent(0);
-    t.headers(200, MS / 2);
-    for (long at : chunkMs) {
-      t.item(new StreamItem.Text("x", TextKind.CONTENT), at * MS);
-    }
-    long last = chunkMs[chunkMs.length - 1] * MS;
-    t.item(new StreamItem.Finish("stop"), last);
-    t.item(new StreamItem.Usage(prompt, completion, -1, -1), last);
-    t.end(new Outcome.Completed("stop"), last);
-    return RequestMetrics.of(t, null);
-  }
-
-  private RequestTimeline timeline(Phase phase) {
-    return new RequestTimeline(new RequestSpec(id++, new Prompt.Text("hi"), 7, true, OptionalInt.empty()), 1, phase, 0);
-  }
-
-  private static Exposition scrape(BenchMetrics m) throws IOException {
+  static Exposition scrape(BenchMetrics m) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     m.scrape(out);
     return Exposition.parse(out.toString(StandardCharsets.UTF_8));
@@ -70,11 +43,9 @@ class BenchMetricsTest {
     try (BenchMetrics metrics = BenchMetrics.create()) {
       RequestSink sink = metrics.sink(STAGE, true, (t, m) -> inner.incrementAndGet());
       // 4 tokens in 4 chunks 20 ms apart: TTFT 100 ms, TPOT 20 ms, decode 50 tok/s, e2e 160 ms
-      sink.accept(null, completed(Phase.MEASURED, 12, 4, 100, 120, 140, 160));
-      sink.accept(null, completed(Phase.WARMUP, 8, 2, 50, 90));
-      RequestTimeline refused = timeline(Phase.MEASURED);
-      refused.end(new Outcome.ConnectFailed("refused"), 3 * MS);
-      sink.accept(null, RequestMetrics.of(refused, null));
+      sink.accept(null, requests.completed(Phase.MEASURED, 12, 4, 100, 120, 140, 160));
+      sink.accept(null, requests.completed(Phase.WARMUP, 8, 2, 50, 90));
+      sink.accept(null, requests.refused(Phase.MEASURED));
       metrics.inFlight(STAGE, () -> 3);
       metrics.drain();
       assertThat(inner).hasValue(3);
@@ -104,7 +75,7 @@ class BenchMetricsTest {
   @Test
   void unstreamedRequestsHaveNoChunkMetrics() throws Exception {
     try (BenchMetrics metrics = BenchMetrics.create()) {
-      metrics.sink(STAGE, false, (t, m) -> {}).accept(null, completed(Phase.MEASURED, 5, 2, 10, 30));
+      metrics.sink(STAGE, false, (t, m) -> {}).accept(null, requests.completed(Phase.MEASURED, 5, 2, 10, 30));
       metrics.drain();
       Exposition e = scrape(metrics);
       assertThat(e.find("gen_ai_client_operation_time_to_first_chunk_seconds_count", Map.of())).isEmpty();
@@ -116,7 +87,7 @@ class BenchMetricsTest {
   @Test
   void theEndpointServesTheExpositionAndCountsScrapes() throws Exception {
     try (BenchMetrics metrics = BenchMetrics.create(); ScrapeServer server = metrics.serve("127.0.0.1", 0)) {
-      metrics.sink(STAGE, true, (t, m) -> {}).accept(null, completed(Phase.MEASURED, 5, 2, 10, 30));
+      metrics.sink(STAGE, true, (t, m) -> {}).accept(null, requests.completed(Phase.MEASURED, 5, 2, 10, 30));
       metrics.drain();
       assertThat(server.url()).isEqualTo("http://127.0.0.1:" + server.port() + "/metrics");
       HttpClient http = HttpClient.newHttpClient();
