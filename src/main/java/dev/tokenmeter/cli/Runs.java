@@ -18,23 +18,9 @@ final class Runs {
   /**
    * Runs a command's plan with its output options and returns the exit code: the one entry point
    * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
-   * variants, each into the subfolder of its name.
+   * variants, each into the subfolder of its name. {@code export} is the live export ({@code bench
+   * --metrics-port}, {@code --otlp}; {@link LiveExport.Settings#NONE} for none), closed after the run.
    */
-  static int bench(
-      Path outDir,
-      List<BenchRun.Lane> lanes,
-      StageSequence stages,
-      WorkloadOptions workload,
-      OutputOptions output,
-      long seed,
-      Cost.Model cost,
-      CommandSpec spec,
-      SloRun slo) {
-    return bench(outDir, lanes, stages, workload, output, seed, cost, spec, slo,
-        new LiveExport.Settings("127.0.0.1", -1, null, java.time.Duration.ZERO));
-  }
-
-  /** {@link #bench} with a live export ({@code bench --metrics-port}, {@code --otlp}), closed after the run. */
   static int bench(
       Path outDir,
       List<BenchRun.Lane> lanes,
@@ -47,40 +33,26 @@ final class Runs {
       SloRun slo,
       LiveExport.Settings exportSettings) {
     try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
-      return bench(outDir, lanes, stages, workload, output, seed, cost, spec, slo, export);
+      BenchRun run =
+          new BenchRun(
+              new BenchRun.Settings(
+                  lanes,
+                  stages,
+                  output.timeouts(),
+                  outDir,
+                  !output.quiet && ProgressLine.isTerminal(),
+                  commandLine(spec),
+                  seed,
+                  output.rawTimes,
+                  workload.outputCounter(),
+                  cost,
+                  slo),
+              export,
+              System.out,
+              System.err);
+      run.run();
+      return exitCode(run.interrupted(), run.sloViolated());
     }
-  }
-
-  private static int bench(
-      Path outDir,
-      List<BenchRun.Lane> lanes,
-      StageSequence stages,
-      WorkloadOptions workload,
-      OutputOptions output,
-      long seed,
-      Cost.Model cost,
-      CommandSpec spec,
-      SloRun slo,
-      LiveExport export) {
-    BenchRun run =
-        new BenchRun(
-            new BenchRun.Settings(
-                lanes,
-                stages,
-                output.timeouts(),
-                outDir,
-                !output.quiet && ProgressLine.isTerminal(),
-                commandLine(spec),
-                seed,
-                output.rawTimes,
-                workload.outputCounter(),
-                cost,
-                slo),
-            export,
-            System.out,
-            System.err);
-    run.run();
-    return exitCode(run.interrupted(), run.sloViolated());
   }
 
   /** 130 when the user stopped the run, else 3 when the SLO was violated, else 0. */

@@ -29,6 +29,9 @@ public final class LiveExport implements AutoCloseable {
    * @param linger after the run, how long to wait for a last scrape (only when one came during it)
    */
   public record Settings(String host, int port, OtlpPush.Settings otlp, Duration linger) {
+    /** No export. */
+    public static final Settings NONE = new Settings("127.0.0.1", -1, null, Duration.ZERO);
+
     public Settings {
       if (port < -1 || port > 65_535) {
         throw new IllegalArgumentException("--metrics-port must be 0 to 65535, got " + port);
