@@ -176,6 +176,11 @@ public final class BenchMetrics implements AutoCloseable {
     return (long) dropped.get();
   }
 
+  /** The registry behind the scrape and the push. */
+  PrometheusRegistry registry() {
+    return registry;
+  }
+
   /** Writes the exposition (Prometheus text format 0.0.4) to {@code out}. */
   public void scrape(OutputStream out) throws IOException {
     PrometheusTextFormatWriter.create().write(out, registry.scrape());

@@ -161,6 +161,11 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     return OtlpPush.start(registry, settings, clock, err);
   }
 
+  /** The registry behind the scrape and the push. */
+  PrometheusRegistry registry() {
+    return registry;
+  }
+
   @Override
   public String contentType() {
     return writer.getContentType();
