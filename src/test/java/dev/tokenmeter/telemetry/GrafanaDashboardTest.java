@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tokenmeter.core.request.ErrorClass;
-import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.testkit.Exposition;
-import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,7 +24,6 @@ import org.junit.jupiter.api.Test;
  */
 class GrafanaDashboardTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final long MS = 1_000_000L;
   /** PromQL words that are not metric names: aggregation modifiers, set operators, keywords. */
   private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left",
       "group_right", "offset", "bool", "and", "or", "unless", "inf", "nan");
@@ -125,31 +121,17 @@ class GrafanaDashboardTest {
     return names;
   }
 
-  /** Every series name in a bench exposition after a completed and a failed request. */
+  /** Every series name in a bench exposition with every family populated. */
   private static Set<String> benchNames() throws Exception {
-    BenchRequests requests = new BenchRequests();
-    try (BenchMetrics metrics = BenchMetrics.create()) {
-      BenchMetrics.Stage stage = new BenchMetrics.Stage("chat", "m", 1, "c=1", "a");
-      var sink = metrics.sink(stage, true, (t, m) -> {});
-      sink.accept(null, requests.completed(Phase.MEASURED, 10, 3, 10, 20, 30));
-      sink.accept(null, requests.refused(Phase.MEASURED));
-      metrics.inFlight(stage, () -> 0);
-      metrics.drain();
+    try (BenchMetrics metrics = Populated.bench()) {
       return names(BenchMetricsTest.scrape(metrics));
     }
   }
 
   /** Every series name in a proxy exposition with every family populated. */
   private static Set<String> proxyNames() throws Exception {
-    PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create();
-    metrics.accept(MeteredRequestBuilder.chat("t", "m", "u").tokens(10, 3, 1, 2).times(100_000, 50 * MS, 10e6, 90 * MS)
-        .itl(MS, 2 * MS, 3 * MS).cost(0.01, "USD").build());
-    metrics.accept(MeteredRequestBuilder.chat("t", "m", "u").failed(ErrorClass.HTTP_5XX, 500).build());
-    metrics.dropped("record_queue");
-    metrics.budgetUsed("t", "tokens", "day", 0.5);
-    metrics.started("u");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    metrics.scrape(out);
+    Populated.proxy().scrape(out);
     return names(Exposition.parse(out.toString(StandardCharsets.UTF_8)));
   }
 

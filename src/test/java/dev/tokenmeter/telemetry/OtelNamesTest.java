@@ -3,9 +3,6 @@ package dev.tokenmeter.telemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tokenmeter.core.request.ErrorClass;
-import dev.tokenmeter.core.request.Phase;
-import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.util.Set;
@@ -19,26 +16,13 @@ import org.junit.jupiter.api.Test;
  * names of each family are one name, not two lists kept apart.
  */
 class OtelNamesTest {
-  private static final long MS = 1_000_000L;
-
   @Test
   void everyFamilyOfBenchAndProxyTranslatesBackToItsPrometheusName() throws Exception {
     Set<String> seen = new TreeSet<>();
-    BenchRequests requests = new BenchRequests();
-    try (BenchMetrics bench = BenchMetrics.create()) {
-      BenchMetrics.Stage stage = new BenchMetrics.Stage("chat", "m", 1, "c=1", "");
-      bench.sink(stage, true, (t, m) -> {}).accept(null, requests.completed(Phase.MEASURED, 4, 2, 10, 20));
-      bench.inFlight(stage, () -> 1);
-      bench.drain();
+    try (BenchMetrics bench = Populated.bench()) {
       seen.addAll(check(bench.registry()));
     }
-    PrometheusProxyMetrics proxy = PrometheusProxyMetrics.create();
-    proxy.accept(MeteredRequestBuilder.chat("t", "m", "u").tokens(10, 3, 1, 2).times(100_000, 50 * MS, 10e6, 90 * MS)
-        .itl(MS, 2 * MS, 3 * MS).cost(0.01, "USD").build());
-    proxy.accept(MeteredRequestBuilder.chat("t", "m", "u").failed(ErrorClass.HTTP_5XX, 500).build());
-    proxy.dropped("record_queue");
-    proxy.budgetUsed("t", "tokens", "day", 0.5);
-    seen.addAll(check(proxy.registry()));
+    seen.addAll(check(Populated.proxy().registry()));
     assertThat(seen).as("every name in the table is one that is registered").isEqualTo(OtelNames.prometheusNames());
   }
 
