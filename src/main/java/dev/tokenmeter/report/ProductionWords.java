@@ -62,8 +62,10 @@ public final class ProductionWords {
     Distribution ttft = s.total().ttftMs();
     Distribution tpot = s.total().tpotMs();
     List<InFlightCurve.Bin> bins = s.curve().bins();
-    String range = bins.isEmpty() ? "" : String.format(Locale.ROOT, "; concurrency in flight ranged from c=%d to c=%d",
-        bins.get(0).concurrency(), bins.get(bins.size() - 1).concurrency());
+    int low = bins.isEmpty() ? 0 : bins.get(0).concurrency();
+    int high = bins.isEmpty() ? 0 : bins.get(bins.size() - 1).concurrency();
+    String range = bins.isEmpty() ? "" : low == high ? "; all of them at c=" + low
+        : String.format(Locale.ROOT, "; concurrency in flight ranged from c=%d to c=%d", low, high);
     return String.format(Locale.ROOT, "TTFT p50 %s ms, p99 %s ms; TPOT p50 %s ms, p99 %s ms%s.",
         num(ttft.p50()), num(ttft.p99()), num(tpot.p50()), num(tpot.p99()), range);
   }
