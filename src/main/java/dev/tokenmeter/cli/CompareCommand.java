@@ -2,6 +2,7 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.ledger.ProductionWindow;
+import dev.tokenmeter.report.ProductionWords;
 import dev.tokenmeter.run.CompareRun;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -103,7 +104,8 @@ final class CompareCommand implements Callable<Integer> {
     StageComparison.Settings settings = settings();
     ProductionSource source = ProductionSource.read(production, since, until, tenant, model, clock.instant(), env);
     ProductionWindow w = source.window();
-    String name = "ledger " + source.ledgerDisplay() + ", " + w.since() + " to " + w.until()
+    String name = "ledger " + source.ledgerDisplay() + ", " + ProductionWords.instant(w.since()) + " to "
+        + ProductionWords.instant(w.until())
         + (w.tenantOrNull() == null ? "" : ", tenant " + w.tenantOrNull())
         + (w.modelOrNull() == null ? "" : ", model " + w.modelOrNull()) + ", " + source.requests().size() + " requests";
     CompareRun.compareProduction(dirs.get(0), source.requests(), name, settings, System.out);
