@@ -10,8 +10,6 @@ import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.ledger.MeteredRequest;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -19,7 +17,6 @@ import java.time.InstantSource;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code proxy report} over a ledger written by hand: 12 requests at c=1 with 60 tok/s, 12 at c=3
@@ -30,23 +27,8 @@ class ProxyReportCommandTest {
   private static final Instant NOW = Instant.parse("2026-11-25T12:00:00Z");
   @TempDir Path dir;
 
-  private record Run(int exit, String out, String err) {}
-
-  private Run run(String... args) {
-    CommandLine cl = new CommandLine(new ProxyReportCommand(InstantSource.fixed(NOW), Map.of()));
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    cl.setExecutionExceptionHandler((e, c, parsed) -> {
-      if (!(e instanceof UsageException || e instanceof IllegalArgumentException)) {
-        throw e;
-      }
-      c.getErr().println("tokenmeter: " + e.getMessage());
-      return Main.EXIT_USAGE;
-    });
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+  private CommandHarness.Run run(String... args) {
+    return CommandHarness.run(new ProxyReportCommand(InstantSource.fixed(NOW), Map.of()), args);
   }
 
   static MeteredRequest request(String id, Instant at, String tenant, int inFlight, double tps, ErrorClass error) {
@@ -74,7 +56,7 @@ class ProxyReportCommandTest {
   @Test
   void writesReportHtmlAndProductionJsonAndSaysTheAnswer() throws Exception {
     Path out = dir.resolve("report");
-    Run r = run("--ledger", ledger().toString(), "--out", out.toString());
+    CommandHarness.Run r = run("--ledger", ledger().toString(), "--out", out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("From 2026-11-24T12:00:00Z to 2026-11-25T12:00:00Z (1 d), the proxy metered 25"
         + " requests (1 failed, 4%) from 2 tenants;");
@@ -102,7 +84,7 @@ class ProxyReportCommandTest {
   @Test
   void aTenantAModelAWindowAndAThreshold() throws Exception {
     Path out = dir.resolve("r2");
-    Run r = run("--ledger", ledger().toString(), "--out", out.toString(), "--tenant", "beta", "--model", "llama",
+    CommandHarness.Run r = run("--ledger", ledger().toString(), "--out", out.toString(), "--tenant", "beta", "--model", "llama",
         "--since", "2026-11-25T11:50:00Z", "--until", "1m", "--threshold", "15");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("From 2026-11-25T11:50:00Z to 2026-11-25T11:59:00Z (9 min), the proxy metered 7"
@@ -134,7 +116,7 @@ class ProxyReportCommandTest {
     assertThat(Files.exists(dir.resolve("x"))).isFalse();
   }
 
-  private static void assertOneLine(Run r, String says) {
+  private static void assertOneLine(CommandHarness.Run r, String says) {
     assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(Main.EXIT_USAGE);
     assertThat(r.err().lines().count()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains(says);
