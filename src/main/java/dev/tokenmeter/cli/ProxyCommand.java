@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
