@@ -66,7 +66,7 @@ class ArchitectureTest {
     ARROWS.put("telemetry..", List.of("core..", "ledger.."));
     ARROWS.put("governance..", List.of("ledger.."));
     ARROWS.put("proxy..", List.of("core..", "sse..", "client..", "ledger..", "telemetry..", "governance.."));
-    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report.."));
+    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report..", "telemetry.."));
     ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run..", "ledger..", "proxy..", "telemetry..", "governance.."));
   }
 
