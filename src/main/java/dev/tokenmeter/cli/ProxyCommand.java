@@ -101,6 +101,9 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
   String alertWebhook;
 
+  @Option(names = "--admin-token", paramLabel = "TOKEN", description = "The token /dashboard asks for (16+ characters; Authorization: Bearer TOKEN or /dashboard?token=TOKEN). Needed to open the dashboard when --listen is not a loopback address.")
+  String adminToken;
+
   @Option(names = "--otlp", paramLabel = "URL", description = "Also push the /metrics figures to an OpenTelemetry collector over OTLP/HTTP, e.g. http://127.0.0.1:4318 (/v1/metrics is added to a bare root).")
   String otlp;
 
@@ -145,7 +148,9 @@ final class ProxyCommand implements Callable<Integer> {
     }
     OtlpPush push = otlpSettings == null ? null : metrics.push(otlpSettings, InstantSource.system(), System.err);
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
-        + "; metrics at " + server.baseUrl() + "/metrics; ledger "
+        + "; metrics at " + server.baseUrl() + "/metrics; dashboard at " + server.baseUrl() + "/dashboard"
+        + (cfg.adminTokenOrNull() != null ? " (admin token)" : cfg.listen().getAddress().isLoopbackAddress() ? ""
+            : " (closed: no --admin-token)") + "; ledger "
         + (ledger == null ? "none" : ledger.target().display())
         + (push == null ? "" : "; pushing metrics to " + otlpSettings.endpoint()) + "; Ctrl-C to stop");
     CountDownLatch stop = new CountDownLatch(1);
@@ -218,6 +223,7 @@ final class ProxyCommand implements Callable<Integer> {
     budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
     flags.budgetDefaultOutput = budgetDefaultOutput;
     flags.alertWebhook = alertWebhook;
+    flags.adminToken = adminToken;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 
