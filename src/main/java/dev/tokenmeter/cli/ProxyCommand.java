@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyAlertRulesCommand.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
@@ -97,8 +97,11 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens (default: 4096).")
   Integer budgetDefaultOutput;
 
-  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
+  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice and SLO alert as JSON to URL (retried with backoff).")
   String alertWebhook;
+
+  @Option(names = "--slo", paramLabel = "[SCOPE:]OBJECTIVES", description = "Live SLOs in the bench grammar, e.g. 'ttft.p99<=750ms,errors<=1%%', optionally scoped 'tenant=acme;model=llama*: tps.p10>=30'; repeatable. Burn-rate alerts (page, ticket) to the log, --alert-webhook and /metrics (docs/PROXY.md, SLOs and alerts).")
+  List<String> slos = List.of();
 
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
@@ -123,12 +126,22 @@ final class ProxyCommand implements Callable<Integer> {
       }
       throw e;
     }
+    ProxySlos sloBook = ProxySlos.of(cfg.slos(), cfg.budgets().webhookOrNull(), metrics, Ticker.system(),
+        InstantSource.system(), System.err, ProxySlos.EVALUATE_EVERY_MILLIS);
+    List<dev.tokenmeter.ledger.RecordSink> sinks = new java.util.ArrayList<>();
+    if (writer != null) {
+      sinks.add(writer);
+    }
+    if (sloBook.bookOrNull() != null) {
+      sinks.add(sloBook.bookOrNull());
+    }
     ProxyServer server;
     try {
-      server = ProxyServer.start(cfg, writer == null ? List.of() : List.of(writer), metrics, budgetBook.bookOrNull(),
+      server = ProxyServer.start(cfg, sinks, metrics, budgetBook.bookOrNull(),
           tokenCounters(), Ticker.system(), InstantSource.system());
     } catch (RuntimeException e) {
       budgetBook.close();
+      sloBook.close();
       if (writer != null) {
         writer.close();
       }
@@ -156,6 +169,7 @@ final class ProxyCommand implements Callable<Integer> {
     } finally {
       server.close();
       budgetBook.close();
+      sloBook.close();
       String ledgerLine = "";
       if (writer != null) {
         writer.close();
@@ -205,6 +219,7 @@ final class ProxyCommand implements Callable<Integer> {
     budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
     flags.budgetDefaultOutput = budgetDefaultOutput;
     flags.alertWebhook = alertWebhook;
+    slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

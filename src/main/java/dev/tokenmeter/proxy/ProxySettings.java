@@ -43,7 +43,10 @@ import java.util.Set;
  *   - {tenant: acme, limit: 2000000 tokens, period: day, enforce: true}
  *   - {tenant: acme, limit: 250 USD, period: month}   # the price table's currency
  * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
- * alert_webhook: http://127.0.0.1:9000/hook
+ * alert_webhook: http://127.0.0.1:9000/hook   # budget notices and SLO alerts
+ * slos:                             # the --slo grammar, per model glob / upstream / tenant
+ *   - {objective: "ttft.p99<=750ms,errors<=1%"}
+ *   - {objective: "tps.p10>=30", model: "llama*", tenant: acme}
  * </pre>
  */
 public final class ProxySettings {
@@ -51,7 +54,7 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook");
+          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "slos");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -68,6 +71,14 @@ public final class ProxySettings {
     /** The {@code --budget TENANT=LIMIT/PERIOD[/enforce]} form. */
     public static BudgetSpec flag(String text) {
       return BudgetSettings.flag(text);
+    }
+  }
+
+  /** An SLO as written: objectives in the {@code --slo} grammar, and its scope (null: any). */
+  public record SloSpec(String objective, String model, String upstream, String tenant) {
+    /** The {@code --slo [SCOPE:]OBJECTIVES} form. */
+    public static SloSpec flag(String text) {
+      return SloSettings.flag(text);
     }
   }
 
@@ -99,6 +110,7 @@ public final class ProxySettings {
   public List<BudgetSpec> budgets = new ArrayList<>();
   public Integer budgetDefaultOutput;
   public String alertWebhook;
+  public List<SloSpec> slos = new ArrayList<>();
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
@@ -168,6 +180,9 @@ public final class ProxySettings {
     }
     s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
     s.alertWebhook = s.text(root, "alert_webhook");
+    for (JsonNode o : s.list(root, "slos")) {
+      s.slos.add(new SloSpec(s.text(o, "objective"), s.text(o, "model"), s.text(o, "upstream"), s.text(o, "tenant")));
+    }
     JsonNode t = root.get("tenants");
     if (t != null && t.isObject()) {
       s.keysFile = path(dir, s.text(t, "keys_file"));
@@ -206,6 +221,7 @@ public final class ProxySettings {
     m.budgets = flags.budgets.isEmpty() ? budgets : flags.budgets;
     m.budgetDefaultOutput = or(flags.budgetDefaultOutput, budgetDefaultOutput);
     m.alertWebhook = or(flags.alertWebhook, alertWebhook);
+    m.slos = flags.slos.isEmpty() ? slos : flags.slos;
     return m;
   }
 
@@ -238,6 +254,8 @@ public final class ProxySettings {
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
     BudgetPlan plan = BudgetSettings.plan(budgets, budgetDefaultOutput, alertWebhook, tenants,
         keysFile != null && tenantHeader == null, prices, errors);
+    List<dev.tokenmeter.governance.LiveSlo> live = SloSettings.slos(slos, Set.copyOf(declared), tenants,
+        keysFile != null && tenantHeader == null, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
@@ -247,7 +265,29 @@ public final class ProxySettings {
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan).withSlos(live);
+  }
+
+  /**
+   * Only the SLOs, checked as {@link #resolve} checks them, for {@code proxy alert-rules}: an
+   * upstream scope is checked when upstreams are given.
+   *
+   * @throws IllegalArgumentException listing every mistake, one line each
+   */
+  public List<dev.tokenmeter.governance.LiveSlo> resolveSlos() {
+    List<String> errors = new ArrayList<>(problems);
+    Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
+    Set<String> declared = upstreams.isEmpty() ? null : new java.util.HashSet<>(
+        upstreams.stream().map(u -> u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip()).toList());
+    List<dev.tokenmeter.governance.LiveSlo> live =
+        SloSettings.slos(slos, declared, tenants, keysFile != null && tenantHeader == null, errors);
+    if (live.isEmpty() && errors.isEmpty()) {
+      errors.add("no SLO: give --slo \"ttft.p99<=750ms,errors<=1%\" or a --config file with slos:");
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(String.join("\n", errors));
+    }
+    return live;
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {

@@ -153,6 +153,19 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     families.budgetUsed.labelValues(tenant, unit, period).set(ratio);
   }
 
+  /**
+   * Sets an SLO's burn rate over a window: the gauge {@code tokenmeter_proxy_slo_burn_rate}. SLOs
+   * come from the configuration, so their labels are not capped.
+   */
+  public void sloBurnRate(String slo, String window, double rate) {
+    families.sloBurnRate.labelValues(slo, window).set(rate);
+  }
+
+  /** Sets whether an SLO's alert fires: the gauge {@code tokenmeter_proxy_slo_alert}, 1 or 0. */
+  public void sloAlert(String slo, String severity, boolean firing) {
+    families.sloAlert.labelValues(slo, severity).set(firing ? 1 : 0);
+  }
+
   @Override
   public String contentType() {
     return writer.getContentType();
