@@ -36,14 +36,15 @@ public record SloAlert(LiveSlo slo, Severity severity, Transition transition, do
   }
 
   /**
-   * One line for the log: {@code SLO alert firing (page): ttft.p99<=800ms: burn rate 100 over 1h,
-   * 100 over 5m (> 14.4); ...}.
+   * One line for the log: {@code SLO alert firing (page): errors<=1%: burn rate 100 over 1h and 100
+   * over 5m (threshold 14.4), 100 over 6h and 100 over 30m (threshold 6); error budget 1% of
+   * requests (...)}.
    */
   public String line() {
     List<String> parts = new ArrayList<>();
     for (Severity.Condition c : severity.conditions()) {
-      parts.add(String.format(Locale.ROOT, "%s over %s and %s over %s (%s %s)", rate(c.longWindow()), c.longWindow().label(),
-          rate(c.shortWindow()), c.shortWindow().label(), transition == Transition.FIRING ? ">" : "vs", rate(c.rate())));
+      parts.add(String.format(Locale.ROOT, "%s over %s and %s over %s (threshold %s)", rate(c.longWindow()),
+          c.longWindow().label(), rate(c.shortWindow()), c.shortWindow().label(), rate(c.rate())));
     }
     return String.format(Locale.ROOT, "SLO alert %s (%s): %s: burn rate %s; error budget %s of requests (%s)",
         transition.word(), severity.label(), slo.name(), String.join(", ", parts), percent(slo.budget()), slo.sli());
