@@ -48,9 +48,9 @@ public record LiveSlo(Slo.Objective objective, SloScope scope, double budget) {
     String name = o.name();
     switch (m) {
       case TTFT, TTFT_SENT, TPOT, E2E, E2E_SENT, TPS -> {
-        double q = quantile(o);
+        int perMille = perMille(o);
         boolean upper = o.op() == Slo.Op.LE || o.op() == Slo.Op.LT;
-        return new LiveSlo(o, scope, upper ? 1 - q : q);
+        return new LiveSlo(o, scope, (upper ? 1000 - perMille : perMille) / 1000.0); // p99: 10 / 1000, exactly 0.01
       }
       case ERRORS -> {
         if (o.op() == Slo.Op.GE || o.op() == Slo.Op.GT) {
@@ -67,16 +67,17 @@ public record LiveSlo(Slo.Objective objective, SloScope scope, double budget) {
     }
   }
 
-  private static double quantile(Slo.Objective o) {
+  /** The objective's quantile in thousandths. */
+  private static int perMille(Slo.Objective o) {
     return switch (o.stat()) {
-      case P1 -> 0.01;
-      case P5 -> 0.05;
-      case P10 -> 0.10;
-      case P50 -> 0.50;
-      case P90 -> 0.90;
-      case P95 -> 0.95;
-      case P99 -> 0.99;
-      case P999 -> 0.999;
+      case P1 -> 10;
+      case P5 -> 50;
+      case P10 -> 100;
+      case P50 -> 500;
+      case P90 -> 900;
+      case P95 -> 950;
+      case P99 -> 990;
+      case P999 -> 999;
       case MEAN, MIN, MAX -> throw new IllegalArgumentException("SLO '" + o.name() + "': a " + o.stat().wireName()
           + " cannot be judged request by request on live traffic; use a percentile such as "
           + o.metric().wireName() + ".p99");
