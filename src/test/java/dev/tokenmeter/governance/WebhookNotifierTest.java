@@ -84,4 +84,42 @@ class WebhookNotifierTest {
     assertThat(log).singleElement().asString()
         .contains("gave up on the 80% notice of tenant 'acme' after 3 attempts (status 503)");
   }
+
+  @Test
+  void anSloAlertIsPostedWithItsScopeAndBurnRatesAndRetriedLikeANotice() throws Exception {
+    LiveSlo slo = LiveSlo.of(dev.tokenmeter.core.analysis.Slo.parse("tps.p10>=30").objectives().get(0),
+        new SloScope("llama*", null, "acme"));
+    double[] burn = {20, 15, 12.5, Double.NaN, 1.5}; // 5m, 30m, 1h, 6h, 3d
+    SloAlert alert = new SloAlert(slo, Severity.PAGE, SloAlert.Transition.FIRING, burn, Instant.parse("2026-11-25T10:00:00Z"));
+    burn[0] = 0; // the alert keeps its own copy
+    List<String> log = new CopyOnWriteArrayList<>();
+    try (WebhookNotifier w = new WebhookNotifier(receiver(1), 2, 1, log::add)) {
+      w.accept(alert);
+      w.close(10_000);
+      assertThat(w.delivered()).isEqualTo(1);
+    }
+    JsonNode j = new ObjectMapper().readTree(bodies.get(1));
+    assertThat(j.get("kind").asText()).isEqualTo("slo");
+    assertThat(j.get("slo").asText()).isEqualTo("tps.p10>=30 model=llama* tenant=acme");
+    assertThat(j.get("objective").asText()).isEqualTo("tps.p10 >= 30 tok/s");
+    assertThat(j.get("scope").get("model").asText()).isEqualTo("llama*");
+    assertThat(j.get("scope").get("upstream").isNull()).isTrue();
+    assertThat(j.get("severity").asText()).isEqualTo("page");
+    assertThat(j.get("state").asText()).isEqualTo("firing");
+    assertThat(j.get("budget").asDouble()).isEqualTo(0.1);
+    assertThat(j.get("burn_rates").get("5m").asDouble()).isEqualTo(20);
+    assertThat(j.get("burn_rates").get("6h").isNull()).as("no request in 6h").isTrue();
+    assertThat(j.get("at").asText()).isEqualTo("2026-11-25T10:00:00Z");
+    assertThat(j.get("message").asText()).isEqualTo("SLO alert firing (page): tps.p10>=30 model=llama* tenant=acme: burn rate"
+        + " 12.5 over 1h and 20 over 5m (threshold 14.4), - over 6h and 15 over 30m (threshold 6); error budget 10% of"
+        + " requests (share of completed requests with TPS >= 30 tok/s)");
+
+    receiver.stop(0);
+    try (WebhookNotifier w = new WebhookNotifier(receiver(100), 1, 1, log::add)) {
+      w.accept(new SloAlert(slo, Severity.TICKET, SloAlert.Transition.RESOLVED, burn, Instant.EPOCH));
+      w.close(10_000);
+    }
+    assertThat(log).singleElement().asString()
+        .contains("gave up on the resolved ticket alert of SLO 'tps.p10>=30 model=llama* tenant=acme' after 1 attempts");
+  }
 }
