@@ -2,6 +2,7 @@ package dev.tokenmeter.governance;
 
 import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.core.analysis.SloMetric;
+import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.ledger.MeteredRequest;
 import java.util.Locale;
 import java.util.Objects;
@@ -17,7 +18,8 @@ import java.util.Objects;
  * token), for {@code >=} and {@code >} it is the share Q allowed below T ({@code tps.p10>=30}:
  * 10% of requests may decode slower than 30 tokens/s). Latency and speed objectives count the
  * completed inference requests that have the value (a TPS needs two tokens or more); {@code
- * errors<=X%} counts every inference request in scope, a failed one bad, with a budget of X%.
+ * errors<=X%} counts every inference request in scope but those the client cancelled, a failed
+ * one bad, with a budget of X%.
  * Inference requests are those that name a model.
  *
  * @param objective the objective as parsed
@@ -95,7 +97,7 @@ public record LiveSlo(Slo.Objective objective, SloScope scope, double budget) {
   /** {@code share of requests with TTFT <= 800 ms}: what the SLI counts. */
   public String sli() {
     if (objective.metric() == SloMetric.ERRORS) {
-      return "share of inference requests that did not fail";
+      return "share of inference requests that did not fail, client cancellations aside";
     }
     return "share of completed requests with " + objective.metric().wireName().toUpperCase(Locale.ROOT) + " "
         + objective.op().symbol() + " " + Slo.number(objective.threshold()) + " " + objective.metric().unit();
@@ -107,7 +109,8 @@ public record LiveSlo(Slo.Objective objective, SloScope scope, double budget) {
       return Judgement.NOT_COUNTED;
     }
     if (objective.metric() == SloMetric.ERRORS) {
-      return r.ok() ? Judgement.GOOD : Judgement.BAD;
+      // the client hung up: not the service failing, and not a success either
+      return r.ok() ? Judgement.GOOD : r.errorClass() == ErrorClass.CANCELLED ? Judgement.NOT_COUNTED : Judgement.BAD;
     }
     double v = r.ok() ? value(r) : Double.NaN;
     if (Double.isNaN(v)) {

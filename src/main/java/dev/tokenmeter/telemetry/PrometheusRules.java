@@ -110,7 +110,8 @@ public final class PrometheusRules {
     String scope = scope(s);
     if (o.metric() == SloMetric.ERRORS) {
       String c = "tokenmeter_proxy_requests_total";
-      return "sum(rate(" + c + "{" + join("error_type!=\"\"", scope) + "}[W])) / sum(rate(" + c + "{" + scope + "}[W]))";
+      String counted = join("error_type!=\"cancelled\"", scope); // a client's cancel is not the service failing
+      return "sum(rate(" + c + "{" + join("error_type!=\"\"", counted) + "}[W])) / sum(rate(" + c + "{" + counted + "}[W]))";
     }
     Source src = source(o.metric());
     if (!src.hasTenant() && s.scope().tenantOrNull() != null) {

@@ -51,6 +51,8 @@ class LiveSloTest {
     assertThat(s.judge(SloRequests.failed("acme", "llama-3"))).isEqualTo(Judgement.BAD);
     assertThat(s.judge(SloRequests.ok("acme", "llama-3", 1, 1))).isEqualTo(Judgement.GOOD);
     assertThat(s.judge(SloRequests.failed("beta", "llama-3"))).isEqualTo(Judgement.NOT_COUNTED);
+    assertThat(s.judge(SloRequests.request("acme", "llama-3", dev.tokenmeter.core.request.ErrorClass.CANCELLED, 5_000_000L,
+        Double.NaN))).as("the client hung up").isEqualTo(Judgement.NOT_COUNTED);
     assertThat(s.judge(SloRequests.failed("acme", "gpt-4o"))).isEqualTo(Judgement.NOT_COUNTED);
     assertThat(new SloScope(null, "h100", null).matches(SloRequests.failed("a", "m"))).isFalse();
     assertThat(new SloScope("a.b?", null, null).matches(SloRequests.failed("x", "a.bc"))).isTrue();

@@ -83,7 +83,7 @@ class SloBookTest {
     SloAlert page = alerts.get(1);
     assertThat(page.line()).isEqualTo("SLO alert firing (page): errors<=1%: burn rate 6.731 over 1h and 6.731 over 5m"
         + " (threshold 14.4), 6.731 over 6h and 6.731 over 30m (threshold 6); error budget 1% of requests"
-        + " (share of inference requests that did not fail)");
+        + " (share of inference requests that did not fail, client cancellations aside)");
     // all 20: 23 bad of 120 = 0.19167, burn 19.17 (> 14.4 too): still the one page
     assertThat(gauges.get("errors<=1% 5m")).isCloseTo(23.0 / 120 / 0.01, within(1e-9));
     assertThat(transitions()).containsExactly("ticket firing", "page firing");

@@ -58,8 +58,8 @@ class PrometheusRulesTest {
     String errors = "errors<=1% model=llama* upstream=h100 tenant=acme";
     String scope = "gen_ai_request_model=~\"llama.*\",upstream=\"h100\",tenant=\"acme\"";
     assertThat(rule(rules, "record", "tokenmeter:slo_bad_ratio:rate1h", errors).get("expr").asText())
-        .isEqualTo("sum(rate(tokenmeter_proxy_requests_total{error_type!=\"\"," + scope + "}[1h]))"
-            + " / sum(rate(tokenmeter_proxy_requests_total{" + scope + "}[1h]))");
+        .isEqualTo("sum(rate(tokenmeter_proxy_requests_total{error_type!=\"\",error_type!=\"cancelled\"," + scope + "}[1h]))"
+            + " / sum(rate(tokenmeter_proxy_requests_total{error_type!=\"cancelled\"," + scope + "}[1h]))");
     JsonNode page = rule(rules, "alert", "TokenmeterSloFastBurn", errors);
     String s = "{slo=\"" + errors + "\"}";
     assertThat(page.get("expr").asText()).isEqualTo(
