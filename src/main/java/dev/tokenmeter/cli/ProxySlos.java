@@ -11,7 +11,10 @@ import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import java.io.PrintStream;
 import java.net.URI;
 import java.time.InstantSource;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.DoubleConsumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -36,10 +39,18 @@ record ProxySlos(SloBook bookOrNull, WebhookNotifier webhookOrNull, ScheduledExe
     }
     WebhookNotifier webhook = webhookUrlOrNull == null ? null
         : WebhookNotifier.of(webhookUrlOrNull, line -> log.println("tokenmeter proxy: " + line));
+    Map<LiveSlo, DoubleConsumer[]> gauges = new IdentityHashMap<>();
+    for (LiveSlo s : slos) {
+      DoubleConsumer[] g = new DoubleConsumer[BurnWindow.values().length];
+      for (BurnWindow w : BurnWindow.values()) {
+        g[w.ordinal()] = metrics.sloBurnRateGauge(s.name(), w.label());
+      }
+      gauges.put(s, g);
+    }
     SloBook book = new SloBook(slos, ticker, clock, new SloBook.Listener() {
       @Override
       public void burnRate(LiveSlo slo, BurnWindow window, double rate) {
-        metrics.sloBurnRate(slo.name(), window.label(), rate);
+        gauges.get(slo)[window.ordinal()].accept(rate);
       }
 
       @Override
