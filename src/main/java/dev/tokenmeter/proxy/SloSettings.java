@@ -3,7 +3,6 @@ package dev.tokenmeter.proxy;
 import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.governance.LiveSlo;
 import dev.tokenmeter.governance.SloScope;
-import dev.tokenmeter.ledger.MeteredRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -53,11 +52,7 @@ final class SloSettings {
    */
   static List<LiveSlo> slos(List<ProxySettings.SloSpec> specs, Set<String> upstreams, Tenants tenants,
       boolean tenantsKnown, List<String> errors) {
-    Set<String> known = new TreeSet<>();
-    tenants.entries().forEach(e -> known.add(e.tenant()));
-    if (!tenants.refuseUnknown()) {
-      known.add(MeteredRequest.ANONYMOUS);
-    }
+    Set<String> known = tenants.knownAtStart();
     List<LiveSlo> out = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (ProxySettings.SloSpec s : specs) {

@@ -20,14 +20,7 @@ class ProxyAlertRulesCommandTest {
     CommandLine cl = new CommandLine(new ProxyAlertRulesCommand());
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
-    // as cli.Main does: the message alone, exit 2, for bad input
-    cl.setExecutionExceptionHandler((e, c, parsed) -> {
-      if (!(e instanceof UsageException || e instanceof IllegalArgumentException)) {
-        throw e;
-      }
-      c.getErr().println("tokenmeter: " + e.getMessage());
-      return Main.EXIT_USAGE;
-    });
+    UsageErrors.mapped(cl);
     return new Run(cl.execute(args), err.toString());
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.governance.LiveSlo;
@@ -20,15 +19,14 @@ import dev.tokenmeter.simulator.Fault;
 import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import dev.tokenmeter.testkit.SimFixture;
+import dev.tokenmeter.testkit.WebhookReceiver;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -47,27 +45,21 @@ class ProxySloIT {
   private static final String CHAT =
       "{\"model\":\"tokenmeter-sim\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true,\"max_tokens\":4}";
 
-  private final List<JsonNode> posted = new CopyOnWriteArrayList<>();
+  private final List<JsonNode> posted = new ArrayList<>();
   private final ByteArrayOutputStream log = new ByteArrayOutputStream();
   /** Added to the system ticker: the test jumps hours ahead. */
   private final AtomicLong skipNanos = new AtomicLong();
-  private HttpServer receiver;
+  private WebhookReceiver receiver;
 
   private URI receiver() throws Exception {
-    receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    receiver.createContext("/hook", x -> {
-      posted.add(JSON.readTree(x.getRequestBody().readAllBytes()));
-      x.sendResponseHeaders(204, -1);
-      x.close();
-    });
-    receiver.start();
-    return URI.create("http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook");
+    receiver = WebhookReceiver.start(0);
+    return receiver.url();
   }
 
   @AfterEach
   void stop() {
     if (receiver != null) {
-      receiver.stop(0);
+      receiver.close();
     }
   }
 
@@ -75,10 +67,14 @@ class ProxySloIT {
     return Slo.parse(spec).objectives().stream().map(o -> LiveSlo.of(o, scope)).toList();
   }
 
-  private List<String> await(int n) throws InterruptedException {
+  private List<String> await(int n) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (posted.size() < n && System.nanoTime() < deadline) {
+    while (receiver.bodies.size() < n && System.nanoTime() < deadline) {
       Thread.sleep(10); // a socket test: waiting for the webhook's thread
+    }
+    posted.clear();
+    for (String b : receiver.bodies) {
+      posted.add(JSON.readTree(b));
     }
     return posted.stream().map(p -> p.get("slo").asText() + " " + p.get("severity").asText() + " "
         + p.get("state").asText()).toList();
@@ -126,7 +122,7 @@ class ProxySloIT {
       assertThat(await(4)).containsExactly("ttft.p99<=40ms page firing", "ttft.p99<=40ms ticket firing",
           "ttft.p99<=40ms page resolved", "ttft.p99<=40ms ticket resolved");
       Thread.sleep(200); // four more evaluations
-      assertThat(posted).as("once per transition").hasSize(4);
+      assertThat(receiver.bodies).as("once per transition").hasSize(4);
       assertThat(scrape(metrics)).contains("tokenmeter_proxy_slo_alert{severity=\"page\",slo=\"ttft.p99<=40ms\"} 0.0");
     }
   }

@@ -33,14 +33,7 @@ class ProxyUsageCommandTest {
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(err));
-    // as cli.Main does: the message alone, exit 2, for bad input
-    cl.setExecutionExceptionHandler((e, c, parsed) -> {
-      if (!(e instanceof UsageException || e instanceof IllegalArgumentException)) {
-        throw e;
-      }
-      c.getErr().println("tokenmeter: " + e.getMessage());
-      return Main.EXIT_USAGE;
-    });
+    UsageErrors.mapped(cl);
     int exit = cl.execute(args);
     return new Run(exit, out.toString(), err.toString());
   }
