@@ -275,19 +275,7 @@ public final class ProxySettings {
    * @throws IllegalArgumentException listing every mistake, one line each
    */
   public List<dev.tokenmeter.governance.LiveSlo> resolveSlos() {
-    List<String> errors = new ArrayList<>(problems);
-    Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
-    Set<String> declared = upstreams.isEmpty() ? null : new java.util.HashSet<>(
-        upstreams.stream().map(u -> u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip()).toList());
-    List<dev.tokenmeter.governance.LiveSlo> live =
-        SloSettings.slos(slos, declared, tenants, keysFile != null && tenantHeader == null, errors);
-    if (live.isEmpty() && errors.isEmpty()) {
-      errors.add("no SLO: give --slo \"ttft.p99<=750ms,errors<=1%\" or a --config file with slos:");
-    }
-    if (!errors.isEmpty()) {
-      throw new IllegalArgumentException(String.join("\n", errors));
-    }
-    return live;
+    return SloSettings.only(this, problems);
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {

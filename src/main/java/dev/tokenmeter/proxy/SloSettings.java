@@ -101,6 +101,22 @@ final class SloSettings {
     return out;
   }
 
+  /** The SLOs of {@code s} alone, for {@link ProxySettings#resolveSlos}; {@code problems}: those found reading it. */
+  static List<LiveSlo> only(ProxySettings s, List<String> problems) {
+    List<String> errors = new ArrayList<>(problems);
+    Tenants tenants = SettingsFiles.tenants(s.keysFile, s.tenantHeader, s.unknownKeys, errors);
+    Set<String> declared = s.upstreams.isEmpty() ? null : new HashSet<>(
+        s.upstreams.stream().map(u -> u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip()).toList());
+    List<LiveSlo> live = slos(s.slos, declared, tenants, s.keysFile != null && s.tenantHeader == null, errors);
+    if (live.isEmpty() && errors.isEmpty()) {
+      errors.add("no SLO: give --slo \"ttft.p99<=750ms,errors<=1%\" or a --config file with slos:");
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(String.join("\n", errors));
+    }
+    return live;
+  }
+
   private static boolean blank(String s) {
     return s != null && s.isBlank();
   }

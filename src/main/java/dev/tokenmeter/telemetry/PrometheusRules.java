@@ -68,8 +68,9 @@ public final class PrometheusRules {
     group.put("name", "tokenmeter-slo");
     group.set("rules", rules);
     try {
+      // one line per expression: folded double-quoted lines are valid YAML but unreadable
       return new YAMLMapper(YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build()).writeValueAsString(root);
+          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).disable(YAMLGenerator.Feature.SPLIT_LINES).build()).writeValueAsString(root);
     } catch (IOException e) {
       throw new IllegalStateException("a tree of strings always serializes", e);
     }
