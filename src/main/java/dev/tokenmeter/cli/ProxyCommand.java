@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class, ProxyAlertRulesCommand.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
@@ -98,7 +98,7 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens (default: 4096).")
   Integer budgetDefaultOutput;
 
-  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
+  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice and SLO alert as JSON to URL (retried with backoff).")
   String alertWebhook;
 
   @Option(names = "--admin-token", paramLabel = "TOKEN", description = "The token /dashboard asks for (16+ characters; Authorization: Bearer TOKEN or /dashboard?token=TOKEN). Needed to open the dashboard when --listen is not a loopback address.")
@@ -109,6 +109,9 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(names = "--otlp-interval", paramLabel = "DURATION", description = "Time between OTLP pushes (default: 10s).")
   String otlpInterval = "10s";
+
+  @Option(names = "--slo", paramLabel = "[SCOPE:]OBJECTIVES", description = "Live SLOs in the bench grammar, e.g. 'ttft.p99<=750ms,errors<=1%%', optionally scoped 'tenant=acme;model=llama*: tps.p10>=30'; repeatable. Burn-rate alerts (page, ticket) to the log, --alert-webhook and /metrics (docs/PROXY.md, SLOs and alerts).")
+  List<String> slos = List.of();
 
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
@@ -134,12 +137,22 @@ final class ProxyCommand implements Callable<Integer> {
       }
       throw e;
     }
+    ProxySlos sloBook = ProxySlos.of(cfg.slos(), cfg.budgets().webhookOrNull(), metrics, Ticker.system(),
+        InstantSource.system(), System.err, ProxySlos.EVALUATE_EVERY_MILLIS);
+    List<dev.tokenmeter.ledger.RecordSink> sinks = new java.util.ArrayList<>();
+    if (writer != null) {
+      sinks.add(writer);
+    }
+    if (sloBook.bookOrNull() != null) {
+      sinks.add(sloBook.bookOrNull());
+    }
     ProxyServer server;
     try {
-      server = ProxyServer.start(cfg, writer == null ? List.of() : List.of(writer), metrics, budgetBook.bookOrNull(),
+      server = ProxyServer.start(cfg, sinks, metrics, budgetBook.bookOrNull(),
           tokenCounters(), Ticker.system(), InstantSource.system());
     } catch (RuntimeException e) {
       budgetBook.close();
+      sloBook.close();
       if (writer != null) {
         writer.close();
       }
@@ -174,6 +187,7 @@ final class ProxyCommand implements Callable<Integer> {
         push.close(); // after the server: the final push holds every request it metered
       }
       budgetBook.close();
+      sloBook.close();
       String ledgerLine = "";
       if (writer != null) {
         writer.close();
@@ -224,6 +238,7 @@ final class ProxyCommand implements Callable<Integer> {
     flags.budgetDefaultOutput = budgetDefaultOutput;
     flags.alertWebhook = alertWebhook;
     flags.adminToken = adminToken;
+    slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

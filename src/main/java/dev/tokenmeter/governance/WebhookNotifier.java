@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Posts each {@link Notice} as JSON to a webhook, on its own thread, retrying a failed post (a
+ * Posts each {@link Notice} and {@link SloAlert} as JSON to a webhook, on its own thread, retrying a failed post (a
  * connection error or a status outside 2xx) with doubling waits. Never blocks the caller.
  * Thread-safe.
  *
@@ -61,7 +61,46 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
   @Override
   public void accept(Notice n) {
     byte[] body = body(n);
-    worker.execute(() -> post(body, n));
+    worker.execute(() -> post(body, "the " + n.percent() + "% notice of tenant '" + n.budget().tenant() + "'"));
+  }
+
+  /** Posts an SLO alert, as {@link #accept(Notice)} posts a notice. */
+  public void accept(SloAlert a) {
+    byte[] body = body(a);
+    worker.execute(() -> post(body, "the " + a.transition().word() + " " + a.severity().label() + " alert of SLO '"
+        + a.slo().name() + "'"));
+  }
+
+  /**
+   * {@code {"kind":"slo","slo":"ttft.p99<=800ms","objective":"ttft.p99 <= 800 ms","scope":{...},
+   * "severity":"page","state":"firing","budget":0.01,"burn_rates":{"5m":..,...},"at":"...Z",
+   * "message":...}}; a burn rate with no request in its window is null.
+   */
+  static byte[] body(SloAlert a) {
+    ObjectNode o = JSON.createObjectNode();
+    LiveSlo s = a.slo();
+    o.put("kind", "slo");
+    o.put("slo", s.name());
+    o.put("objective", s.objective().describe());
+    ObjectNode scope = o.putObject("scope");
+    scope.put("model", s.scope().modelGlobOrNull());
+    scope.put("upstream", s.scope().upstreamOrNull());
+    scope.put("tenant", s.scope().tenantOrNull());
+    o.put("severity", a.severity().label());
+    o.put("state", a.transition().word());
+    o.put("budget", s.budget());
+    ObjectNode burn = o.putObject("burn_rates");
+    for (BurnWindow w : BurnWindow.values()) {
+      double r = a.burnRate(w);
+      if (Double.isNaN(r)) {
+        burn.putNull(w.label());
+      } else {
+        burn.put(w.label(), r);
+      }
+    }
+    o.put("at", a.at().toString());
+    o.put("message", a.line());
+    return bytes(o);
   }
 
   static byte[] body(Notice n) {
@@ -78,6 +117,10 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     o.put("at", n.at().toString());
     o.put("resets_at", n.resetsAt().toString());
     o.put("message", n.line());
+    return bytes(o);
+  }
+
+  private static byte[] bytes(ObjectNode o) {
     try {
       return JSON.writeValueAsBytes(o);
     } catch (IOException e) {
@@ -85,7 +128,7 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     }
   }
 
-  private void post(byte[] body, Notice n) {
+  private void post(byte[] body, String what) {
     HttpRequest req = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10))
         .header("content-type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
@@ -111,8 +154,7 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
       wait *= 2;
     }
     failed.incrementAndGet();
-    log.accept("alert webhook " + url + ": gave up on the " + n.percent() + "% notice of tenant '"
-        + n.budget().tenant() + "' after " + attempts + " attempts (" + last + ")");
+    log.accept("alert webhook " + url + ": gave up on " + what + " after " + attempts + " attempts (" + last + ")");
   }
 
   private static boolean sleep(long millis) {

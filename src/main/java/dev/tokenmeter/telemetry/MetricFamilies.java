@@ -77,6 +77,8 @@ final class MetricFamilies {
   final Counter cost;
   final Counter dropped;
   final Gauge budgetUsed;
+  final Gauge sloBurnRate;
+  final Gauge sloAlert;
 
   MetricFamilies(PrometheusRegistry registry, InFlight inFlight) {
     PrometheusProperties props = PrometheusProperties.builder().build();
@@ -124,6 +126,12 @@ final class MetricFamilies {
     budgetUsed = Gauge.builder(props).name("tokenmeter_proxy_budget_used_ratio")
         .help("Share of each tenant budget spent in its current period (1 = the limit); unit is tokens or a currency")
         .labelNames(TENANT, "unit", "period").withoutExemplars().register(registry);
+    sloBurnRate = Gauge.builder(props).name("tokenmeter_proxy_slo_burn_rate")
+        .help("Error budget burn rate of each live SLO over each rolling window: bad share / budget (NaN: no request)")
+        .labelNames("slo", "window").withoutExemplars().register(registry);
+    sloAlert = Gauge.builder(props).name("tokenmeter_proxy_slo_alert")
+        .help("1 while the SLO's alert of this severity fires (page: fast burn, ticket: slow burn), else 0")
+        .labelNames("slo", "severity").withoutExemplars().register(registry);
     GaugeWithCallback.builder(props).name("tokenmeter_proxy_active_requests")
         .help("Requests in flight to each upstream: the proxy's queue depth per upstream")
         .labelNames(UPSTREAM)

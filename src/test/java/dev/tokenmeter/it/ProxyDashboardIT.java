@@ -40,7 +40,7 @@ class ProxyDashboardIT {
   /** Listening on every address (not loopback), with {@code tokenOrNull}. */
   private static UnaryOperator<ProxyConfig> exposed(String tokenOrNull) {
     return c -> new ProxyConfig(new InetSocketAddress("0.0.0.0", 0), c.routing(), c.tenants(), c.prices(),
-        c.ioThreads(), c.recordThreads(), c.recordQueueCapacity(), c.maxRequestBytes(), c.budgets(), tokenOrNull);
+        c.ioThreads(), c.recordThreads(), c.recordQueueCapacity(), c.maxRequestBytes(), c.budgets(), tokenOrNull, c.slos());
   }
 
   @Test
