@@ -5,6 +5,7 @@ import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.LoadSplit;
 import dev.tokenmeter.run.Preflight;
 import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.ServerWatch;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.TargetException;
 import dev.tokenmeter.run.VariantReport;
@@ -54,6 +55,9 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
   SloOptions slo = new SloOptions();
 
+  @ArgGroup(validate = false, heading = "%nServer metrics:%n")
+  ServerMetricsOptions serverMetrics = new ServerMetricsOptions();
+
   @Option(names = "--variant", paramLabel = "NAME[:K=V,...]", description = {
       "An A/B variant, repeatable (at least 2): keys model, url, system (a system prompt, or @FILE), header ('K: V'),"
           + " extra-body (JSON, merged over --extra-body), api-key-env, api (another --api); unset keys inherit the bench's own flags.",
@@ -79,8 +83,13 @@ final class BenchCommand implements Callable<Integer> {
     output.timeouts(); // validate before contacting the server
     Path outDir = output.outDir(Instant.now());
     List<BenchRun.Lane> lanes;
+    if (!parsed.isEmpty() && serverMetrics.url != null) {
+      throw new UsageException("--server-metrics scrapes one server: it cannot be combined with --variant");
+    }
+    ServerWatch.Settings scrape = null;
     if (parsed.isEmpty()) {
       EndpointConfig cfg = resolve(target, err, "");
+      scrape = serverMetrics.resolve(cfg);
       var requests = workload.factory(cfg.model());
       err.println("tokenmeter: " + workload.tokenizerLine());
       lanes = BenchRun.single(cfg, requests, workload.describe(), outDir);
@@ -88,7 +97,7 @@ final class BenchCommand implements Callable<Integer> {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
     }
-    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun);
+    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape);
   }
 
   /**

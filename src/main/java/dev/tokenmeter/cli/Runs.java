@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.ProgressLine;
+import dev.tokenmeter.run.ServerWatch;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
 import java.nio.file.Path;
@@ -17,7 +18,7 @@ final class Runs {
   /**
    * Runs a command's plan with its output options and returns the exit code: the one entry point
    * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
-   * variants, each into the subfolder of its name.
+   * variants, each into the subfolder of its name. {@code serverMetrics}: {@code --server-metrics}, or null.
    */
   static int bench(
       Path outDir,
@@ -28,7 +29,8 @@ final class Runs {
       long seed,
       Cost.Model cost,
       CommandSpec spec,
-      SloRun slo) {
+      SloRun slo,
+      ServerWatch.Settings serverMetrics) {
     BenchRun run =
         new BenchRun(
             new BenchRun.Settings(
@@ -42,7 +44,8 @@ final class Runs {
                 output.rawTimes,
                 workload.outputCounter(),
                 cost,
-                slo),
+                slo,
+                serverMetrics),
             System.out,
             System.err);
     run.run();
