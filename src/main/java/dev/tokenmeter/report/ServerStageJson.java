@@ -52,6 +52,7 @@ public final class ServerStageJson {
       StageJsonWriter.number(g, "p50", l.p50Ms());
       StageJsonWriter.number(g, "p90", l.p90Ms());
       StageJsonWriter.number(g, "p99", l.p99Ms());
+      StageJsonWriter.number(g, "lowest_bound", l.lowestBoundMs());
       g.writeEndObject();
     }
     g.writeEndObject();
@@ -71,6 +72,11 @@ public final class ServerStageJson {
     g.writeStringField("queue_source", d.queueSource());
     StageJsonWriter.number(g, "prefill_ms", d.prefillMs());
     StageJsonWriter.number(g, "rest_ms", d.restMs());
+    g.writeArrayFieldStart("means");
+    for (String m : d.means()) {
+      g.writeString(m);
+    }
+    g.writeEndArray();
     g.writeEndObject();
   }
 
@@ -117,13 +123,13 @@ public final class ServerStageJson {
       JsonNode l = s.path("latency_ms").path(wireName(h));
       if (l.isObject()) {
         latencies.put(h, new ServerStage.Latency(num(l.path("count")), num(l.path("mean")), num(l.path("p50")),
-            num(l.path("p90")), num(l.path("p99"))));
+            num(l.path("p90")), num(l.path("p99")), num(l.path("lowest_bound"))));
       }
     }
     JsonNode d = s.path("ttft_decomposition");
     ServerStage.Decomposition decomposition = d.isObject()
         ? new ServerStage.Decomposition(num(d.path("client_ttft_p50_ms")), num(d.path("queue_ms")),
-            d.path("queue_source").asText(""), num(d.path("prefill_ms")), num(d.path("rest_ms")))
+            d.path("queue_source").asText(""), num(d.path("prefill_ms")), num(d.path("rest_ms")), strings(d.path("means")))
         : null;
     JsonNode ts = s.path("time_series");
     Map<String, double[]> raw = new LinkedHashMap<>();
@@ -138,6 +144,12 @@ public final class ServerStageJson {
 
   private static double num(JsonNode v) {
     return StageDetailReader.number(v);
+  }
+
+  private static java.util.List<String> strings(JsonNode a) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    a.forEach(v -> out.add(v.asText()));
+    return out;
   }
 
   private static double[] doubles(JsonNode a) {

@@ -30,6 +30,10 @@ public final class ServerWords {
       b.append(ms(d.prefillMs())).append(" prefill, ").append(ms(d.restMs())).append(" network and client");
     }
     b.append('.');
+    if (!d.means().isEmpty()) {
+      b.append(" (").append(capital(String.join(" and ", d.means()))).append(d.means().size() == 1 ? " is" : " are")
+          .append(" the server's mean: the median lies in its lowest histogram bucket, where it cannot be told.)");
+    }
     if (d.restMs() < 0) {
       b.append(" (The server's medians add up to more than the client's: a median of sums is not the sum of"
           + " medians, and the server's histogram buckets are coarse.)");
@@ -66,6 +70,10 @@ public final class ServerWords {
           ? name + " " + percent(g.mean()) + " mean, " + percent(g.max()) + " max"
           : name + " mean " + num(g.mean()) + ", max " + num(g.max()));
     }
+  }
+
+  private static String capital(String s) {
+    return Character.toUpperCase(s.charAt(0)) + s.substring(1);
   }
 
   static String ms(double ms) {

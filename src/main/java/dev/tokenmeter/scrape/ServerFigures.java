@@ -51,7 +51,7 @@ public final class ServerFigures {
       double finished = deltas.getOrDefault(Reading.Value.REQUESTS_FINISHED, Double.NaN);
       if (!latencies.containsKey(Reading.Histogram.QUEUE_TIME) && finished > 0 && !Double.isNaN(queued)) {
         latencies.put(Reading.Histogram.QUEUE_TIME,
-            new ServerStage.Latency(finished, queued / finished / 1e3, Double.NaN, Double.NaN, Double.NaN));
+            new ServerStage.Latency(finished, queued / finished / 1e3, Double.NaN, Double.NaN, Double.NaN, Double.NaN));
       }
     }
     return new ServerStage(server, inWindow.size(), gauges, deltas, hitRate(deltas, gauges), latencies,
@@ -126,7 +126,7 @@ public final class ServerFigures {
 
   static ServerStage.Latency latency(Buckets b) {
     return new ServerStage.Latency(b.count(), b.mean() * MS_PER_S, b.quantile(0.5) * MS_PER_S,
-        b.quantile(0.9) * MS_PER_S, b.quantile(0.99) * MS_PER_S);
+        b.quantile(0.9) * MS_PER_S, b.quantile(0.99) * MS_PER_S, b.bounds()[0] * MS_PER_S);
   }
 
   private static ServerStage.Decomposition decomposition(ServerKind server,
@@ -135,12 +135,29 @@ public final class ServerFigures {
     if (queue == null || !(queue.count() > 0) || Double.isNaN(clientTtftP50Ms)) {
       return null;
     }
-    boolean median = !Double.isNaN(queue.p50Ms());
-    double queueMs = median ? queue.p50Ms() : queue.meanMs();
+    List<String> means = new ArrayList<>();
+    double queueMs = part(queue, "queue", means);
     ServerStage.Latency prefill = latencies.get(Reading.Histogram.PREFILL_TIME);
-    double prefillMs = prefill == null || !(prefill.count() > 0) ? Double.NaN : prefill.p50Ms();
+    double prefillMs = prefill == null || !(prefill.count() > 0) ? Double.NaN : part(prefill, "prefill", means);
     double rest = clientTtftP50Ms - queueMs - (Double.isNaN(prefillMs) ? 0 : prefillMs);
+    boolean median = !Double.isNaN(queue.p50Ms());
     return new ServerStage.Decomposition(clientTtftP50Ms, queueMs,
-        server.displayName() + (median ? " queue time" : " mean queue time"), prefillMs, rest);
+        server.displayName() + (median ? " queue time" : " mean queue time"), prefillMs, rest, means);
+  }
+
+  /**
+   * A part's median; its mean where the median lies in the lowest bucket (interpolated from 0 with
+   * nothing to go by: all-zero queue times would read as half the bucket) or where there is only a
+   * total. {@code name} joins {@code means} when the mean of a histogram stands in.
+   */
+  private static double part(ServerStage.Latency l, String name, List<String> means) {
+    if (Double.isNaN(l.p50Ms())) {
+      return l.meanMs();
+    }
+    if (l.medianInLowestBucket() && !Double.isNaN(l.meanMs())) {
+      means.add(name);
+      return l.meanMs();
+    }
+    return l.p50Ms();
   }
 }

@@ -94,6 +94,13 @@ class ServerMetricsIT {
     assertThat(share).as("queue-time share of TTFT p50").isBetween(trueShare - bucketMs / clientP50,
         trueShare + bucketMs / clientP50);
     assertThat(trueShare).isGreaterThan(0.7); // queueing is most of the wait, as the load intends
+    // Prefill medians lie in vLLM's lowest bucket (0 to 300 ms), so the words give the exact mean.
+    assertThat(r.out()).contains("(Prefill is the server's mean: the median lies in its lowest histogram bucket");
+    double prefillMs = Double.parseDouble(m.group(3));
+    // The truth covers the whole run (warm-up's first, slower prefills too), the words the window: the
+    // window's mean lies within the run's spread and well inside the lowest bucket.
+    assertThat(prefillMs).as("prefill mean against the truth").isBetween(
+        truth.prefillNanos().getMinValue() / 1e6, truth.prefillNanos().getValueAtPercentile(99) / 1e6).isLessThan(300);
     assertThat(Files.readString(out.resolve("report.html"))).contains("were queueing in the server (vLLM queue time)")
         .contains("chart-stage-0-server");
 

@@ -60,10 +60,16 @@ class ServerStageJsonTest {
         .isEqualTo("Server (unknown server, 2 scrapes in the window): 1 series kept as they are.");
     assertThat(ServerWords.decomposition(SampleRun.unknownStage())).isNull();
     ServerStage noPrefill = new ServerStage(ServerKind.TGI, 3, s.gauges(), java.util.Map.of(), Double.NaN,
-        s.latencies(), new ServerStage.Decomposition(300, 350, "TGI queue time", Double.NaN, -50), s.series());
+        s.latencies(), new ServerStage.Decomposition(300, 350, "TGI queue time", Double.NaN, -50, java.util.List.of()), s.series());
     assertThat(ServerWords.decomposition(noPrefill)).isEqualTo("Of 300 ms TTFT p50, 350 ms were queueing in the"
         + " server (TGI queue time), -50.0 ms prefill, network and client. (The server's medians add up to more than"
         + " the client's: a median of sums is not the sum of medians, and the server's histogram buckets are coarse.)");
     assertThat(ServerWords.state(noPrefill)).doesNotContain("preemption").doesNotContain("hit rate");
+    ServerStage means = new ServerStage(ServerKind.VLLM, 3, s.gauges(), s.deltas(), Double.NaN, s.latencies(),
+        new ServerStage.Decomposition(60, 2, "vLLM queue time", 40, 18, java.util.List.of("queue", "prefill")),
+        s.series());
+    assertThat(ServerWords.decomposition(means)).isEqualTo("Of 60.0 ms TTFT p50, 2.0 ms were queueing in the server"
+        + " (vLLM queue time), 40.0 ms prefill, 18.0 ms network and client. (Queue and prefill are the server's mean:"
+        + " the median lies in its lowest histogram bucket, where it cannot be told.)");
   }
 }

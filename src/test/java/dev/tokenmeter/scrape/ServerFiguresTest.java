@@ -59,8 +59,12 @@ class ServerFiguresTest {
     assertThat(d.clientTtftP50Ms()).isEqualTo(1000);
     assertThat(d.queueMs()).isCloseTo(800, within(1e-9));
     assertThat(d.queueSource()).isEqualTo("vLLM queue time");
-    assertThat(d.prefillMs()).isCloseTo(150, within(1e-9));
-    assertThat(d.restMs()).isCloseTo(50, within(1e-9));
+    // the prefill median lies in the lowest bucket, [0, 300 ms]: the mean stands in
+    assertThat(p.medianInLowestBucket()).isTrue();
+    assertThat(q.medianInLowestBucket()).isFalse();
+    assertThat(d.means()).containsExactly("prefill");
+    assertThat(d.prefillMs()).isCloseTo(100, within(1e-9));
+    assertThat(d.restMs()).isCloseTo(100, within(1e-9));
     ServerStage.Series series = s.series();
     assertThat(series.offsetSeconds()).containsExactly(0.5, 1.5, 2.5);
     assertThat(series.waiting()).containsExactly(4, 6, 8);
@@ -109,6 +113,8 @@ class ServerFiguresTest {
     assertThat(s.decomposition().queueSource()).isEqualTo("Triton mean queue time");
     assertThat(s.decomposition().prefillMs()).isNaN();
     assertThat(s.decomposition().restMs()).isEqualTo(200);
+    assertThat(s.decomposition().means()).isEmpty();
+    assertThat(q.lowestBoundMs()).isNaN();
   }
 
   @Test
