@@ -52,7 +52,8 @@ public final class ServerStageJson {
       StageJsonWriter.number(g, "p50", l.p50Ms());
       StageJsonWriter.number(g, "p90", l.p90Ms());
       StageJsonWriter.number(g, "p99", l.p99Ms());
-      StageJsonWriter.number(g, "lowest_bound", l.lowestBoundMs());
+      StageJsonWriter.number(g, "p50_bucket_low", l.p50LowMs());
+      StageJsonWriter.number(g, "p50_bucket_high", l.p50HighMs());
       g.writeEndObject();
     }
     g.writeEndObject();
@@ -123,7 +124,8 @@ public final class ServerStageJson {
       JsonNode l = s.path("latency_ms").path(wireName(h));
       if (l.isObject()) {
         latencies.put(h, new ServerStage.Latency(num(l.path("count")), num(l.path("mean")), num(l.path("p50")),
-            num(l.path("p90")), num(l.path("p99")), num(l.path("lowest_bound"))));
+            num(l.path("p90")), num(l.path("p99")), num(l.path("p50_bucket_low")),
+            num(l.path("p50_bucket_high"))));
       }
     }
     JsonNode d = s.path("ttft_decomposition");

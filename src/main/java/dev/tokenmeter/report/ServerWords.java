@@ -31,8 +31,8 @@ public final class ServerWords {
     }
     b.append('.');
     if (!d.means().isEmpty()) {
-      b.append(" (").append(capital(String.join(" and ", d.means()))).append(d.means().size() == 1 ? " is" : " are")
-          .append(" the server's mean: the median lies in its lowest histogram bucket, where it cannot be told.)");
+      b.append(" (").append(capital(String.join(" and ", d.means()))).append(": the server's exact mean, which lies in")
+          .append(" the histogram bucket of the median and places it more finely than the bucket can.)");
     }
     if (d.restMs() < 0) {
       b.append(" (The server's medians add up to more than the client's: a median of sums is not the sum of"

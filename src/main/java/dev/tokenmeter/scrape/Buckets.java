@@ -62,6 +62,22 @@ public record Buckets(double[] bounds, double[] cumulative, double sum, double c
     return bounds[bounds.length - 1];
   }
 
+  /**
+   * The bounds {@code [lower, upper]} of the bucket the {@code q} quantile falls in (the lowest
+   * starts at 0); NaNs without observations or when it falls in the {@code +Inf} bucket.
+   */
+  public double[] bucketOf(double q) {
+    double total = cumulative[cumulative.length - 1];
+    double rank = q * total;
+    for (int i = 0; total > 0 && i < bounds.length; i++) {
+      if (cumulative[i] >= rank) {
+        return Double.isInfinite(bounds[i]) ? new double[] {Double.NaN, Double.NaN}
+            : new double[] {i == 0 ? 0 : bounds[i - 1], bounds[i]};
+      }
+    }
+    return new double[] {Double.NaN, Double.NaN};
+  }
+
   /** The mean observation, sum / count; NaN without observations or without a sum. */
   public double mean() {
     return count > 0 ? sum / count : Double.NaN;

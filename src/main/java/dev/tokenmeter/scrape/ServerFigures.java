@@ -51,7 +51,8 @@ public final class ServerFigures {
       double finished = deltas.getOrDefault(Reading.Value.REQUESTS_FINISHED, Double.NaN);
       if (!latencies.containsKey(Reading.Histogram.QUEUE_TIME) && finished > 0 && !Double.isNaN(queued)) {
         latencies.put(Reading.Histogram.QUEUE_TIME,
-            new ServerStage.Latency(finished, queued / finished / 1e3, Double.NaN, Double.NaN, Double.NaN, Double.NaN));
+            new ServerStage.Latency(finished, queued / finished / 1e3, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN));
       }
     }
     return new ServerStage(server, inWindow.size(), gauges, deltas, hitRate(deltas, gauges), latencies,
@@ -125,8 +126,9 @@ public final class ServerFigures {
   }
 
   static ServerStage.Latency latency(Buckets b) {
+    double[] median = b.bucketOf(0.5);
     return new ServerStage.Latency(b.count(), b.mean() * MS_PER_S, b.quantile(0.5) * MS_PER_S,
-        b.quantile(0.9) * MS_PER_S, b.quantile(0.99) * MS_PER_S, b.bounds()[0] * MS_PER_S);
+        b.quantile(0.9) * MS_PER_S, b.quantile(0.99) * MS_PER_S, median[0] * MS_PER_S, median[1] * MS_PER_S);
   }
 
   private static ServerStage.Decomposition decomposition(ServerKind server,
@@ -146,15 +148,16 @@ public final class ServerFigures {
   }
 
   /**
-   * A part's median; its mean where the median lies in the lowest bucket (interpolated from 0 with
-   * nothing to go by: all-zero queue times would read as half the bucket) or where there is only a
-   * total. {@code name} joins {@code means} when the mean of a histogram stands in.
+   * A part's interpolated median; its exact mean where that lies in the median's bucket (finer than
+   * interpolation, which spreads the bucket's observations evenly: all-zero queue times would read
+   * as half the lowest bucket) or where there is only a total. {@code name} joins {@code means} when
+   * the mean of a histogram stands in.
    */
   private static double part(ServerStage.Latency l, String name, List<String> means) {
     if (Double.isNaN(l.p50Ms())) {
       return l.meanMs();
     }
-    if (l.medianInLowestBucket() && !Double.isNaN(l.meanMs())) {
+    if (l.meanInMedianBucket()) {
       means.add(name);
       return l.meanMs();
     }

@@ -56,13 +56,18 @@ public record ServerStage(
    * @param p50Ms median; NaN when the server has only a running total
    * @param p90Ms 90th percentile
    * @param p99Ms 99th percentile
-   * @param lowestBoundMs the server's lowest bucket bound: a percentile at or below it is interpolated
-   *     from 0 with nothing to go by; NaN where the server has only a running total
+   * @param p50LowMs lower bound of the bucket the median lies in; NaN where unknown
+   * @param p50HighMs upper bound of that bucket
    */
-  public record Latency(double count, double meanMs, double p50Ms, double p90Ms, double p99Ms, double lowestBoundMs) {
-    /** Whether the median lies in the lowest bucket, where interpolation says nothing. */
-    public boolean medianInLowestBucket() {
-      return p50Ms <= lowestBoundMs;
+  public record Latency(double count, double meanMs, double p50Ms, double p90Ms, double p99Ms, double p50LowMs,
+      double p50HighMs) {
+    /**
+     * Whether the exact mean lies in the median's bucket: it then places the middle of the
+     * observations more finely than interpolating within the bucket, which assumes them spread
+     * evenly over it (a queue time of 1.03 s in vLLM's 1 to 1.5 s bucket reads 1.25 s).
+     */
+    public boolean meanInMedianBucket() {
+      return meanMs >= p50LowMs && meanMs <= p50HighMs;
     }
   }
 
@@ -70,16 +75,16 @@ public record ServerStage(
    * The client's TTFT p50 split: {@code queueMs} waiting in the server, {@code prefillMs} prefill,
    * {@code restMs} the remainder (network, HTTP and client, and whatever else the server does before
    * its queue). From medians: the median of a sum is not the sum of medians, so this is an
-   * approximation (docs/METRICS.md, "Server metrics"). A part whose median lies in the server's
-   * lowest bucket (vLLM: 0 to 300 ms), where interpolation has nothing to go by, is its mean instead.
+   * approximation (docs/METRICS.md, "Server metrics"). A part whose exact mean lies in the bucket of
+   * its median is that mean, finer than interpolating within the bucket.
    *
    * @param clientTtftP50Ms the client's TTFT p50
    * @param queueMs the server's queue-time p50 (or mean: see {@code means})
    * @param queueSource how the queue time was read ({@code "vLLM queue time"})
    * @param prefillMs the server's prefill-time p50 (or mean); NaN when the server does not report it
    * @param restMs client p50 − queue − prefill (NaN prefill counts as 0); may be negative
-   * @param means the parts given as means, not medians ({@code "queue"}, {@code "prefill"}), in words
-   *     order; empty when both are medians
+   * @param means the parts given as their means ({@code "queue"}, {@code "prefill"}), in words order;
+   *     empty when both are interpolated medians
    */
   public record Decomposition(double clientTtftP50Ms, double queueMs, String queueSource, double prefillMs,
       double restMs, java.util.List<String> means) {

@@ -68,7 +68,7 @@ class ServerMetricsIT {
     JsonNode stage = summary.get("stages").get(0);
     JsonNode server = stage.get("server");
     assertThat(server.get("server").asText()).isEqualTo("vllm");
-    assertThat(server.get("window_scrapes").asInt()).as(server.toString()).isGreaterThanOrEqualTo(15);
+    assertThat(server.get("window_scrapes").asInt()).as(server.toString()).isGreaterThanOrEqualTo(10);
     assertThat(server.at("/gauges/running/max").asDouble()).isEqualTo(2);
     assertThat(server.at("/gauges/waiting/mean").asDouble()).as("8 users, 2 slots").isBetween(4.0, 6.5);
     assertThat(server.at("/gauges/kv_cache_usage/max").asDouble()).isBetween(1e-6, 0.5);
@@ -94,8 +94,9 @@ class ServerMetricsIT {
     assertThat(share).as("queue-time share of TTFT p50").isBetween(trueShare - bucketMs / clientP50,
         trueShare + bucketMs / clientP50);
     assertThat(trueShare).isGreaterThan(0.7); // queueing is most of the wait, as the load intends
-    // Prefill medians lie in vLLM's lowest bucket (0 to 300 ms), so the words give the exact mean.
-    assertThat(r.out()).contains("(Prefill is the server's mean: the median lies in its lowest histogram bucket");
+    // Prefill lies in vLLM's lowest bucket (0 to 300 ms), where its exact mean places it more finely.
+    assertThat(r.out()).containsPattern("\\((Queue and prefill|Prefill): the server's exact mean, which lies in the"
+        + " histogram bucket of the median");
     double prefillMs = Double.parseDouble(m.group(3));
     // The truth covers the whole run (warm-up's first, slower prefills too), the words the window: the
     // window's mean lies within the run's spread and well inside the lowest bucket.

@@ -82,11 +82,11 @@ final class SampleRun {
     var lat = new java.util.EnumMap<dev.tokenmeter.scrape.Reading.Histogram, dev.tokenmeter.scrape.ServerStage.Latency>(
         dev.tokenmeter.scrape.Reading.Histogram.class);
     lat.put(dev.tokenmeter.scrape.Reading.Histogram.QUEUE_TIME,
-        new dev.tokenmeter.scrape.ServerStage.Latency(40, 600, 610, 900, 990, 300));
+        new dev.tokenmeter.scrape.ServerStage.Latency(40, 600, 610, 900, 990, 500, 800));
     lat.put(dev.tokenmeter.scrape.Reading.Histogram.PREFILL_TIME,
-        new dev.tokenmeter.scrape.ServerStage.Latency(40, 170, 180, 270, 297, 100));
+        new dev.tokenmeter.scrape.ServerStage.Latency(40, 170, 180, 270, 297, 100, 300));
     lat.put(dev.tokenmeter.scrape.Reading.Histogram.TTFT,
-        new dev.tokenmeter.scrape.ServerStage.Latency(40, Double.NaN, 790, 950, 1200, 1));
+        new dev.tokenmeter.scrape.ServerStage.Latency(40, Double.NaN, 790, 950, 1200, 750, 1000));
     return new dev.tokenmeter.scrape.ServerStage(dev.tokenmeter.scrape.ServerKind.VLLM, 10, gauges, totals, 0.125, lat,
         new dev.tokenmeter.scrape.ServerStage.Decomposition(840, 610, "vLLM queue time", 180, 50, List.of()),
         new dev.tokenmeter.scrape.ServerStage.Series(new double[] {0.5, 1.5, 2.5}, new double[] {2, 2, 2},

@@ -69,7 +69,7 @@ class ServerStageJsonTest {
         new ServerStage.Decomposition(60, 2, "vLLM queue time", 40, 18, java.util.List.of("queue", "prefill")),
         s.series());
     assertThat(ServerWords.decomposition(means)).isEqualTo("Of 60.0 ms TTFT p50, 2.0 ms were queueing in the server"
-        + " (vLLM queue time), 40.0 ms prefill, 18.0 ms network and client. (Queue and prefill are the server's mean:"
-        + " the median lies in its lowest histogram bucket, where it cannot be told.)");
+        + " (vLLM queue time), 40.0 ms prefill, 18.0 ms network and client. (Queue and prefill: the server's exact"
+        + " mean, which lies in the histogram bucket of the median and places it more finely than the bucket can.)");
   }
 }

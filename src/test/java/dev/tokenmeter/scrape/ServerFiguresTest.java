@@ -59,9 +59,13 @@ class ServerFiguresTest {
     assertThat(d.clientTtftP50Ms()).isEqualTo(1000);
     assertThat(d.queueMs()).isCloseTo(800, within(1e-9));
     assertThat(d.queueSource()).isEqualTo("vLLM queue time");
-    // the prefill median lies in the lowest bucket, [0, 300 ms]: the mean stands in
-    assertThat(p.medianInLowestBucket()).isTrue();
-    assertThat(q.medianInLowestBucket()).isFalse();
+    // prefill: the exact mean (100 ms) lies in the median's bucket, [0, 300 ms], and stands in for it;
+    // queue: no sum sent, so the interpolated median
+    assertThat(p.meanInMedianBucket()).isTrue();
+    assertThat(p.p50LowMs()).isZero();
+    assertThat(q.meanInMedianBucket()).isFalse();
+    assertThat(q.p50LowMs()).isCloseTo(500, within(1e-9));
+    assertThat(q.p50HighMs()).isCloseTo(800, within(1e-9));
     assertThat(d.means()).containsExactly("prefill");
     assertThat(d.prefillMs()).isCloseTo(100, within(1e-9));
     assertThat(d.restMs()).isCloseTo(100, within(1e-9));
@@ -114,7 +118,7 @@ class ServerFiguresTest {
     assertThat(s.decomposition().prefillMs()).isNaN();
     assertThat(s.decomposition().restMs()).isEqualTo(200);
     assertThat(s.decomposition().means()).isEmpty();
-    assertThat(q.lowestBoundMs()).isNaN();
+    assertThat(q.p50LowMs()).isNaN();
   }
 
   @Test
@@ -151,5 +155,9 @@ class ServerFiguresTest {
     assertThat(d).isEqualTo(new Buckets(bounds, new double[] {0, 20, 30}, 7, 30)).hasSameHashCodeAs(
         new Buckets(bounds, new double[] {0, 20, 30}, 7, 30));
     assertThat(d.toString()).contains("count 30");
+    assertThat(d.bucketOf(0.5)).containsExactly(0.1, 0.2);
+    assertThat(d.bucketOf(0.9)).containsExactly(Double.NaN, Double.NaN); // the +Inf bucket
+    assertThat(later.bucketOf(0.1)).containsExactly(0, 0.1);
+    assertThat(new Buckets(bounds, new double[] {0, 0, 0}, 0, 0).bucketOf(0.5)).containsExactly(Double.NaN, Double.NaN);
   }
 }
