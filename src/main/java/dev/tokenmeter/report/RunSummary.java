@@ -77,23 +77,6 @@ public record RunSummary(
     server = server == null ? null : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(server));
   }
 
-  /** Without the server's metrics. */
-  public RunSummary(
-      Tool tool,
-      Instant startedAt,
-      Instant endedAt,
-      Target target,
-      List<String> commandLine,
-      long seed,
-      Settings settings,
-      Completion completion,
-      List<StageResult> stages,
-      Repeats repeats,
-      Pricing pricing,
-      RunAnalysis analysis) {
-    this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, repeats, pricing,
-        analysis, null);
-  }
 
   /** A run whose stages each ran once, with no prices and no cross-stage analysis. */
   public RunSummary(
@@ -107,7 +90,7 @@ public record RunSummary(
       Completion completion,
       List<StageResult> stages) {
     this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, null, null,
-        RunAnalysis.NONE);
+        RunAnalysis.NONE, null);
   }
 
   /**

@@ -42,23 +42,6 @@ public record StageDetail(
     long tpotUndefined,
     dev.tokenmeter.scrape.ServerStage server) {
 
-  /** Without the server's metrics. */
-  public StageDetail(
-      String loadModel,
-      int concurrency,
-      double ratePerSecond,
-      double windowStartSeconds,
-      double windowEndSeconds,
-      boolean windowComplete,
-      String steadyStateReason,
-      double wordsPerOutputToken,
-      Health health,
-      Series series,
-      Cost.StageCost cost,
-      long tpotUndefined) {
-    this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
-        steadyStateReason, wordsPerOutputToken, health, series, cost, tpotUndefined, null);
-  }
 
   /** No detail: a stage built from headline numbers. */
   public static final StageDetail NONE =
@@ -77,7 +60,7 @@ public record StageDetail(
       Health health,
       Series series) {
     this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
-        steadyStateReason, wordsPerOutputToken, health, series, null, -1);
+        steadyStateReason, wordsPerOutputToken, health, series, null, -1, null);
   }
 
   /** Whether the stage ran a closed loop (virtual users) rather than an open one (a rate). */

@@ -92,13 +92,6 @@ public final class BenchRun {
         throw new IllegalArgumentException("--server-metrics scrapes one server: it cannot be combined with --variant");
       }
     }
-
-    /** Without {@code --server-metrics}. */
-    public Settings(List<Lane> lanes, StageSequence stages, Timeouts timeouts, Path outDir, boolean progress,
-        List<String> commandLine, long seed, boolean rawTimes, OutputTokenCounter counter, Cost.Model cost,
-        SloRun slo) {
-      this(lanes, stages, timeouts, outDir, progress, commandLine, seed, rawTimes, counter, cost, slo, null);
-    }
   }
 
   /** {@code --server-metrics URL --server-metrics-interval D}: see {@link ServerWatch.Settings}. */

@@ -40,7 +40,7 @@ final class SampleRun {
         dev.tokenmeter.core.analysis.Slo.parse("ttft.p99<=10s,errors<=50%,tps.p10>=1"),
         new dev.tokenmeter.core.analysis.LoadSearch(1, 8, true, 0, 10));
     return new RunSummary(r.tool(), r.startedAt(), r.endedAt(), r.target(), r.commandLine(), r.seed(),
-        r.settings(), r.completion(), r.stages(), null, null, analysis);
+        r.settings(), r.completion(), r.stages(), null, null, analysis, null);
   }
 
   /** The same run as {@link #summary()}, marked as simulated. */
