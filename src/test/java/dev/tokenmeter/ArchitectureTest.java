@@ -67,7 +67,7 @@ class ArchitectureTest {
     ARROWS.put("telemetry..", List.of("core..", "ledger.."));
     ARROWS.put("governance..", List.of("ledger.."));
     ARROWS.put("proxy..", List.of("core..", "sse..", "client..", "ledger..", "telemetry..", "governance.."));
-    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report..", "scrape.."));
+    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report..", "scrape..", "telemetry.."));
     ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run..", "ledger..", "proxy..", "telemetry..", "governance.."));
   }
 

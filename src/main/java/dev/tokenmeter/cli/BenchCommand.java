@@ -58,6 +58,9 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nServer metrics:%n")
   ServerMetricsOptions serverMetrics = new ServerMetricsOptions();
 
+  @ArgGroup(validate = false, heading = "%nLive export (Prometheus, OpenTelemetry):%n")
+  ExportOptions export = new ExportOptions();
+
   @Option(names = "--variant", paramLabel = "NAME[:K=V,...]", description = {
       "An A/B variant, repeatable (at least 2): keys model, url, system (a system prompt, or @FILE), header ('K: V'),"
           + " extra-body (JSON, merged over --extra-body), api-key-env, api (another --api); unset keys inherit the bench's own flags.",
@@ -81,6 +84,7 @@ final class BenchCommand implements Callable<Integer> {
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
+    var exportSettings = export.settings();
     Path outDir = output.outDir(Instant.now());
     List<BenchRun.Lane> lanes;
     if (!parsed.isEmpty() && serverMetrics.url != null) {
@@ -97,7 +101,7 @@ final class BenchCommand implements Callable<Integer> {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
     }
-    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape);
+    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings);
   }
 
   /**

@@ -13,6 +13,7 @@ import dev.tokenmeter.proxy.ProxySettings;
 import dev.tokenmeter.proxy.Routing;
 import dev.tokenmeter.proxy.TokenCounters;
 import dev.tokenmeter.proxy.Upstream;
+import dev.tokenmeter.telemetry.OtlpPush;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import dev.tokenmeter.tokenizer.TokenizerException;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
@@ -37,7 +38,7 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
@@ -100,6 +101,15 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
   String alertWebhook;
 
+  @Option(names = "--admin-token", paramLabel = "TOKEN", description = "The token /dashboard asks for (16+ characters; Authorization: Bearer TOKEN or /dashboard?token=TOKEN). Needed to open the dashboard when --listen is not a loopback address.")
+  String adminToken;
+
+  @Option(names = "--otlp", paramLabel = "URL", description = "Also push the /metrics figures to an OpenTelemetry collector over OTLP/HTTP, e.g. http://127.0.0.1:4318 (/v1/metrics is added to a bare root).")
+  String otlp;
+
+  @Option(names = "--otlp-interval", paramLabel = "DURATION", description = "Time between OTLP pushes (default: 10s).")
+  String otlpInterval = "10s";
+
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
 
@@ -110,6 +120,7 @@ final class ProxyCommand implements Callable<Integer> {
   public Integer call() {
     ProxySettings settings = settings();
     ProxyConfig cfg = settings.resolve(System.getenv());
+    var otlpSettings = ExportOptions.otlp(otlp, otlpInterval); // checked before anything is opened
     Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
     LedgerWriter writer = ledger == null ? null : ledger.writer();
     PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(
@@ -135,9 +146,13 @@ final class ProxyCommand implements Callable<Integer> {
       throw new RunFailedException("cannot listen on " + cfg.listen() + ": " + e.getMessage()
           + ". Is the port taken? Pick another with --listen.");
     }
+    OtlpPush push = otlpSettings == null ? null : metrics.push(otlpSettings, InstantSource.system(), System.err);
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
-        + "; metrics at " + server.baseUrl() + "/metrics; ledger "
-        + (ledger == null ? "none" : ledger.target().display()) + "; Ctrl-C to stop");
+        + "; metrics at " + server.baseUrl() + "/metrics; dashboard at " + server.baseUrl() + "/dashboard"
+        + (cfg.adminTokenOrNull() != null ? " (admin token)" : cfg.listen().getAddress().isLoopbackAddress() ? ""
+            : " (closed: no --admin-token)") + "; ledger "
+        + (ledger == null ? "none" : ledger.target().display())
+        + (push == null ? "" : "; pushing metrics to " + otlpSettings.endpoint()) + "; Ctrl-C to stop");
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -155,6 +170,9 @@ final class ProxyCommand implements Callable<Integer> {
       // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
     } finally {
       server.close();
+      if (push != null) {
+        push.close(); // after the server: the final push holds every request it metered
+      }
       budgetBook.close();
       String ledgerLine = "";
       if (writer != null) {
@@ -205,6 +223,7 @@ final class ProxyCommand implements Callable<Integer> {
     budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
     flags.budgetDefaultOutput = budgetDefaultOutput;
     flags.alertWebhook = alertWebhook;
+    flags.adminToken = adminToken;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

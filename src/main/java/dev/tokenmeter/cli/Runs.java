@@ -2,6 +2,7 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.run.BenchRun;
+import dev.tokenmeter.run.LiveExport;
 import dev.tokenmeter.run.ProgressLine;
 import dev.tokenmeter.run.ServerWatch;
 import dev.tokenmeter.run.SloRun;
@@ -18,7 +19,9 @@ final class Runs {
   /**
    * Runs a command's plan with its output options and returns the exit code: the one entry point
    * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
-   * variants, each into the subfolder of its name. {@code serverMetrics}: {@code --server-metrics}, or null.
+   * variants, each into the subfolder of its name. {@code export} is the live export ({@code bench
+   * --metrics-port}, {@code --otlp}; {@link LiveExport.Settings#NONE} for none), closed after the run;
+   * {@code serverMetrics} is {@code --server-metrics}, or null.
    */
   static int bench(
       Path outDir,
@@ -30,26 +33,30 @@ final class Runs {
       Cost.Model cost,
       CommandSpec spec,
       SloRun slo,
-      ServerWatch.Settings serverMetrics) {
-    BenchRun run =
-        new BenchRun(
-            new BenchRun.Settings(
-                lanes,
-                stages,
-                output.timeouts(),
-                outDir,
-                !output.quiet && ProgressLine.isTerminal(),
-                commandLine(spec),
-                seed,
-                output.rawTimes,
-                workload.outputCounter(),
-                cost,
-                slo,
-                serverMetrics),
-            System.out,
-            System.err);
-    run.run();
-    return exitCode(run.interrupted(), run.sloViolated());
+      ServerWatch.Settings serverMetrics,
+      LiveExport.Settings exportSettings) {
+    try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
+      BenchRun run =
+          new BenchRun(
+              new BenchRun.Settings(
+                  lanes,
+                  stages,
+                  output.timeouts(),
+                  outDir,
+                  !output.quiet && ProgressLine.isTerminal(),
+                  commandLine(spec),
+                  seed,
+                  output.rawTimes,
+                  workload.outputCounter(),
+                  cost,
+                  slo,
+                  serverMetrics),
+              export,
+              System.out,
+              System.err);
+      run.run();
+      return exitCode(run.interrupted(), run.sloViolated());
+    }
   }
 
   /** 130 when the user stopped the run, else 3 when the SLO was violated, else 0. */

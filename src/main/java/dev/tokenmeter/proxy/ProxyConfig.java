@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param recordQueueCapacity events each record thread's queue holds before dropping
  * @param maxRequestBytes the largest request body accepted (413 above it)
  * @param budgets the tenants' budgets ({@link BudgetPlan#none()} for none)
+ * @param adminTokenOrNull the token {@code /dashboard} asks for, or null for none (then the dashboard
+ *     is open on a loopback listener and closed on any other; docs/PROXY.md, "Dashboard")
  */
 public record ProxyConfig(
     InetSocketAddress listen,
@@ -27,7 +29,8 @@ public record ProxyConfig(
     int recordThreads,
     int recordQueueCapacity,
     int maxRequestBytes,
-    BudgetPlan budgets) {
+    BudgetPlan budgets,
+    String adminTokenOrNull) {
 
   /** 64 MiB: a long-context chat request with images inlined fits. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 64 << 20;
@@ -57,31 +60,37 @@ public record ProxyConfig(
         1,
         DEFAULT_RECORD_QUEUE,
         DEFAULT_MAX_REQUEST_BYTES,
-        BudgetPlan.none());
+        BudgetPlan.none(),
+        null);
   }
 
   /** This configuration with other tenants. */
   public ProxyConfig withTenants(Tenants t) {
-    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull);
   }
 
   /** This configuration with other prices. */
   public ProxyConfig withPrices(Prices p) {
-    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull);
   }
 
   /** This configuration with other routing. */
   public ProxyConfig withRouting(Routing r) {
-    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull);
   }
 
   /** This configuration with other budgets. */
   public ProxyConfig withBudgets(BudgetPlan b) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull);
   }
 
   /** This configuration with record queues of {@code capacity} events. */
   public ProxyConfig withRecordQueue(int capacity) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull);
+  }
+
+  /** This configuration with the dashboard's admin token (null for none). */
+  public ProxyConfig withAdminToken(String tokenOrNull) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull);
   }
 }

@@ -44,6 +44,7 @@ import java.util.Set;
  *   - {tenant: acme, limit: 250 USD, period: month}   # the price table's currency
  * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
  * alert_webhook: http://127.0.0.1:9000/hook
+ * admin_token: 6f1c...            # /dashboard asks for it (needed on a non-loopback listen)
  * </pre>
  */
 public final class ProxySettings {
@@ -51,7 +52,7 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook");
+          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -99,6 +100,8 @@ public final class ProxySettings {
   public List<BudgetSpec> budgets = new ArrayList<>();
   public Integer budgetDefaultOutput;
   public String alertWebhook;
+  /** The dashboard's admin token; null: none. */
+  public String adminToken;
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
@@ -168,6 +171,7 @@ public final class ProxySettings {
     }
     s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
     s.alertWebhook = s.text(root, "alert_webhook");
+    s.adminToken = s.text(root, "admin_token");
     JsonNode t = root.get("tenants");
     if (t != null && t.isObject()) {
       s.keysFile = path(dir, s.text(t, "keys_file"));
@@ -206,6 +210,7 @@ public final class ProxySettings {
     m.budgets = flags.budgets.isEmpty() ? budgets : flags.budgets;
     m.budgetDefaultOutput = or(flags.budgetDefaultOutput, budgetDefaultOutput);
     m.alertWebhook = or(flags.alertWebhook, alertWebhook);
+    m.adminToken = or(flags.adminToken, adminToken);
     return m;
   }
 
@@ -241,13 +246,16 @@ public final class ProxySettings {
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
+    if (adminToken != null && adminToken.strip().length() < 16) {
+      errors.add("admin_token: at least 16 characters, e.g. the output of 'openssl rand -hex 16'");
+    }
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException(
           (errors.size() == 1 ? "a mistake" : errors.size() + " mistakes") + " in the proxy's settings:\n  "
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip());
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {

@@ -131,7 +131,7 @@ final class MetricFamilies {
         .register(registry);
   }
 
-  private static Histogram.Builder histogram(PrometheusProperties props, String name, Unit unit,
+  static Histogram.Builder histogram(PrometheusProperties props, String name, Unit unit,
       double[] bounds, String help, String... labels) {
     Histogram.Builder b = Histogram.builder(props).name(name).help(help).labelNames(labels)
         .classicOnly().classicUpperBounds(bounds);

@@ -153,6 +153,19 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     families.budgetUsed.labelValues(tenant, unit, period).set(ratio);
   }
 
+  /**
+   * Pushes these metrics over OTLP/HTTP ({@code proxy --otlp}) until the push is closed, which
+   * pushes the final values once more; names as in docs/PROXY.md, "Metrics".
+   */
+  public OtlpPush push(OtlpPush.Settings settings, java.time.InstantSource clock, java.io.PrintStream err) {
+    return OtlpPush.start(registry, settings, clock, err);
+  }
+
+  /** The registry behind the scrape and the push. */
+  PrometheusRegistry registry() {
+    return registry;
+  }
+
   @Override
   public String contentType() {
     return writer.getContentType();
