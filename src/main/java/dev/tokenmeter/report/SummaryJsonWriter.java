@@ -106,7 +106,8 @@ public final class SummaryJsonWriter {
     g.writeStringField("partial_detail", s.completion().detail());
     g.writeArrayFieldStart("stages");
     for (int i = 0; i < s.stages().size(); i++) {
-      StageJsonWriter.write(g, s.stages().get(i), s.pricing() == null ? null : s.pricing().stages().get(i));
+      StageJsonWriter.write(g, s.stages().get(i), s.pricing() == null ? null : s.pricing().stages().get(i),
+          s.server() == null ? null : s.server().get(i));
     }
     g.writeEndArray();
     if (s.pricing() != null) {

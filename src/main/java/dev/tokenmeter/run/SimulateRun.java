@@ -238,7 +238,8 @@ public final class SimulateRun {
         results,
         RepeatingSequence.repeatsOf(s.stages(), results),
         RunCost.pricing(s.cost(), results),
-        s.slo().analyze(results));
+        s.slo().analyze(results),
+        null);
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

@@ -59,6 +59,9 @@ public final class BatchEngine {
 
     /** Sequence {@code id} lost its KV cache at {@code atNanos} and will recompute it. */
     default void preempted(long id, long atNanos) {}
+
+    /** Sequence {@code id} was scheduled for the first time, in the iteration starting at {@code atNanos}. */
+    default void firstScheduled(long id, long atNanos) {}
   }
 
   /**
@@ -256,8 +259,13 @@ public final class BatchEngine {
         && budget > 0
         && !waiting.isEmpty()
         && running.size() < roofline.config().maxNumSeqs()) {
-      if (!admit(waiting.peekFirst(), budget)) {
+      EngineSequence next = waiting.peekFirst();
+      boolean first = !next.admittedOnce;
+      if (!admit(next, budget)) {
         break; // admission queue: the KV cache is full
+      }
+      if (first) {
+        listener.firstScheduled(next.id, start);
       }
       budget -= batch.get(batch.size() - 1).scheduled;
     }
@@ -394,6 +402,11 @@ public final class BatchEngine {
   /** Sequences waiting (never admitted, or preempted). */
   public int waiting() {
     return waiting.size();
+  }
+
+  /** KV-cache blocks in all. */
+  public long totalBlocks() {
+    return roofline.kvCapacityTokens() / blockTokens;
   }
 
   /** Free KV-cache blocks: empty ones and cached ones no sequence holds (evictable). */
