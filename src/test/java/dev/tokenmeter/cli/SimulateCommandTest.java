@@ -43,9 +43,18 @@ class SimulateCommandTest {
     assertThat(sim.get("simulated_s").asDouble()).isBetween(2 * 23.0, 2 * 23.0 + 1); // 2 x (2 + 20 + 1) s
     assertThat(summary.at("/settings/workload/ignore_eos").asBoolean()).isTrue();
 
-    // c=1: ITL is the decode iteration over ~100 cached tokens, 8.6038 ms (SimulationTest).
+    JsonNode engine = sim.get("engine");
+    assertThat(engine.get("profile").asText()).isEqualTo("vllm");
+    assertThat(engine.get("calibration").asText()).isEqualTo("fitted");
+    assertThat(engine.get("fitted_on").asText()).contains("published-points.json");
+    assertThat(engine.get("iteration_cv").asDouble()).isEqualTo(0.05);
+    assertThat(engine.get("arrival_jitter_ms").asDouble()).isEqualTo(2.0);
+    assertThat(r.err()).contains("variation: iteration time CV 0.050, arrival jitter 0-2.000 ms, seed 5");
+
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 8.6038 ms (SimulationTest), scattered
+    // by a factor of mean 1 (CV 0.05 over ~2,300 tokens: a standard error of 0.01 ms on the mean).
     JsonNode one = summary.at("/stages/0");
-    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(8.60, within(0.01));
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(8.60, within(0.05));
     assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
     JsonNode many = summary.at("/stages/1");
     assertThat(many.at("/metrics/decode_tps/p50").asDouble())
@@ -90,7 +99,7 @@ class SimulateCommandTest {
     Cli.Result r = Cli.run("simulate", "--concurrency", "1", "--input-tokens", "100",
         "--output-tokens", "16", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
         "--mfu", "0.5", "--mbu", "0.8", "--iteration-overhead", "0.5ms",
-        "--per-sequence-overhead", "0", "--out", dir.toString());
+        "--per-sequence-overhead", "0", "--no-variation", "--out", dir.toString());
     assertThat(r.exitCode()).as(r.both()).isZero();
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
     JsonNode sim = summary.at("/settings/simulation");
@@ -98,6 +107,9 @@ class SimulateCommandTest {
     assertThat(sim.get("mbu").asDouble()).isEqualTo(0.8);
     assertThat(sim.get("iteration_overhead_ms").asDouble()).isEqualTo(0.5);
     assertThat(sim.get("per_sequence_overhead_ms").asDouble()).isZero();
+    assertThat(sim.at("/engine/calibration").asText()).isEqualTo("flags");
+    assertThat(sim.at("/engine/iteration_cv").asDouble()).isZero();
+    assertThat(sim.at("/engine/arrival_jitter_ms").asDouble()).isZero();
     assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.13, within(0.01));
     assertThat(r.err()).contains("calibration: MFU 0.500, MBU 0.80, 0.500 ms per iteration + 0.000 ms"
         + " per sequence (set by flags)");
@@ -129,13 +141,47 @@ class SimulateCommandTest {
     Cli.Result overhead = Cli.run("simulate", "--concurrency", "1", "--per-sequence-overhead", "-1ms");
     assertThat(overhead.exitCode()).isEqualTo(2);
     assertThat(overhead.err()).contains("--per-sequence-overhead '-1ms' is not a duration");
+    Cli.Result cv = Cli.run("simulate", "--concurrency", "1", "--iteration-cv", "1.5");
+    assertThat(cv.exitCode()).isEqualTo(2);
+    assertThat(cv.err()).contains("--iteration-cv must be in [0, 1), got 1.5");
+    Cli.Result jitter = Cli.run("simulate", "--concurrency", "1", "--arrival-jitter", "soon");
+    assertThat(jitter.exitCode()).isEqualTo(2);
+    assertThat(jitter.err()).contains("--arrival-jitter 'soon' is not a duration");
+    Cli.Result both = Cli.run("simulate", "--concurrency", "1", "--no-variation", "--iteration-cv", "0.1");
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("give --no-variation or --iteration-cv/--arrival-jitter, not both");
+  }
+
+  @Test
+  void variationSpreadsTheTailsOfAClosedLoop(@TempDir Path dir) throws Exception {
+    String[] args = {"simulate", "--concurrency", "16", "--input-tokens", "1000", "--output-tokens",
+        "64", "--duration", "20s", "--warmup", "2s", "--cooldown", "0s", "--seed", "4", "--out"};
+    JsonNode varied = summary(dir.resolve("varied"), args);
+    String[] exactArgs = java.util.Arrays.copyOf(args, args.length + 1);
+    exactArgs[args.length - 1] = "--no-variation";
+    exactArgs[args.length] = "--out";
+    JsonNode exact = summary(dir.resolve("exact"), exactArgs);
+    JsonNode v = varied.at("/stages/0/metrics");
+    JsonNode e = exact.at("/stages/0/metrics");
+    // Exact: 16 identical users start at once and stay in step, every prompt prefilled in the same
+    // two iterations, so every TTFT is the same (220 ms) and p99 = p50.
+    assertThat(e.at("/ttft_ms/p99").asDouble()).isCloseTo(e.at("/ttft_ms/p50").asDouble(), within(1.0));
+    assertThat(e.at("/tpot_ms/p99").asDouble()).isCloseTo(e.at("/tpot_ms/p50").asDouble(), within(0.1));
+    // Varied (seed 4: TTFT p50 271 ms, p99 439 ms; TPOT p50 12.2 ms, p99 15.9 ms): the arrival
+    // jitter breaks the cohort, so prompts prefill in different iterations and decodes meet
+    // different numbers of prefills.
+    assertThat(v.at("/ttft_ms/p99").asDouble()).isGreaterThan(1.3 * v.at("/ttft_ms/p50").asDouble());
+    assertThat(v.at("/tpot_ms/p99").asDouble()).isGreaterThan(1.2 * v.at("/tpot_ms/p50").asDouble());
+    // The factors have mean 1 and the jitter is 1 ms on average: throughput stays within 5%.
+    assertThat(varied.at("/stages/0/throughput/output_tokens_per_s").asDouble())
+        .isCloseTo(exact.at("/stages/0/throughput/output_tokens_per_s").asDouble(), org.assertj.core.data.Percentage.withPercentage(5));
   }
 
   @Test
   void aSharedPrefixIsServedFromThePrefixCache(@TempDir Path dir) throws Exception {
     String[] args = {"simulate", "--concurrency", "1", "--input-tokens", "1100", "--output-tokens", "4",
         "--shared-prefix-tokens", "1024", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
-        "--seed", "3", "--out"};
+        "--seed", "3", "--no-variation", "--out"};
     JsonNode on = summary(dir.resolve("on"), args);
     String[] offArgs = java.util.Arrays.copyOf(args, args.length + 1);
     offArgs[args.length - 1] = "--no-prefix-caching";
