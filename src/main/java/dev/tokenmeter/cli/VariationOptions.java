@@ -3,34 +3,31 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.simulator.engine.Variation;
 import picocli.CommandLine.Option;
 
-/** {@code simulate}'s tail options: how much the simulated engine varies (docs/SIMULATOR.md, Tails). */
+/**
+ * {@code simulate}'s tail options: how much the simulated engine varies (docs/SIMULATOR.md, Tails).
+ * None by default: the exact engine the accuracy study fits.
+ */
 final class VariationOptions {
-  @Option(names = "--iteration-cv", paramLabel = "F", description = "Spread of each engine iteration's time around the cost model's: coefficient of variation of a log-normal factor of mean 1, in [0, 1) (default: 0.05).")
+  @Option(names = "--variation", negatable = false, description = "Let the simulated engine vary as real ones do, with the estimated spread: iteration times with a coefficient of variation of 0.05 and requests reaching the scheduler up to 2 ms after their send (off by default: docs/SIMULATOR.md, Tails, compares both with published p99s).")
+  boolean estimated;
+
+  @Option(names = "--iteration-cv", paramLabel = "F", description = "Spread of each engine iteration's time around the cost model's: coefficient of variation of a log-normal factor of mean 1, in [0, 1) (default: 0, or 0.05 with --variation).")
   Double iterationCv;
 
-  @Option(names = "--arrival-jitter", paramLabel = "DURATION", description = "Widest delay between a request's send and its arrival at the scheduler, uniform (HTTP, tokenization; spreads closed-loop users apart), e.g. 2ms (default: 2ms).")
+  @Option(names = "--arrival-jitter", paramLabel = "DURATION", description = "Widest delay between a request's send and its arrival at the scheduler, uniform (HTTP, tokenization), e.g. 2ms (default: 0, or 2ms with --variation).")
   String arrivalJitter;
-
-  @Option(names = "--no-variation", negatable = false, description = "Exact engine: no iteration-time spread and no arrival jitter (p99s then come only from queueing, prefill interleaving and length distributions).")
-  boolean none;
 
   /**
    * The variation these options describe, seeded with the run's seed.
    *
-   * @throws UsageException for a value out of range, or --no-variation beside either value
+   * @throws UsageException for a value out of range
    */
   Variation resolve(long seed) {
-    if (none && (iterationCv != null || arrivalJitter != null)) {
-      throw new UsageException("give --no-variation or --iteration-cv/--arrival-jitter, not both");
-    }
-    if (none) {
-      return Variation.NONE;
-    }
-    double cv = iterationCv != null ? iterationCv : Variation.DEFAULT_ITERATION_CV;
+    double cv = iterationCv != null ? iterationCv : estimated ? Variation.ESTIMATED_ITERATION_CV : 0;
     try {
       long jitter = arrivalJitter != null
           ? Durations.parseNanos("--arrival-jitter", arrivalJitter)
-          : Variation.DEFAULT_ARRIVAL_JITTER_NANOS;
+          : estimated ? Variation.ESTIMATED_ARRIVAL_JITTER_NANOS : 0;
       return new Variation(cv, jitter, seed);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage().replace("iteration time coefficient of variation", "--iteration-cv"));

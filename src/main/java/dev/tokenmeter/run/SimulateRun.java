@@ -249,7 +249,7 @@ public final class SimulateRun {
   /** {@code variation: iteration time CV 0.05, arrival jitter 0-2.000 ms}, or that there is none. */
   static String describe(Variation v) {
     return v.none()
-        ? "variation: none (--no-variation): p99s only from queueing, prefill interleaving and lengths"
+        ? "variation: none (exact engine; --variation adds the estimated spread, docs/SIMULATOR.md Tails)"
         : String.format(Locale.ROOT, "variation: iteration time CV %.3f, arrival jitter 0-%.3f ms, seed %d"
             + " (docs/SIMULATOR.md Tails)", v.iterationCv(), v.arrivalJitterNanos() / 1e6, v.seed());
   }

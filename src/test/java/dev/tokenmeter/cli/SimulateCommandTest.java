@@ -47,14 +47,13 @@ class SimulateCommandTest {
     assertThat(engine.get("profile").asText()).isEqualTo("vllm");
     assertThat(engine.get("calibration").asText()).isEqualTo("fitted");
     assertThat(engine.get("fitted_on").asText()).contains("published-points.json");
-    assertThat(engine.get("iteration_cv").asDouble()).isEqualTo(0.05);
-    assertThat(engine.get("arrival_jitter_ms").asDouble()).isEqualTo(2.0);
-    assertThat(r.err()).contains("variation: iteration time CV 0.050, arrival jitter 0-2.000 ms, seed 5");
+    assertThat(engine.get("iteration_cv").asDouble()).isZero();
+    assertThat(engine.get("arrival_jitter_ms").asDouble()).isZero();
+    assertThat(r.err()).contains("variation: none (exact engine; --variation adds the estimated spread");
 
-    // c=1: ITL is the decode iteration over ~100 cached tokens, 8.6038 ms (SimulationTest), scattered
-    // by a factor of mean 1 (CV 0.05 over ~2,300 tokens: a standard error of 0.01 ms on the mean).
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 8.6038 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
-    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(8.60, within(0.05));
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(8.60, within(0.01));
     assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
     JsonNode many = summary.at("/stages/1");
     assertThat(many.at("/metrics/decode_tps/p50").asDouble())
@@ -99,7 +98,7 @@ class SimulateCommandTest {
     Cli.Result r = Cli.run("simulate", "--concurrency", "1", "--input-tokens", "100",
         "--output-tokens", "16", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
         "--mfu", "0.5", "--mbu", "0.8", "--iteration-overhead", "0.5ms",
-        "--per-sequence-overhead", "0", "--no-variation", "--out", dir.toString());
+        "--per-sequence-overhead", "0", "--arrival-jitter", "0", "--out", dir.toString());
     assertThat(r.exitCode()).as(r.both()).isZero();
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
     JsonNode sim = summary.at("/settings/simulation");
@@ -147,20 +146,19 @@ class SimulateCommandTest {
     Cli.Result jitter = Cli.run("simulate", "--concurrency", "1", "--arrival-jitter", "soon");
     assertThat(jitter.exitCode()).isEqualTo(2);
     assertThat(jitter.err()).contains("--arrival-jitter 'soon' is not a duration");
-    Cli.Result both = Cli.run("simulate", "--concurrency", "1", "--no-variation", "--iteration-cv", "0.1");
-    assertThat(both.exitCode()).isEqualTo(2);
-    assertThat(both.err()).contains("give --no-variation or --iteration-cv/--arrival-jitter, not both");
   }
 
   @Test
   void variationSpreadsTheTailsOfAClosedLoop(@TempDir Path dir) throws Exception {
     String[] args = {"simulate", "--concurrency", "16", "--input-tokens", "1000", "--output-tokens",
         "64", "--duration", "20s", "--warmup", "2s", "--cooldown", "0s", "--seed", "4", "--out"};
-    JsonNode varied = summary(dir.resolve("varied"), args);
-    String[] exactArgs = java.util.Arrays.copyOf(args, args.length + 1);
-    exactArgs[args.length - 1] = "--no-variation";
-    exactArgs[args.length] = "--out";
-    JsonNode exact = summary(dir.resolve("exact"), exactArgs);
+    JsonNode exact = summary(dir.resolve("exact"), args);
+    String[] variedArgs = java.util.Arrays.copyOf(args, args.length + 1);
+    variedArgs[args.length - 1] = "--variation";
+    variedArgs[args.length] = "--out";
+    JsonNode varied = summary(dir.resolve("varied"), variedArgs);
+    assertThat(varied.at("/settings/simulation/engine/iteration_cv").asDouble()).isEqualTo(0.05);
+    assertThat(varied.at("/settings/simulation/engine/arrival_jitter_ms").asDouble()).isEqualTo(2.0);
     JsonNode v = varied.at("/stages/0/metrics");
     JsonNode e = exact.at("/stages/0/metrics");
     // Exact: 16 identical users start at once and stay in step, every prompt prefilled in the same
@@ -168,8 +166,8 @@ class SimulateCommandTest {
     assertThat(e.at("/ttft_ms/p99").asDouble()).isCloseTo(e.at("/ttft_ms/p50").asDouble(), within(1.0));
     assertThat(e.at("/tpot_ms/p99").asDouble()).isCloseTo(e.at("/tpot_ms/p50").asDouble(), within(0.1));
     // Varied (seed 4: TTFT p50 271 ms, p99 439 ms; TPOT p50 12.2 ms, p99 15.9 ms): the arrival
-    // jitter breaks the cohort, so prompts prefill in different iterations and decodes meet
-    // different numbers of prefills.
+    // jitter splits the cohort where it straddles an iteration's start, so prompts prefill in
+    // different iterations and decodes meet different numbers of prefills.
     assertThat(v.at("/ttft_ms/p99").asDouble()).isGreaterThan(1.3 * v.at("/ttft_ms/p50").asDouble());
     assertThat(v.at("/tpot_ms/p99").asDouble()).isGreaterThan(1.2 * v.at("/tpot_ms/p50").asDouble());
     // The factors have mean 1 and the jitter is 1 ms on average: throughput stays within 5%.
@@ -181,7 +179,7 @@ class SimulateCommandTest {
   void aSharedPrefixIsServedFromThePrefixCache(@TempDir Path dir) throws Exception {
     String[] args = {"simulate", "--concurrency", "1", "--input-tokens", "1100", "--output-tokens", "4",
         "--shared-prefix-tokens", "1024", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
-        "--seed", "3", "--no-variation", "--out"};
+        "--seed", "3", "--out"};
     JsonNode on = summary(dir.resolve("on"), args);
     String[] offArgs = java.util.Arrays.copyOf(args, args.length + 1);
     offArgs[args.length - 1] = "--no-prefix-caching";

@@ -21,7 +21,7 @@ class VariationTest {
       assertThat(delays.delayNanos()).isZero();
     }
     assertThat(Variation.NONE.none()).isTrue();
-    assertThat(Variation.defaults(1).none()).isFalse();
+    assertThat(Variation.estimated(1).none()).isFalse();
   }
 
   @Test
