@@ -123,29 +123,33 @@ class SimulateCommandTest {
 
   @Test
   void usageErrorsExitWith2() {
-    Cli.Result none = Cli.run("simulate", "--concurrency", "1", "--output-tokens", "none");
-    assertThat(none.exitCode()).isEqualTo(2);
-    assertThat(none.err()).contains("--output-tokens");
-    Cli.Result big = Cli.run("simulate", "--model", "llama-3.1-70b", "--concurrency", "1");
-    assertThat(big.exitCode()).isEqualTo(2);
-    assertThat(big.err()).contains("does not fit on 1 x h100-sxm");
-    Cli.Result prefix = Cli.run("simulate", "--concurrency", "1", "--shared-prefix-tokens", "-1");
-    assertThat(prefix.exitCode()).isEqualTo(2);
-    assertThat(prefix.err()).contains("--shared-prefix-tokens");
-    Cli.Result noLoad = Cli.run("simulate");
-    assertThat(noLoad.exitCode()).isEqualTo(2);
-    Cli.Result mfu = Cli.run("simulate", "--concurrency", "1", "--mfu", "1.5");
-    assertThat(mfu.exitCode()).isEqualTo(2);
-    assertThat(mfu.err()).contains("--mfu must be in (0, 1], got 1.5");
-    Cli.Result overhead = Cli.run("simulate", "--concurrency", "1", "--per-sequence-overhead", "-1ms");
-    assertThat(overhead.exitCode()).isEqualTo(2);
-    assertThat(overhead.err()).contains("--per-sequence-overhead '-1ms' is not a duration");
-    Cli.Result cv = Cli.run("simulate", "--concurrency", "1", "--iteration-cv", "1.5");
-    assertThat(cv.exitCode()).isEqualTo(2);
-    assertThat(cv.err()).contains("--iteration-cv must be in [0, 1), got 1.5");
-    Cli.Result jitter = Cli.run("simulate", "--concurrency", "1", "--arrival-jitter", "soon");
-    assertThat(jitter.exitCode()).isEqualTo(2);
-    assertThat(jitter.err()).contains("--arrival-jitter 'soon' is not a duration");
+    usageError("--output-tokens", "--concurrency", "1", "--output-tokens", "none");
+    usageError("does not fit on 1 x h100-sxm", "--model", "llama-3.1-70b", "--concurrency", "1");
+    usageError("--shared-prefix-tokens", "--concurrency", "1", "--shared-prefix-tokens", "-1");
+    usageError("");
+    usageError("--mfu must be in (0, 1], got 1.5", "--concurrency", "1", "--mfu", "1.5");
+    usageError("--per-sequence-overhead '-1ms' is not a duration", "--concurrency", "1",
+        "--per-sequence-overhead", "-1ms");
+    usageError("--iteration-cv must be in [0, 1), got 1.5", "--concurrency", "1", "--iteration-cv", "1.5");
+    usageError("--arrival-jitter 'soon' is not a duration", "--concurrency", "1", "--arrival-jitter", "soon");
+  }
+
+  /** {@code simulate ARGS} exits 2 with {@code message} on stderr. */
+  private static void usageError(String message, String... args) {
+    String[] all = new String[args.length + 1];
+    all[0] = "simulate";
+    System.arraycopy(args, 0, all, 1, args.length);
+    Cli.Result r = Cli.run(all);
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
+    assertThat(r.err()).contains(message);
+  }
+
+  /** {@code args}, which end with {@code --out}, with {@code flag} inserted before it. */
+  private static String[] with(String[] args, String flag) {
+    String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+    all[args.length - 1] = flag;
+    all[args.length] = "--out";
+    return all;
   }
 
   @Test
@@ -153,10 +157,7 @@ class SimulateCommandTest {
     String[] args = {"simulate", "--concurrency", "16", "--input-tokens", "1000", "--output-tokens",
         "64", "--duration", "20s", "--warmup", "2s", "--cooldown", "0s", "--seed", "4", "--out"};
     JsonNode exact = summary(dir.resolve("exact"), args);
-    String[] variedArgs = java.util.Arrays.copyOf(args, args.length + 1);
-    variedArgs[args.length - 1] = "--variation";
-    variedArgs[args.length] = "--out";
-    JsonNode varied = summary(dir.resolve("varied"), variedArgs);
+    JsonNode varied = summary(dir.resolve("varied"), with(args, "--variation"));
     assertThat(varied.at("/settings/simulation/engine/iteration_cv").asDouble()).isEqualTo(0.05);
     assertThat(varied.at("/settings/simulation/engine/arrival_jitter_ms").asDouble()).isEqualTo(2.0);
     JsonNode v = varied.at("/stages/0/metrics");
@@ -181,10 +182,7 @@ class SimulateCommandTest {
         "--shared-prefix-tokens", "1024", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
         "--seed", "3", "--out"};
     JsonNode on = summary(dir.resolve("on"), args);
-    String[] offArgs = java.util.Arrays.copyOf(args, args.length + 1);
-    offArgs[args.length - 1] = "--no-prefix-caching";
-    offArgs[args.length] = "--out";
-    JsonNode off = summary(dir.resolve("off"), offArgs);
+    JsonNode off = summary(dir.resolve("off"), with(args, "--no-prefix-caching"));
     // Fitted defaults (MFU 0.575, MBU 0.98, vLLM's 4 ms + 7.5 µs per scheduled sequence): a cold
     // 1,100-token prefill is compute-bound,
     // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 568.905e12 = 29.580188 ms, + 313 ns
