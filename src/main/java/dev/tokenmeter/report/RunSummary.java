@@ -191,13 +191,33 @@ public record RunSummary(
       boolean prefixCaching,
       double prefixCacheHitRate,
       double simulatedSeconds,
-      double wallSeconds) {
+      double wallSeconds,
+      SimulatedEngine engine) {
     public Simulation {
       Objects.requireNonNull(note, "note");
       Objects.requireNonNull(model, "model");
       Objects.requireNonNull(gpu, "gpu");
     }
   }
+
+  /**
+   * Which engine profile and calibration a simulation used, and its variation ({@code
+   * settings.simulation.engine}, schema 1.4).
+   *
+   * @param profile the profile's id ({@code vllm})
+   * @param name the engine and version it describes
+   * @param calibration {@code fitted} (the committed fit) or {@code flags} (overridden)
+   * @param fittedOn the data the fitted factors come from
+   * @param iterationCv iteration time's coefficient of variation (0: exact)
+   * @param arrivalJitterMs widest delay from send to the scheduler, ms (0: none)
+   */
+  public record SimulatedEngine(
+      String profile,
+      String name,
+      String calibration,
+      String fittedOn,
+      double iterationCv,
+      double arrivalJitterMs) {}
 
   /** The client's deadlines; null where there is none. */
   public record Timeouts(Duration firstToken, Duration idle, Duration total) {

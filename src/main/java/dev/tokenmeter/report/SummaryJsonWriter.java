@@ -159,6 +159,17 @@ public final class SummaryJsonWriter {
     g.writeNumberField("prefix_cache_hit_rate", sim.prefixCacheHitRate());
     g.writeNumberField("simulated_s", sim.simulatedSeconds());
     g.writeNumberField("wall_s", sim.wallSeconds());
+    RunSummary.SimulatedEngine e = sim.engine();
+    if (e != null) {
+      g.writeObjectFieldStart("engine");
+      g.writeStringField("profile", e.profile());
+      g.writeStringField("name", e.name());
+      g.writeStringField("calibration", e.calibration());
+      g.writeStringField("fitted_on", e.fittedOn());
+      g.writeNumberField("iteration_cv", e.iterationCv());
+      g.writeNumberField("arrival_jitter_ms", e.arrivalJitterMs());
+      g.writeEndObject();
+    }
     g.writeEndObject();
   }
 

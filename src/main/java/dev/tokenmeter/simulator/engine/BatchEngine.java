@@ -106,8 +106,18 @@ public final class BatchEngine {
   private long admittedPromptTokens;
   private long cachedPromptTokens;
   private CostTotals costs = CostTotals.ZERO;
+  private final Variation.Draws iterationFactors;
 
   public BatchEngine(EngineConfig config, Listener listener) {
+    this(config, listener, Variation.NONE);
+  }
+
+  /**
+   * An engine whose iteration times scatter around the cost model's by {@code variation}'s
+   * log-normal factor of mean 1 ({@link Variation#NONE}: exact). Arrival delays are the caller's.
+   */
+  public BatchEngine(EngineConfig config, Listener listener, Variation variation) {
+    this.iterationFactors = variation.iterationFactors();
     this.roofline = new Roofline(config);
     this.listener = listener;
     this.blockTokens = config.blockTokens();
@@ -370,7 +380,7 @@ public final class BatchEngine {
     }
     Roofline.Cost cost = roofline.cost(tokens, pairs, context, batch.size(), decode, samples);
     costs = costs.plus(cost, batch.size());
-    long end = start + cost.totalNanos();
+    long end = start + iterationFactors.scale(cost.totalNanos());
     long used = pool.capacity() - pool.free();
     for (EngineSequence s : batch) {
       s.computed += s.scheduled;
