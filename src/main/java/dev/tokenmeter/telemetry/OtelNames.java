@@ -41,7 +41,10 @@ final class OtelNames {
       Map.entry("tokenmeter_proxy_request_overhead_seconds", new Name("tokenmeter.proxy.request.overhead", "s")),
       Map.entry("tokenmeter_proxy_cost", new Name("tokenmeter.proxy.cost", "{currency}")),
       Map.entry("tokenmeter_proxy_records_dropped", new Name("tokenmeter.proxy.records.dropped", "{record}")),
-      Map.entry("tokenmeter_proxy_budget_used_ratio", new Name("tokenmeter.proxy.budget.used", "1")));
+      Map.entry("tokenmeter_proxy_budget_used_ratio", new Name("tokenmeter.proxy.budget.used", "1")),
+      // a dimensionless unit as an annotation: "1" would add "_ratio" to the Prometheus names
+      Map.entry("tokenmeter_proxy_slo_burn_rate", new Name("tokenmeter.proxy.slo.burn_rate", "{rate}")),
+      Map.entry("tokenmeter_proxy_slo_alert", new Name("tokenmeter.proxy.slo.alert", "{alert}")));
 
   private static final Map<String, String> ATTRIBUTES = Map.of(
       MetricFamilies.OPERATION, "gen_ai.operation.name",
