@@ -20,7 +20,10 @@ import java.util.function.Consumer;
  * Thread-safe.
  *
  * <p>Body: {@code {"kind":"budget","tenant":...,"percent":80,"used":...,"limit":...,
- * "unit":"tokens","period":"day","enforce":true,"at":"...Z","resets_at":"...Z","message":...}}.
+ * "unit":"tokens","period":"day","enforce":true,"at":"...Z","resets_at":"...Z","message":...}}; a
+ * {@link DriftNotice}'s: {@code {"kind":"drift","cleared":false,"dimensions":["input_tokens"],
+ * "requests":400,"window_s":900,"at":"...Z","findings":[{"dimension":...,"drifted":true,
+ * "sentence":...}],"message":...}}.
  */
 public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -61,7 +64,29 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
   @Override
   public void accept(Notice n) {
     byte[] body = body(n);
-    worker.execute(() -> post(body, n));
+    worker.execute(() -> post(body, "the " + n.percent() + "% notice of tenant '" + n.budget().tenant() + "'"));
+  }
+
+  /** Posts a drift notice, as {@link #accept(Notice)} does a budget's. */
+  public void accept(DriftNotice n) {
+    byte[] body = body(n);
+    worker.execute(() -> post(body, "a drift notice"));
+  }
+
+  static byte[] body(DriftNotice n) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("kind", "drift");
+    o.put("cleared", n.cleared());
+    n.report().driftedDimensions().forEach(o.putArray("dimensions")::add);
+    o.put("requests", n.report().requests());
+    o.put("window_s", n.window().toSeconds());
+    o.put("at", n.report().at().toString());
+    var findings = o.putArray("findings");
+    for (DriftReport.Finding f : n.report().findings()) {
+      findings.addObject().put("dimension", f.dimension()).put("drifted", f.drifted()).put("sentence", f.sentence());
+    }
+    o.put("message", n.line());
+    return write(o);
   }
 
   static byte[] body(Notice n) {
@@ -78,6 +103,10 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     o.put("at", n.at().toString());
     o.put("resets_at", n.resetsAt().toString());
     o.put("message", n.line());
+    return write(o);
+  }
+
+  private static byte[] write(ObjectNode o) {
     try {
       return JSON.writeValueAsBytes(o);
     } catch (IOException e) {
@@ -85,7 +114,7 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     }
   }
 
-  private void post(byte[] body, Notice n) {
+  private void post(byte[] body, String what) {
     HttpRequest req = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10))
         .header("content-type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
@@ -111,8 +140,7 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
       wait *= 2;
     }
     failed.incrementAndGet();
-    log.accept("alert webhook " + url + ": gave up on the " + n.percent() + "% notice of tenant '"
-        + n.budget().tenant() + "' after " + attempts + " attempts (" + last + ")");
+    log.accept("alert webhook " + url + ": gave up on " + what + " after " + attempts + " attempts (" + last + ")");
   }
 
   private static boolean sleep(long millis) {
