@@ -52,7 +52,7 @@ public final class DriftCheck {
 
   private static void lengths(boolean input, double[] base, double[] live, String spec, boolean tooFew,
       List<DriftReport.Finding> into) {
-    if (base.length == 0 || live.length == 0) {
+    if (base.length < 2 || live.length < 2) { // KS needs two values a side
       return;
     }
     DriftStats.Ks ks = DriftStats.ks(base, live);
