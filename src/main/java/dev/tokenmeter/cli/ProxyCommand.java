@@ -2,10 +2,12 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.governance.DriftBaseline;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerException;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
+import dev.tokenmeter.ledger.RecordSink;
 import dev.tokenmeter.proxy.ProxyConfig;
 import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.proxy.ProxyServer;
@@ -22,6 +24,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,7 +40,8 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyDriftCommand.class,
+        ProxyDriftCommand.ExportWorkload.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
@@ -100,6 +104,12 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
   String alertWebhook;
 
+  @Option(names = "--baseline", paramLabel = "DIR", description = "A bench run's folder (its summary.json, and requests.jsonl when there): compare live input and output lengths, model mix and concurrency with it over --drift-window, and raise a drift notice (log, --alert-webhook, metrics) when they move away (docs/PROXY.md, Drift).")
+  Path baseline;
+
+  @Option(names = "--drift-window", paramLabel = "DURATION", description = "With --baseline: the rolling window of live traffic compared (default: 15m; at most the newest 5000 completed requests).")
+  String driftWindow;
+
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
 
@@ -110,6 +120,8 @@ final class ProxyCommand implements Callable<Integer> {
   public Integer call() {
     ProxySettings settings = settings();
     ProxyConfig cfg = settings.resolve(System.getenv());
+    DriftBaseline driftBaseline = baseline == null ? null : ProxyDrift.baseline(baseline); // before the ledger opens
+    java.time.Duration window = ProxyDrift.window(driftWindow);
     Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
     LedgerWriter writer = ledger == null ? null : ledger.writer();
     PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(
@@ -123,11 +135,21 @@ final class ProxyCommand implements Callable<Integer> {
       }
       throw e;
     }
+    ProxyDrift drift = ProxyDrift.of(driftBaseline, window, cfg.budgets().webhookOrNull(), metrics,
+        InstantSource.system(), System.err);
+    List<RecordSink> sinks = new ArrayList<>();
+    if (writer != null) {
+      sinks.add(writer);
+    }
+    if (drift.monitorOrNull() != null) {
+      sinks.add(drift.monitorOrNull());
+    }
     ProxyServer server;
     try {
-      server = ProxyServer.start(cfg, writer == null ? List.of() : List.of(writer), metrics, budgetBook.bookOrNull(),
+      server = ProxyServer.start(cfg, sinks, metrics, budgetBook.bookOrNull(),
           tokenCounters(), Ticker.system(), InstantSource.system());
     } catch (RuntimeException e) {
+      drift.close();
       budgetBook.close();
       if (writer != null) {
         writer.close();
@@ -137,7 +159,9 @@ final class ProxyCommand implements Callable<Integer> {
     }
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
         + "; metrics at " + server.baseUrl() + "/metrics; ledger "
-        + (ledger == null ? "none" : ledger.target().display()) + "; Ctrl-C to stop");
+        + (ledger == null ? "none" : ledger.target().display())
+        + (driftBaseline == null ? "" : "; drift against " + driftBaseline.source() + " over " + dev.tokenmeter.governance.DriftNotice.words(window))
+        + "; Ctrl-C to stop");
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -155,6 +179,7 @@ final class ProxyCommand implements Callable<Integer> {
       // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
     } finally {
       server.close();
+      drift.close();
       budgetBook.close();
       String ledgerLine = "";
       if (writer != null) {

@@ -12,15 +12,20 @@ import java.util.List;
  */
 public record DriftNotice(DriftReport report, Duration window, boolean cleared) {
 
+  /** A window in words: {@code "15 min"}, {@code "90 s"}. */
+  public static String words(Duration window) {
+    return window.toSeconds() >= 120 && window.toSeconds() % 60 == 0 ? window.toMinutes() + " min" : window.toSeconds() + " s";
+  }
+
   /** One line for the log: the drifted dimensions' sentences. */
   public String line() {
     if (cleared) {
       return "drift notice: live traffic matches the benchmark again (" + report.requests() + " requests over the last "
-          + window.toMinutes() + " min)";
+          + words(window) + ")";
     }
     List<String> sentences = report.findings().stream().filter(DriftReport.Finding::drifted)
         .map(DriftReport.Finding::sentence).toList();
     return "drift notice: " + String.join("; ", sentences) + " (" + report.requests() + " requests over the last "
-        + window.toMinutes() + " min)";
+        + words(window) + ")";
   }
 }

@@ -77,6 +77,8 @@ final class MetricFamilies {
   final Counter cost;
   final Counter dropped;
   final Gauge budgetUsed;
+  final Gauge drift;
+  final Gauge driftPsi;
 
   MetricFamilies(PrometheusRegistry registry, InFlight inFlight) {
     PrometheusProperties props = PrometheusProperties.builder().build();
@@ -124,6 +126,12 @@ final class MetricFamilies {
     budgetUsed = Gauge.builder(props).name("tokenmeter_proxy_budget_used_ratio")
         .help("Share of each tenant budget spent in its current period (1 = the limit); unit is tokens or a currency")
         .labelNames(TENANT, "unit", "period").withoutExemplars().register(registry);
+    drift = Gauge.builder(props).name("tokenmeter_proxy_drift")
+        .help("1 when live traffic drifted from the --baseline benchmark in this dimension at the last check, else 0")
+        .labelNames("dimension").withoutExemplars().register(registry);
+    driftPsi = Gauge.builder(props).name("tokenmeter_proxy_drift_psi")
+        .help("Population stability index of live traffic against the --baseline benchmark at the last check")
+        .labelNames("dimension").withoutExemplars().register(registry);
     GaugeWithCallback.builder(props).name("tokenmeter_proxy_active_requests")
         .help("Requests in flight to each upstream: the proxy's queue depth per upstream")
         .labelNames(UPSTREAM)

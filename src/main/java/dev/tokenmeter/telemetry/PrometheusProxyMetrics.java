@@ -153,6 +153,18 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     families.budgetUsed.labelValues(tenant, unit, period).set(ratio);
   }
 
+  /**
+   * Sets the drift gauges of one dimension ({@code input_tokens}, {@code output_tokens}, {@code
+   * model}, {@code concurrency}): {@code tokenmeter_proxy_drift} (1 when drifted) and, when {@code
+   * psi} is a number, {@code tokenmeter_proxy_drift_psi}. Dimensions are a fixed set: not capped.
+   */
+  public void drift(String dimension, boolean drifted, double psi) {
+    families.drift.labelValues(dimension).set(drifted ? 1 : 0);
+    if (!Double.isNaN(psi)) {
+      families.driftPsi.labelValues(dimension).set(psi);
+    }
+  }
+
   @Override
   public String contentType() {
     return writer.getContentType();
