@@ -72,7 +72,7 @@ final class ProxyDriftCommand implements Callable<Integer> {
     Instant from = ProxyUsageCommand.parseSince(since, now);
     List<DriftSample.Request> requests = new ArrayList<>();
     open(ledger, env).workload(from, r -> {
-      if (r.ok()) {
+      if (r.ok() && r.model() != null) { // as the live monitor: no failures, no model listings
         requests.add(new DriftSample.Request(r.startedAtEpochMillis(), r.model(), r.inputTokens(), r.outputTokens(),
             r.inFlightAtStart()));
       }

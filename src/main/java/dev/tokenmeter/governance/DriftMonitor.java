@@ -71,8 +71,8 @@ public final class DriftMonitor implements RecordSink {
 
   @Override
   public synchronized void accept(MeteredRequest r) {
-    if (!r.ok()) {
-      return; // a failed request's lengths say nothing of the workload sent
+    if (!r.ok() || r.model() == null) {
+      return; // a failed request's lengths, or a model listing's, say nothing of the workload sent
     }
     recent.addLast(new DriftSample.Request(r.startedAtEpochMillis(), r.model(), r.inputTokens(), r.outputTokens(),
         r.inFlightAtStart()));

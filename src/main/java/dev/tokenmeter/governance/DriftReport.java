@@ -64,7 +64,7 @@ public record DriftReport(Instant at, long requests, List<Finding> findings, boo
       String what = input ? "prompts" : "outputs";
       String benchmarked = spec == null ? fmt(baselineMedian) + " tokens" : "the " + spec + " tokens";
       String figures = String.format(Locale.ROOT,
-          "median %s vs %s tokens; KS D=%.2f, p=%s; PSI %.2f over %d bins at the benchmark's deciles",
+          "median %s vs %s tokens as the server counted them; KS D=%.2f, p%s; PSI %.2f over %d bins at the benchmark's deciles",
           fmt(liveMedian), fmt(baselineMedian), ks.statistic(), p(ks.pValue()), psi.value(), psi.bins());
       if (!drifted) {
         return what + " match what you benchmarked (" + figures + ")";
@@ -174,6 +174,6 @@ public record DriftReport(Instant at, long requests, List<Finding> findings, boo
   }
 
   static String p(double p) {
-    return p < 1e-4 ? "<0.0001" : String.format(Locale.ROOT, "%.4f", p);
+    return p < 1e-4 ? "<0.0001" : String.format(Locale.ROOT, "=%.4f", p);
   }
 }

@@ -57,8 +57,8 @@ public record BenchWorkload(double[] inputTokens, double[] outputTokens, String 
       JsonNode workload = root.path("settings").path("workload");
       List<Double> concurrency = summary.stages().stream().map(SavedSummary.Stage::achievedConcurrency)
           .filter(c -> !Double.isNaN(c)).toList();
-      String in = workload.hasNonNull("input_tokens") ? workload.get("input_tokens").asText() : null;
-      String out = workload.hasNonNull("output_tokens") ? workload.get("output_tokens").asText() : null;
+      String in = spec(workload.path("input_tokens"));
+      String out = spec(workload.path("output_tokens"));
       Path jsonl = dir.resolve("requests.jsonl");
       if (Files.isRegularFile(jsonl)) {
         List<SavedRequest> measured = RequestsJsonlReader.read(jsonl).requests().stream()
@@ -74,6 +74,11 @@ public record BenchWorkload(double[] inputTokens, double[] outputTokens, String 
       throw new IllegalArgumentException("--baseline " + dir + ": cannot read the run (" + e.getMessage()
           + "); name a complete bench run's folder");
     }
+  }
+
+  /** A length option as given ({@code "512"}), or null when absent, none or not a plain value. */
+  private static String spec(JsonNode v) {
+    return v.isTextual() && !v.asText().equalsIgnoreCase("none") || v.isNumber() ? v.asText() : null;
   }
 
   /** Every stage's recorded values of {@code metric}, each repeated by its count. */

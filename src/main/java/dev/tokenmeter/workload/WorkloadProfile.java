@@ -28,8 +28,8 @@ import java.util.Map;
  * @param requests completed requests the lengths were taken from
  * @param input input lengths' quantiles, tokens
  * @param output output lengths' quantiles, tokens
- * @param meanRatePerSecond all requests over the span from the first to the last one's start, per
- *     second; NaN with fewer than two requests
+ * @param meanRatePerSecond arrivals per second: the gaps between requests (their count less one)
+ *     over the span from the first one's start to the last one's; NaN with fewer than two requests
  * @param ratePerSecondByHourUtc per UTC hour of day (index 0 = 00:00-01:00): requests that started
  *     in that hour over the seconds of that hour the span covered; NaN for hours it did not cover
  * @param models share of requests per model
@@ -172,10 +172,14 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
     private long cachedOf;
 
     /**
-     * Adds one request that started at {@code atEpochMillis}. Every request counts in the arrival
-     * rates; lengths and models only of completed ones with a prompt count.
+     * Adds one request that started at {@code atEpochMillis}. Every request that names a model
+     * counts in the arrival rates (one that names none, a model listing, is left out); lengths and
+     * models only of completed ones with a prompt and an output count.
      */
     public Builder add(long atEpochMillis, String model, boolean ok, int inputTokens, int outputTokens, int cachedTokens) {
+      if (model == null) {
+        return this;
+      }
       all++;
       first = Math.min(first, atEpochMillis);
       last = Math.max(last, atEpochMillis);
@@ -183,7 +187,7 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
       if (ok && inputTokens > 0 && outputTokens > 0) {
         in.add(inputTokens);
         out.add(outputTokens);
-        models.merge(model == null ? "(none)" : model, 1L, Long::sum);
+        models.merge(model, 1L, Long::sum);
         if (cachedTokens >= 0) {
           cached += cachedTokens;
           cachedOf += inputTokens;
@@ -206,7 +210,7 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
       Map<String, Double> shares = new LinkedHashMap<>();
       models.forEach((m, n) -> shares.put(m, n / (double) in.size()));
       return new WorkloadProfile(since, until, in.size(), quantiles(in), quantiles(out),
-          all < 2 || span <= 0 ? Double.NaN : all / span, hourly(span), shares,
+          all < 2 || span <= 0 ? Double.NaN : (all - 1) / span, hourly(span), shares,
           cachedOf == 0 ? Double.NaN : cached / (double) cachedOf);
     }
 
