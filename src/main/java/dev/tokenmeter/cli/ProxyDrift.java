@@ -44,7 +44,12 @@ record ProxyDrift(DriftMonitor monitorOrNull, WebhookNotifier webhookOrNull) imp
     double min = w.achievedConcurrency().stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
     double max = w.achievedConcurrency().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
     return new DriftBaseline(w.inputTokens(), w.outputTokens(), w.model() == null ? Map.of() : Map.of(w.model(), n),
-        min, max, w.inputSpec(), w.outputSpec(), w.source().toString());
+        min, max, plain(w.inputSpec()), plain(w.outputSpec()), w.source().toString());
+  }
+
+  /** A length option as the user wrote it, or null for a --workload profile's (the median says it better). */
+  private static String plain(String specOrNull) {
+    return specOrNull == null || specOrNull.startsWith(WorkloadOptions.FROM_PROFILE) ? null : specOrNull;
   }
 
   /** Starts watching against {@code baselineOrNull}; nothing when it is null. */

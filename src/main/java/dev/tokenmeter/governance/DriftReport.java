@@ -62,7 +62,8 @@ public record DriftReport(Instant at, long requests, List<Finding> findings, boo
     @Override
     public String sentence() {
       String what = input ? "prompts" : "outputs";
-      String benchmarked = spec == null ? fmt(baselineMedian) + " tokens" : "the " + spec + " tokens";
+      String size = spec == null ? fmt(baselineMedian) : spec;
+      String benchmarked = "the " + size + " tokens";
       String figures = String.format(Locale.ROOT,
           "median %s vs %s tokens as the server counted them; KS D=%.2f, p%s; PSI %.2f over %d bins at the benchmark's deciles",
           fmt(liveMedian), fmt(baselineMedian), ks.statistic(), p(ks.pValue()), psi.value(), psi.bins());
@@ -70,7 +71,6 @@ public record DriftReport(Instant at, long requests, List<Finding> findings, boo
         return what + " match what you benchmarked (" + figures + ")";
       }
       String verified = input ? "your TTFT SLO was verified for " : "your TPOT and E2E figures were measured for ";
-      String size = spec == null ? fmt(baselineMedian) : spec;
       return String.format(Locale.ROOT, "%s are %s than %s you benchmarked (%s); %s%s",
           what, ratioWords(ratio(), "longer", "shorter"), benchmarked, figures, verified, size);
     }

@@ -76,15 +76,19 @@ class ProxyDriftCommandTest {
 
   /** A bench run's folder: a minimal summary.json and a requests.jsonl of 60 fixed-length requests. */
   private Path baseline(int inputTokens) throws Exception {
+    return baseline(inputTokens, String.valueOf(inputTokens));
+  }
+
+  private Path baseline(int inputTokens, String spec) throws Exception {
     Path run = Files.createDirectories(dir.resolve("run"));
     Files.writeString(run.resolve("summary.json"), """
         {"schema_version":"1.3","tool":{"name":"tokenmeter","version":"x"},"started_at":"2026-11-25T10:00:00Z",
          "ended_at":"2026-11-25T10:01:00Z","target":{"url":"http://127.0.0.1:1","api":"chat","model":"llama"},
-         "partial":false,"settings":{"workload":{"input_tokens":"%d","output_tokens":"uniform:20,30"}},
+         "partial":false,"settings":{"workload":{"input_tokens":"%s","output_tokens":"uniform:20,30"}},
          "stages":[{"index":0,"label":"c=1","metrics":{},"errors":{},"histograms":{},"achieved_concurrency":0.98,
           "throughput":{"output_tokens_per_s":1,"input_tokens_per_s":1,"requests_per_s":1},
           "requests":{"completed":60,"failed":0},"steady_state":{"reached":true}}]}
-        """.formatted(inputTokens));
+        """.formatted(spec));
     List<String> lines = new ArrayList<>();
     for (int i = 0; i < 60; i++) {
       lines.add("{\"id\":" + i + ",\"stage\":0,\"phase\":\"measured\",\"ok\":true,\"scheduled_at_ms\":" + i
@@ -103,6 +107,15 @@ class ProxyDriftCommandTest {
         .contains("  ok    output_tokens: outputs match what you benchmarked")
         .contains("  ok    model: the model mix matches")
         .contains("  ok    concurrency: concurrency is within what you benchmarked (mean 1 in flight");
+  }
+
+  @Test
+  void aBaselineDrawnFromAProfileIsNamedByItsMedian() throws Exception {
+    Run r = drift("--ledger", ledger(80, 1200).toString(), "--baseline", baseline(512, "workload:p.json").toString(),
+        "--since", "2h");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("prompts are 2.3x longer than the 514 tokens you benchmarked (median 1202 vs 514")
+        .contains("your TTFT SLO was verified for 514");
   }
 
   @Test
