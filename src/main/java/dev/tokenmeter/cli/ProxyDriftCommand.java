@@ -4,9 +4,6 @@ import dev.tokenmeter.governance.DriftBaseline;
 import dev.tokenmeter.governance.DriftCheck;
 import dev.tokenmeter.governance.DriftReport;
 import dev.tokenmeter.governance.DriftSample;
-import dev.tokenmeter.ledger.Ledger;
-import dev.tokenmeter.ledger.LedgerException;
-import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.workload.WorkloadProfile;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -20,11 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code tokenmeter proxy drift}: the proxy's drift report for a window of the ledger. Wiring only:
@@ -38,11 +32,7 @@ import picocli.CommandLine.Spec;
       "lengths (two-sample KS and PSI), model mix (PSI) and concurrency, in words, with the",
       "statistics (docs/PROXY.md, Drift). The same report the proxy's --baseline raises live."
     })
-final class ProxyDriftCommand implements Callable<Integer> {
-  @Option(names = "--ledger", defaultValue = ProxyCommand.DEFAULT_LEDGER, paramLabel = "FILE|URL",
-      description = "The proxy's ledger (default: ${DEFAULT-VALUE}), or jdbc:postgresql://host:port/db.")
-  String ledger;
-
+final class ProxyDriftCommand extends ProxyLedgerReader {
   @Option(names = "--baseline", required = true, paramLabel = "DIR", description = "A bench run's folder (summary.json, and requests.jsonl when there).")
   Path baseline;
 
@@ -50,19 +40,13 @@ final class ProxyDriftCommand implements Callable<Integer> {
       description = "Start of the window: 30m, 24h, 7d, 2026-11-24 or 2026-11-24T08:00:00Z. Default: ${DEFAULT-VALUE}.")
   String since;
 
-  @Spec CommandSpec spec;
-
-  private final InstantSource clock;
-  private final Map<String, String> env;
-
   ProxyDriftCommand() {
     this(InstantSource.system(), System.getenv());
   }
 
   /** For tests: a fixed "now" and environment. */
   ProxyDriftCommand(InstantSource clock, Map<String, String> env) {
-    this.clock = clock;
-    this.env = env;
+    super(clock, env);
   }
 
   @Override
@@ -71,14 +55,14 @@ final class ProxyDriftCommand implements Callable<Integer> {
     Instant now = clock.instant();
     Instant from = ProxyUsageCommand.parseSince(since, now);
     List<DriftSample.Request> requests = new ArrayList<>();
-    open(ledger, env).workload(from, r -> {
+    open().workload(from, r -> {
       if (r.ok() && r.model() != null) { // as the live monitor: no failures, no model listings
         requests.add(new DriftSample.Request(r.startedAtEpochMillis(), r.model(), r.inputTokens(), r.outputTokens(),
             r.inFlightAtStart()));
       }
     });
     if (requests.isEmpty()) {
-      throw emptyWindow(ledger, from);
+      throw emptyWindow(from);
     }
     DriftReport report = DriftCheck.compare(base, DriftSample.of(requests), now);
     PrintWriter out = spec.commandLine().getOut();
@@ -86,20 +70,6 @@ final class ProxyDriftCommand implements Callable<Integer> {
     report.lines().forEach(out::println);
     out.flush();
     return Main.EXIT_OK;
-  }
-
-  /** The existing ledger at {@code target}; one that cannot be opened is one line. */
-  static Ledger open(String target, Map<String, String> env) {
-    try {
-      return Ledgers.openExisting(target, env);
-    } catch (LedgerException e) {
-      throw new UsageException(e.getMessage());
-    }
-  }
-
-  static UsageException emptyWindow(String ledger, Instant from) {
-    return new UsageException("no completed request in the ledger " + ledger + " since " + from
-        + "; widen --since (e.g. --since 7d) or name the ledger the proxy writes with --ledger");
   }
 
   /** {@code tokenmeter proxy export-workload}: the observed workload as a profile for bench and simulate. */
@@ -112,11 +82,7 @@ final class ProxyDriftCommand implements Callable<Integer> {
         "cached share of prompt tokens, as JSON that 'bench' and 'simulate' read back with",
         "--workload FILE (docs/PROXY.md, Exporting the workload)."
       })
-  static final class ExportWorkload implements Callable<Integer> {
-    @Option(names = "--ledger", defaultValue = ProxyCommand.DEFAULT_LEDGER, paramLabel = "FILE|URL",
-        description = "The proxy's ledger (default: ${DEFAULT-VALUE}), or jdbc:postgresql://host:port/db.")
-    String ledger;
-
+  static final class ExportWorkload extends ProxyLedgerReader {
     @Option(names = "--since", defaultValue = "7d", paramLabel = "WHEN",
         description = "Start of the window: 30m, 24h, 7d, 2026-11-24 or 2026-11-24T08:00:00Z. Default: ${DEFAULT-VALUE}.")
     String since;
@@ -124,19 +90,13 @@ final class ProxyDriftCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "FILE", description = "Where the profile goes (e.g. profile.json).")
     Path out;
 
-    @Spec CommandSpec spec;
-
-    private final InstantSource clock;
-    private final Map<String, String> env;
-
     ExportWorkload() {
       this(InstantSource.system(), System.getenv());
     }
 
     /** For tests: a fixed "now" and environment. */
     ExportWorkload(InstantSource clock, Map<String, String> env) {
-      this.clock = clock;
-      this.env = env;
+      super(clock, env);
     }
 
     @Override
@@ -144,10 +104,10 @@ final class ProxyDriftCommand implements Callable<Integer> {
       Instant now = clock.instant();
       Instant from = ProxyUsageCommand.parseSince(since, now);
       WorkloadProfile.Builder b = new WorkloadProfile.Builder();
-      open(ledger, env).workload(from, r -> b.add(r.startedAtEpochMillis(), r.model(), r.ok(), r.inputTokens(),
+      open().workload(from, r -> b.add(r.startedAtEpochMillis(), r.model(), r.ok(), r.inputTokens(),
           r.outputTokens(), r.cachedTokens()));
       if (b.completed() == 0) {
-        throw emptyWindow(ledger, from);
+        throw emptyWindow(from);
       }
       WorkloadProfile p = b.build(from, now);
       try {

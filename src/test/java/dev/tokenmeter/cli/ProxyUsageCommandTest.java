@@ -10,8 +10,6 @@ import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.ledger.MeteredRequest;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -19,30 +17,13 @@ import java.time.InstantSource;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class ProxyUsageCommandTest {
   private static final Instant NOW = Instant.parse("2026-11-25T12:00:00Z");
   @TempDir Path dir;
 
-  private record Run(int exit, String out, String err) {}
-
-  private Run run(String... args) {
-    CommandLine cl = new CommandLine(new ProxyUsageCommand(InstantSource.fixed(NOW), Map.of()));
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    // as cli.Main does: the message alone, exit 2, for bad input
-    cl.setExecutionExceptionHandler((e, c, parsed) -> {
-      if (!(e instanceof UsageException || e instanceof IllegalArgumentException)) {
-        throw e;
-      }
-      c.getErr().println("tokenmeter: " + e.getMessage());
-      return Main.EXIT_USAGE;
-    });
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+  private CommandRun run(String... args) {
+    return CommandRun.of(new ProxyUsageCommand(InstantSource.fixed(NOW), Map.of()), args);
   }
 
   private Path ledger() {
@@ -65,7 +46,7 @@ class ProxyUsageCommandTest {
 
   @Test
   void aTableOfTheLastDayPerTenantByDefault() {
-    Run r = run("--ledger", ledger().toString());
+    CommandRun r = run("--ledger", ledger().toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("Usage since 2026-11-24T12:00:00Z, by tenant\n");
     assertThat(r.out()).contains("\nacme ").contains("\nbeta ").contains("\ntotal ");
@@ -75,7 +56,7 @@ class ProxyUsageCommandTest {
 
   @Test
   void jsonForOneTenantOverAWeekByDay() throws Exception {
-    Run r = run("--ledger", ledger().toString(), "--since", "7d", "--tenant", "acme", "--by", "day", "--json");
+    CommandRun r = run("--ledger", ledger().toString(), "--since", "7d", "--tenant", "acme", "--by", "day", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode j = new ObjectMapper().readTree(r.out());
     assertThat(j.get("tenant").asText()).isEqualTo("acme");
@@ -86,7 +67,7 @@ class ProxyUsageCommandTest {
 
   @Test
   void csvByModel() {
-    Run r = run("--ledger", ledger().toString(), "--since", "2026-11-25", "--by", "model", "--csv");
+    CommandRun r = run("--ledger", ledger().toString(), "--since", "2026-11-25", "--by", "model", "--csv");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out().lines().toList()).hasSize(3).first().asString().startsWith("model,requests,");
     assertThat(r.out()).contains("\nllama,3,0,");
@@ -95,17 +76,17 @@ class ProxyUsageCommandTest {
   @Test
   void badInputGetsOneLine() {
     Path file = ledger();
-    Run missing = run("--ledger", dir.resolve("missing.db").toString());
+    CommandRun missing = run("--ledger", dir.resolve("missing.db").toString());
     assertThat(missing.exit()).isEqualTo(2);
     assertThat(missing.err()).startsWith("tokenmeter: ledger " + dir.resolve("missing.db") + " does not exist").hasLineCount(1);
 
-    Run since = run("--ledger", file.toString(), "--since", "yesterday");
+    CommandRun since = run("--ledger", file.toString(), "--since", "yesterday");
     assertThat(since.exit()).isEqualTo(2);
     assertThat(since.err()).isEqualTo(
         "tokenmeter: --since 'yesterday' is neither a duration nor a time; use e.g. 30m, 24h, 7d, 2026-11-24 or 2026-11-24T08:00:00Z"
             + System.lineSeparator());
 
-    Run by = run("--ledger", file.toString(), "--by", "region");
+    CommandRun by = run("--ledger", file.toString(), "--by", "region");
     assertThat(by.exit()).isEqualTo(2);
     assertThat(by.err()).contains("--by 'region' is not a grouping").hasLineCount(1);
   }
@@ -113,14 +94,14 @@ class ProxyUsageCommandTest {
   @Test
   void aFileThatIsNotALedger() throws Exception {
     Path notes = Files.writeString(dir.resolve("notes.db"), "not a database ".repeat(100));
-    Run r = run("--ledger", notes.toString());
+    CommandRun r = run("--ledger", notes.toString());
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).startsWith("tokenmeter: " + notes + " is not a tokenmeter ledger").hasLineCount(1);
   }
 
   @Test
   void jsonAndCsvExcludeEachOther() {
-    Run r = run("--ledger", "x.db", "--json", "--csv");
+    CommandRun r = run("--ledger", "x.db", "--json", "--csv");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("mutually exclusive");
   }

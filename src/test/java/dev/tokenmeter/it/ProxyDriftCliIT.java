@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import dev.tokenmeter.governance.DriftCheck;
 import dev.tokenmeter.governance.DriftStats;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.proxy.RawHttp;
 import dev.tokenmeter.testkit.Cli;
 import dev.tokenmeter.testkit.SimFixture;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+import dev.tokenmeter.testkit.WebhookReceiver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -22,7 +20,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,15 +45,8 @@ class ProxyDriftCliIT {
   void longerPromptsThanBenchmarkedRaiseTheNoticeAndTheProfileRoundTrips() throws Exception {
     Path baseline = dir.resolve("baseline");
     Path ledger = dir.resolve("ledger.db");
-    List<String> posted = new CopyOnWriteArrayList<>();
-    HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    receiver.createContext("/hook", x -> {
-      posted.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-      x.sendResponseHeaders(204, -1);
-      x.close();
-    });
-    receiver.start();
-    try (SimFixture sim = SimFixture.start(SimFixture.config(2, 1))) {
+    try (WebhookReceiver receiver = WebhookReceiver.start();
+        SimFixture sim = SimFixture.start(SimFixture.config(2, 1))) {
       Cli.Result bench = Cli.run("bench", "--url", sim.baseUrl(), "--concurrency", "1", "--requests", "60",
           "--warmup", "0s", "--cooldown", "0s", "--input-tokens", "512", "--output-tokens", "uniform:8,40",
           "--extra-body", IGNORE_EOS, "--out", baseline.toString(), "-q");
@@ -73,8 +63,7 @@ class ProxyDriftCliIT {
           url.complete(m.group(1));
         }
       }, "proxy", "--listen", "127.0.0.1:0", "--upstream", sim.baseUrl(), "--ledger", ledger.toString(),
-          "--baseline", baseline.toString(), "--alert-webhook",
-          "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook")));
+          "--baseline", baseline.toString(), "--alert-webhook", receiver.url())));
       proxy.start();
       String base = url.get(20, TimeUnit.SECONDS);
       SplittableRandom random = new SplittableRandom(7);
@@ -99,7 +88,7 @@ class ProxyDriftCliIT {
               + words(liveMedian) + " vs " + words(baselineMedian) + " tokens as the server counted them; KS D=1.00, p<0.0001")
           .contains("your TTFT SLO was verified for 512 (100 requests over the last 15 min)");
       assertThat(done.err()).doesNotContain("outputs are").doesNotContain("concurrency is");
-      assertThat(posted).isNotEmpty().first().asString().contains("\"kind\":\"drift\"", "\"dimensions\":[\"input_tokens\"]");
+      assertThat(receiver.bodies()).isNotEmpty().first().asString().contains("\"kind\":\"drift\"", "\"dimensions\":[\"input_tokens\"]");
       assertThat(metrics).contains("tokenmeter_proxy_drift{dimension=\"input_tokens\"} 1.0")
           .contains("tokenmeter_proxy_drift{dimension=\"output_tokens\"} 0.0");
 
@@ -111,8 +100,6 @@ class ProxyDriftCliIT {
           .contains("shared-prefix share: not compared");
 
       roundTrip(sim, ledger);
-    } finally {
-      receiver.stop(0);
     }
   }
 
