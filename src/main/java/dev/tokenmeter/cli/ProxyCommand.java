@@ -101,7 +101,7 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens (default: 4096).")
   Integer budgetDefaultOutput;
 
-  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice as JSON to URL (retried with backoff).")
+  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget or drift notice as JSON to URL (retried with backoff).")
   String alertWebhook;
 
   @Option(names = "--baseline", paramLabel = "DIR", description = "A bench run's folder (its summary.json, and requests.jsonl when there): compare live input and output lengths, model mix and concurrency with it over --drift-window, and raise a drift notice (log, --alert-webhook, metrics) when they move away (docs/PROXY.md, Drift).")

@@ -127,12 +127,20 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
       }
       Map<String, Double> models = new LinkedHashMap<>();
       o.path("models").properties().forEach(e -> models.put(e.getKey(), e.getValue().asDouble()));
-      return new WorkloadProfile(Instant.parse(o.path("window").path("since").asText()),
-          Instant.parse(o.path("window").path("until").asText()), o.path("requests").asLong(),
+      return new WorkloadProfile(instant(o, "since"), instant(o, "until"), o.path("requests").asLong(),
           spec(o, "input_tokens"), spec(o, "output_tokens"), numberOrNaN(a.path("mean_rate_per_s")), hours, models,
           numberOrNaN(o.path("prefix").path("cached_token_share")));
-    } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
+    } catch (IllegalArgumentException e) {
       throw new WorkloadException("--workload " + file + ": " + e.getMessage() + FIX);
+    }
+  }
+
+  private static Instant instant(JsonNode o, String field) {
+    String text = o.path("window").path(field).asText();
+    try {
+      return Instant.parse(text);
+    } catch (java.time.format.DateTimeParseException e) {
+      throw new IllegalArgumentException("window." + field + " '" + text + "' is not a UTC time like 2026-11-25T10:00:00Z", e);
     }
   }
 

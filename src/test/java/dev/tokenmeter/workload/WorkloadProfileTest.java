@@ -85,7 +85,8 @@ class WorkloadProfileTest {
         .contains("input_tokens.quantiles holds '2.5', not a whole number of tokens");
     assertThat(message(head + "\"input_tokens\":{\"quantiles\":[1,2]}}")).contains("output_tokens.quantiles is missing");
     assertThat(message(head.replace("2026-11-25T10:00:00Z", "yesterday")
-        + "\"input_tokens\":{\"quantiles\":[1,2]},\"output_tokens\":{\"quantiles\":[1,2]}}")).contains("yesterday");
+        + "\"input_tokens\":{\"quantiles\":[1,2]},\"output_tokens\":{\"quantiles\":[1,2]}}"))
+        .contains("window.since 'yesterday' is not a UTC time like 2026-11-25T10:00:00Z");
   }
 
   private String message(String content) throws Exception {
