@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure headless Chromium and its WebDriver are installed for the HTML report's browser test
-# (HtmlReportBrowserIT, CompareHtmlBrowserIT, through testkit/HeadlessChromium): Debian's `chromium` and `chromium-driver` packages, at /usr/bin/chromium
+# (HtmlReportBrowserIT, CompareHtmlBrowserIT, ProxyDashboardBrowserIT, through testkit/HeadlessChromium): Debian's `chromium` and `chromium-driver` packages, at /usr/bin/chromium
 # and /usr/bin/chromedriver. Does nothing when both are there. Installs them with apt-get when run
 # as root or with passwordless sudo (scripts/apt-install.sh); otherwise says how. Exits 0 when both are installed
 # afterwards, 1 when not. Run by .ci/run and by Maven (pre-integration-test, never failing there).

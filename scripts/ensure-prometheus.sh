@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure Prometheus and promtool are installed for the metrics tests (ExpositionLintTest runs
-# `promtool check metrics`, PrometheusScrapeIT starts a real server that scrapes /metrics):
+# `promtool check metrics`, PrometheusScrapeIT starts a real server that scrapes /metrics, LiveExportIT one
+# that scrapes a running bench --metrics-port):
 # Debian's `prometheus` package, at /usr/bin/prometheus and /usr/bin/promtool. Does nothing when both
 # are there. Installs the package with apt-get when run as root or with passwordless sudo
 # (scripts/apt-install.sh); otherwise says how. The tests start their own server in a temporary

@@ -63,10 +63,10 @@ class ArchitectureTest {
     ARROWS.put("report", List.of("core.."));
     ARROWS.put("report.html..", List.of("core..", "report"));
     ARROWS.put("ledger..", List.of("core.."));
-    ARROWS.put("telemetry..", List.of("core..", "ledger.."));
-    ARROWS.put("governance..", List.of("ledger.."));
+    ARROWS.put("telemetry..", List.of("core..", "ledger..", "governance.."));
+    ARROWS.put("governance..", List.of("core..", "ledger.."));
     ARROWS.put("proxy..", List.of("core..", "sse..", "client..", "ledger..", "telemetry..", "governance.."));
-    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report.."));
+    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report..", "telemetry.."));
     ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run..", "ledger..", "proxy..", "telemetry..", "governance.."));
   }
 

@@ -54,6 +54,9 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
   SloOptions slo = new SloOptions();
 
+  @ArgGroup(validate = false, heading = "%nLive export (Prometheus, OpenTelemetry):%n")
+  ExportOptions export = new ExportOptions();
+
   @Option(names = "--variant", paramLabel = "NAME[:K=V,...]", description = {
       "An A/B variant, repeatable (at least 2): keys model, url, system (a system prompt, or @FILE), header ('K: V'),"
           + " extra-body (JSON, merged over --extra-body), api-key-env, api (another --api); unset keys inherit the bench's own flags.",
@@ -78,6 +81,7 @@ final class BenchCommand implements Callable<Integer> {
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
+    var exportSettings = export.settings();
     Path outDir = output.outDir(Instant.now());
     List<BenchRun.Lane> lanes;
     if (parsed.isEmpty()) {
@@ -89,7 +93,7 @@ final class BenchCommand implements Callable<Integer> {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
     }
-    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun);
+    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, exportSettings);
   }
 
   /**

@@ -1,9 +1,13 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.analysis.StageComparison;
+import dev.tokenmeter.ledger.ProductionWindow;
+import dev.tokenmeter.report.ProductionWords;
 import dev.tokenmeter.run.CompareRun;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,8 +28,23 @@ import picocli.CommandLine.Parameters;
       "(Mann-Whitney U, bootstrap, Fisher's exact; Holm-adjusted; docs/METRICS.md)."
     })
 final class CompareCommand implements Callable<Integer> {
-  @Parameters(paramLabel = "DIR", arity = "2..*", description = "Results folders (summary.json, requests.jsonl); the first is the baseline.")
+  @Parameters(paramLabel = "DIR", arity = "1..*", description = "Results folders (summary.json, requests.jsonl); the first is the baseline. With --production, one bench run.")
   List<Path> dirs;
+
+  @Option(names = "--production", paramLabel = "FILE|URL", description = "Compare the one bench run given with production traffic from this proxy ledger, at the same concurrency (requests binned by those in flight at their start; docs/PROXY.md).")
+  String production;
+
+  @Option(names = "--since", defaultValue = "24h", paramLabel = "WHEN", description = "With --production: start of the window (30m, 24h, 7d, 2026-11-24T08:00:00Z). Default: ${DEFAULT-VALUE}.")
+  String since;
+
+  @Option(names = "--until", paramLabel = "WHEN", description = "With --production: end of the window. Default: now.")
+  String until;
+
+  @Option(names = "--tenant", paramLabel = "T", description = "With --production: only this tenant.")
+  String tenant;
+
+  @Option(names = "--model", paramLabel = "M", description = "With --production: only this model.")
+  String model;
 
   @Option(names = "--alpha", paramLabel = "A", description = "Significance level, after Holm's correction per stage (default: ${DEFAULT-VALUE}).")
   double alpha = StageComparison.Settings.DEFAULT.alpha();
@@ -48,9 +67,48 @@ final class CompareCommand implements Callable<Integer> {
   @Option(names = "--min-change", paramLabel = "PCT", description = "Smallest change of a percentile, in %% of the baseline, reported as better or worse when significant; smaller ones are negligible (default: ${DEFAULT-VALUE}).")
   double minChangePercent = StageComparison.Settings.DEFAULT.minChangePercent();
 
+  private final InstantSource clock;
+  private final Map<String, String> env;
+
+  CompareCommand() {
+    this(InstantSource.system(), System.getenv());
+  }
+
+  /** For tests: a fixed "now" and environment. */
+  CompareCommand(InstantSource clock, Map<String, String> env) {
+    this.clock = clock;
+    this.env = env;
+  }
+
   @Override
   public Integer call() {
+    if (production != null) {
+      return compareWithProduction();
+    }
+    if (dirs.size() < 2) {
+      throw new UsageException("compare needs two results folders (or one and --production LEDGER); got " + dirs.size());
+    }
     CompareRun.compareAndWrite(dirs, settings(), markdown, json, html, System.out);
+    return Main.EXIT_OK;
+  }
+
+  private int compareWithProduction() {
+    if (dirs.size() != 1) {
+      throw new UsageException("--production compares one bench run with production; got " + dirs.size()
+          + " folders: give one");
+    }
+    if (markdown != null || json != null || html != null) {
+      throw new UsageException("--markdown, --json and --html are not written for a production comparison yet;"
+          + " drop them (the verdicts and tables print on the terminal)");
+    }
+    StageComparison.Settings settings = settings();
+    ProductionSource source = ProductionSource.read(production, since, until, tenant, model, clock.instant(), env);
+    ProductionWindow w = source.window();
+    String name = "ledger " + source.ledgerDisplay() + ", " + ProductionWords.instant(w.since()) + " to "
+        + ProductionWords.instant(w.until())
+        + (w.tenantOrNull() == null ? "" : ", tenant " + w.tenantOrNull())
+        + (w.modelOrNull() == null ? "" : ", model " + w.modelOrNull()) + ", " + source.requests().size() + " requests";
+    CompareRun.compareProduction(dirs.get(0), source.requests(), name, settings, System.out);
     return Main.EXIT_OK;
   }
 

@@ -4,6 +4,7 @@ import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.run.BenchRun;
+import dev.tokenmeter.run.LiveExport;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.SimConfig;
@@ -120,7 +121,7 @@ final class DemoCommand implements Callable<Integer> {
               true, true, 5_000);
       Path outDir = output.outDir(Instant.now());
       return Runs.bench(outDir, BenchRun.single(cfg, requests, workload.describe(), outDir), stages, workload, output,
-          load.seed, pricing, spec, sloRun);
+          load.seed, pricing, spec, sloRun, LiveExport.Settings.NONE);
     }
   }
 }

@@ -7,7 +7,6 @@ import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerException;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
-import dev.tokenmeter.ledger.RecordSink;
 import dev.tokenmeter.proxy.ProxyConfig;
 import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.proxy.ProxyServer;
@@ -15,6 +14,7 @@ import dev.tokenmeter.proxy.ProxySettings;
 import dev.tokenmeter.proxy.Routing;
 import dev.tokenmeter.proxy.TokenCounters;
 import dev.tokenmeter.proxy.Upstream;
+import dev.tokenmeter.telemetry.OtlpPush;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import dev.tokenmeter.tokenizer.TokenizerException;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
@@ -24,7 +24,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,8 +39,8 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyDriftCommand.class,
-        ProxyDriftCommand.ExportWorkload.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class, ProxyAlertRulesCommand.class,
+        ProxyDriftCommand.class, ProxyDriftCommand.ExportWorkload.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
@@ -101,7 +100,7 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens (default: 4096).")
   Integer budgetDefaultOutput;
 
-  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget or drift notice as JSON to URL (retried with backoff).")
+  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice, SLO alert and drift notice as JSON to URL (retried with backoff).")
   String alertWebhook;
 
   @Option(names = "--baseline", paramLabel = "DIR", description = "A bench run's folder (its summary.json, and requests.jsonl when there): compare live input and output lengths, model mix and concurrency with it over --drift-window, and raise a drift notice (log, --alert-webhook, metrics) when they move away (docs/PROXY.md, Drift).")
@@ -109,6 +108,18 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(names = "--drift-window", paramLabel = "DURATION", description = "With --baseline: the rolling window of live traffic compared (default: 15m; at most the newest 5000 completed requests).")
   String driftWindow;
+
+  @Option(names = "--admin-token", paramLabel = "TOKEN", description = "The token /dashboard asks for (16+ characters; Authorization: Bearer TOKEN or /dashboard?token=TOKEN). Needed to open the dashboard when --listen is not a loopback address.")
+  String adminToken;
+
+  @Option(names = "--otlp", paramLabel = "URL", description = "Also push the /metrics figures to an OpenTelemetry collector over OTLP/HTTP, e.g. http://127.0.0.1:4318 (/v1/metrics is added to a bare root).")
+  String otlp;
+
+  @Option(names = "--otlp-interval", paramLabel = "DURATION", description = "Time between OTLP pushes (default: 10s).")
+  String otlpInterval = "10s";
+
+  @Option(names = "--slo", paramLabel = "[SCOPE:]OBJECTIVES", description = "Live SLOs in the bench grammar, e.g. 'ttft.p99<=750ms,errors<=1%%', optionally scoped 'tenant=acme;model=llama*: tps.p10>=30'; repeatable. Burn-rate alerts (page, ticket) to the log, --alert-webhook and /metrics (docs/PROXY.md, SLOs and alerts).")
+  List<String> slos = List.of();
 
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
@@ -120,6 +131,7 @@ final class ProxyCommand implements Callable<Integer> {
   public Integer call() {
     ProxySettings settings = settings();
     ProxyConfig cfg = settings.resolve(System.getenv());
+    var otlpSettings = ExportOptions.otlp(otlp, otlpInterval); // checked before anything is opened
     DriftBaseline driftBaseline = baseline == null ? null : ProxyDrift.baseline(baseline); // before the ledger opens
     java.time.Duration window = ProxyDrift.window(driftWindow);
     Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
@@ -135,12 +147,17 @@ final class ProxyCommand implements Callable<Integer> {
       }
       throw e;
     }
-    ProxyDrift drift = ProxyDrift.of(driftBaseline, window, cfg.budgets().webhookOrNull(), metrics,
-        InstantSource.system(), System.err);
-    List<RecordSink> sinks = new ArrayList<>();
+    ProxySlos sloBook = ProxySlos.of(cfg.slos(), cfg.budgets().webhookOrNull(), metrics, Ticker.system(),
+        InstantSource.system(), System.err, ProxySlos.EVALUATE_EVERY_MILLIS);
+    List<dev.tokenmeter.ledger.RecordSink> sinks = new java.util.ArrayList<>();
     if (writer != null) {
       sinks.add(writer);
     }
+    if (sloBook.bookOrNull() != null) {
+      sinks.add(sloBook.bookOrNull());
+    }
+    ProxyDrift drift = ProxyDrift.of(driftBaseline, window, cfg.budgets().webhookOrNull(), metrics,
+        InstantSource.system(), System.err);
     if (drift.monitorOrNull() != null) {
       sinks.add(drift.monitorOrNull());
     }
@@ -151,17 +168,22 @@ final class ProxyCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       drift.close();
       budgetBook.close();
+      sloBook.close();
       if (writer != null) {
         writer.close();
       }
       throw new RunFailedException("cannot listen on " + cfg.listen() + ": " + e.getMessage()
           + ". Is the port taken? Pick another with --listen.");
     }
+    OtlpPush push = otlpSettings == null ? null : metrics.push(otlpSettings, InstantSource.system(), System.err);
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
-        + "; metrics at " + server.baseUrl() + "/metrics; ledger "
+        + "; metrics at " + server.baseUrl() + "/metrics; dashboard at " + server.baseUrl() + "/dashboard"
+        + (cfg.adminTokenOrNull() != null ? " (admin token)" : cfg.listen().getAddress().isLoopbackAddress() ? ""
+            : " (closed: no --admin-token)") + "; ledger "
         + (ledger == null ? "none" : ledger.target().display())
-        + (driftBaseline == null ? "" : "; drift against " + driftBaseline.source() + " over " + dev.tokenmeter.governance.DriftNotice.words(window))
-        + "; Ctrl-C to stop");
+        + (driftBaseline == null ? "" : "; drift against " + driftBaseline.source() + " over "
+            + dev.tokenmeter.governance.DriftNotice.words(window))
+        + (push == null ? "" : "; pushing metrics to " + otlpSettings.endpoint()) + "; Ctrl-C to stop");
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -179,8 +201,12 @@ final class ProxyCommand implements Callable<Integer> {
       // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
     } finally {
       server.close();
+      if (push != null) {
+        push.close(); // after the server: the final push holds every request it metered
+      }
       drift.close();
       budgetBook.close();
+      sloBook.close();
       String ledgerLine = "";
       if (writer != null) {
         writer.close();
@@ -230,6 +256,8 @@ final class ProxyCommand implements Callable<Integer> {
     budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
     flags.budgetDefaultOutput = budgetDefaultOutput;
     flags.alertWebhook = alertWebhook;
+    flags.adminToken = adminToken;
+    slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

@@ -2,6 +2,7 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.run.BenchRun;
+import dev.tokenmeter.run.LiveExport;
 import dev.tokenmeter.run.ProgressLine;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
@@ -17,7 +18,8 @@ final class Runs {
   /**
    * Runs a command's plan with its output options and returns the exit code: the one entry point
    * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
-   * variants, each into the subfolder of its name.
+   * variants, each into the subfolder of its name. {@code export} is the live export ({@code bench
+   * --metrics-port}, {@code --otlp}; {@link LiveExport.Settings#NONE} for none), closed after the run.
    */
   static int bench(
       Path outDir,
@@ -28,25 +30,29 @@ final class Runs {
       long seed,
       Cost.Model cost,
       CommandSpec spec,
-      SloRun slo) {
-    BenchRun run =
-        new BenchRun(
-            new BenchRun.Settings(
-                lanes,
-                stages,
-                output.timeouts(),
-                outDir,
-                !output.quiet && ProgressLine.isTerminal(),
-                commandLine(spec),
-                seed,
-                output.rawTimes,
-                workload.outputCounter(),
-                cost,
-                slo),
-            System.out,
-            System.err);
-    run.run();
-    return exitCode(run.interrupted(), run.sloViolated());
+      SloRun slo,
+      LiveExport.Settings exportSettings) {
+    try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
+      BenchRun run =
+          new BenchRun(
+              new BenchRun.Settings(
+                  lanes,
+                  stages,
+                  output.timeouts(),
+                  outDir,
+                  !output.quiet && ProgressLine.isTerminal(),
+                  commandLine(spec),
+                  seed,
+                  output.rawTimes,
+                  workload.outputCounter(),
+                  cost,
+                  slo),
+              export,
+              System.out,
+              System.err);
+      run.run();
+      return exitCode(run.interrupted(), run.sloViolated());
+    }
   }
 
   /** 130 when the user stopped the run, else 3 when the SLO was violated, else 0. */

@@ -15,15 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Posts each {@link Notice} as JSON to a webhook, on its own thread, retrying a failed post (a
+ * Posts each {@link Notice} and {@link SloAlert} as JSON to a webhook, on its own thread, retrying a failed post (a
  * connection error or a status outside 2xx) with doubling waits. Never blocks the caller.
  * Thread-safe.
  *
  * <p>Body: {@code {"kind":"budget","tenant":...,"percent":80,"used":...,"limit":...,
- * "unit":"tokens","period":"day","enforce":true,"at":"...Z","resets_at":"...Z","message":...}}; a
- * {@link DriftNotice}'s: {@code {"kind":"drift","cleared":false,"dimensions":["input_tokens"],
- * "requests":400,"window_s":900,"at":"...Z","findings":[{"dimension":...,"drifted":true,
- * "sentence":...}],"message":...}}.
+ * "unit":"tokens","period":"day","enforce":true,"at":"...Z","resets_at":"...Z","message":...}}.
  */
 public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -67,12 +64,17 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     worker.execute(() -> post(body, "the " + n.percent() + "% notice of tenant '" + n.budget().tenant() + "'"));
   }
 
-  /** Posts a drift notice, as {@link #accept(Notice)} does a budget's. */
+  /** Posts a drift notice, as {@link #accept(Notice)} posts a budget's. */
   public void accept(DriftNotice n) {
     byte[] body = body(n);
     worker.execute(() -> post(body, "a drift notice"));
   }
 
+  /**
+   * {@code {"kind":"drift","cleared":false,"dimensions":["input_tokens"],"requests":400,
+   * "window_s":900,"at":"...Z","findings":[{"dimension":...,"drifted":true,"sentence":...}],
+   * "message":...}}.
+   */
   static byte[] body(DriftNotice n) {
     ObjectNode o = JSON.createObjectNode();
     o.put("kind", "drift");
@@ -86,7 +88,46 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
       findings.addObject().put("dimension", f.dimension()).put("drifted", f.drifted()).put("sentence", f.sentence());
     }
     o.put("message", n.line());
-    return write(o);
+    return bytes(o);
+  }
+
+  /** Posts an SLO alert, as {@link #accept(Notice)} posts a notice. */
+  public void accept(SloAlert a) {
+    byte[] body = body(a);
+    worker.execute(() -> post(body, "the " + a.transition().word() + " " + a.severity().label() + " alert of SLO '"
+        + a.slo().name() + "'"));
+  }
+
+  /**
+   * {@code {"kind":"slo","slo":"ttft.p99<=800ms","objective":"ttft.p99 <= 800 ms","scope":{...},
+   * "severity":"page","state":"firing","budget":0.01,"burn_rates":{"5m":..,...},"at":"...Z",
+   * "message":...}}; a burn rate with no request in its window is null.
+   */
+  static byte[] body(SloAlert a) {
+    ObjectNode o = JSON.createObjectNode();
+    LiveSlo s = a.slo();
+    o.put("kind", "slo");
+    o.put("slo", s.name());
+    o.put("objective", s.objective().describe());
+    ObjectNode scope = o.putObject("scope");
+    scope.put("model", s.scope().modelGlobOrNull());
+    scope.put("upstream", s.scope().upstreamOrNull());
+    scope.put("tenant", s.scope().tenantOrNull());
+    o.put("severity", a.severity().label());
+    o.put("state", a.transition().word());
+    o.put("budget", s.budget());
+    ObjectNode burn = o.putObject("burn_rates");
+    for (BurnWindow w : BurnWindow.values()) {
+      double r = a.burnRate(w);
+      if (Double.isNaN(r)) {
+        burn.putNull(w.label());
+      } else {
+        burn.put(w.label(), r);
+      }
+    }
+    o.put("at", a.at().toString());
+    o.put("message", a.line());
+    return bytes(o);
   }
 
   static byte[] body(Notice n) {
@@ -103,10 +144,10 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     o.put("at", n.at().toString());
     o.put("resets_at", n.resetsAt().toString());
     o.put("message", n.line());
-    return write(o);
+    return bytes(o);
   }
 
-  private static byte[] write(ObjectNode o) {
+  private static byte[] bytes(ObjectNode o) {
     try {
       return JSON.writeValueAsBytes(o);
     } catch (IOException e) {

@@ -68,6 +68,33 @@ public final class Ledger {
   }
 
   /**
+   * The requests of {@code window}, in start order, as the production report reads them.
+   *
+   * @throws LedgerException when the ledger cannot be read
+   */
+  public java.util.List<dev.tokenmeter.core.analysis.ProductionRequest> production(ProductionWindow window) {
+    try (Connection c = connect()) {
+      return ProductionReader.read(c, window);
+    } catch (SQLException e) {
+      throw new LedgerException("cannot read the ledger " + target.display() + ": " + Ledgers.oneLine(e), e);
+    }
+  }
+
+  /**
+   * Every tenant ({@code "tenant"}) or model ({@code "model"}) the ledger has a request of, sorted:
+   * for telling a misspelt name from a quiet window.
+   *
+   * @throws LedgerException when the ledger cannot be read
+   */
+  public java.util.List<String> seen(String column) {
+    try (Connection c = connect()) {
+      return ProductionReader.distinct(c, column);
+    } catch (SQLException e) {
+      throw new LedgerException("cannot read the ledger " + target.display() + ": " + Ledgers.oneLine(e), e);
+    }
+  }
+
+  /**
    * Hands every request that started at or after {@code since} to {@code each}, oldest first, in
    * one pass (streamed, not loaded whole): what drift and workload export read.
    *

@@ -2,7 +2,6 @@ package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.governance.Budget;
 import dev.tokenmeter.governance.BudgetPlan;
-import dev.tokenmeter.ledger.MeteredRequest;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,11 +36,7 @@ final class BudgetSettings {
    */
   static BudgetPlan plan(List<ProxySettings.BudgetSpec> specs, Integer defaultOutput, String webhook,
       Tenants tenants, boolean tenantsKnown, Prices prices, List<String> errors) {
-    Set<String> known = new HashSet<>();
-    tenants.entries().forEach(e -> known.add(e.tenant()));
-    if (!tenants.refuseUnknown()) {
-      known.add(MeteredRequest.ANONYMOUS);
-    }
+    Set<String> known = tenants.knownAtStart();
     List<Budget> budgets = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (ProxySettings.BudgetSpec s : specs) {

@@ -25,7 +25,7 @@ import java.util.ArrayDeque;
 
 /**
  * One client connection: takes each whole request, refuses what must be refused (unknown key,
- * unknown upstream), serves {@code /metrics}, and runs one {@link ProxyExchange} at a time,
+ * unknown upstream), serves {@code /metrics} and {@code /dashboard}, and runs one {@link ProxyExchange} at a time,
  * queueing pipelined requests behind it (HTTP/1.1 answers in order). Confined to its event loop.
  */
 final class FrontHandler extends ChannelInboundHandlerAdapter {
@@ -35,6 +35,8 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private ChannelHandlerContext chc;
   private ProxyExchange current;
+  /** A dashboard feed is being computed: later requests wait for its answer (HTTP/1.1 order). */
+  private boolean awaitingFeed;
   private long headersNanos;
   private long headersEpochMillis;
 
@@ -74,7 +76,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void drain() {
-    while (current == null && !queued.isEmpty() && chc.channel().isActive()) {
+    while (current == null && !awaitingFeed && !queued.isEmpty() && chc.channel().isActive()) {
       Pending p = queued.poll();
       try {
         handle(p);
@@ -93,6 +95,13 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     String path = new QueryStringDecoder(req.uri()).rawPath();
+    if (DashboardRoutes.owns(path)) { // the proxy's own page: not passed on, not metered
+      switch (DashboardRoutes.answer(ctx, req, keepAlive)) {
+        case DashboardRoutes.Answer.Now now -> respond(now.response(), keepAlive);
+        case DashboardRoutes.Answer.Feed feed -> feed(feed.windowSeconds(), keepAlive);
+      }
+      return;
+    }
     if (ctx.metricsOrNull != null && path.equals("/metrics") && req.method().equals(HttpMethod.GET)) {
       respond(metrics(), keepAlive);
       return;
@@ -157,6 +166,38 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
         yield null;
       }
     };
+  }
+
+  /** Computes the dashboard's feed on the dashboard's thread, then answers on this event loop. */
+  private void feed(long windowSeconds, boolean keepAlive) {
+    awaitingFeed = true;
+    try {
+      ctx.dashboardExecutor.execute(() -> {
+        FullHttpResponse r;
+        try {
+          r = DashboardRoutes.feed(ctx, windowSeconds);
+        } catch (RuntimeException e) {
+          r = Responses.error(500, "tokenmeter proxy: cannot compute the dashboard: " + e.getMessage(),
+              "server_error", "dashboard", null, keepAlive);
+        }
+        FullHttpResponse answer = r;
+        chc.channel().eventLoop().execute(() -> feedAnswered(answer, keepAlive));
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      awaitingFeed = false;
+      respond(Responses.error(503, "tokenmeter proxy: the dashboard is busy (too many polls at once); poll less often",
+          "server_error", "dashboard_busy", null, keepAlive), keepAlive);
+    }
+  }
+
+  private void feedAnswered(FullHttpResponse r, boolean keepAlive) {
+    awaitingFeed = false;
+    if (chc.channel().isActive()) {
+      respond(r, keepAlive);
+      drain();
+    } else {
+      r.release();
+    }
   }
 
   private FullHttpResponse metrics() {

@@ -1,7 +1,9 @@
 package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.governance.BudgetPlan;
+import dev.tokenmeter.governance.LiveSlo;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,6 +19,9 @@ import java.util.Objects;
  * @param recordQueueCapacity events each record thread's queue holds before dropping
  * @param maxRequestBytes the largest request body accepted (413 above it)
  * @param budgets the tenants' budgets ({@link BudgetPlan#none()} for none)
+ * @param adminTokenOrNull the token {@code /dashboard} asks for, or null for none (then the dashboard
+ *     is open on a loopback listener and closed on any other; docs/PROXY.md, "Dashboard")
+ * @param slos the live SLOs, one per objective (docs/PROXY.md, "SLOs and alerts"); empty for none
  */
 public record ProxyConfig(
     InetSocketAddress listen,
@@ -27,7 +32,9 @@ public record ProxyConfig(
     int recordThreads,
     int recordQueueCapacity,
     int maxRequestBytes,
-    BudgetPlan budgets) {
+    BudgetPlan budgets,
+    String adminTokenOrNull,
+    List<LiveSlo> slos) {
 
   /** 64 MiB: a long-context chat request with images inlined fits. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 64 << 20;
@@ -41,9 +48,17 @@ public record ProxyConfig(
     Objects.requireNonNull(tenants, "tenants");
     Objects.requireNonNull(prices, "prices");
     Objects.requireNonNull(budgets, "budgets");
+    slos = List.copyOf(slos);
     if (ioThreads < 1 || recordThreads < 1 || recordQueueCapacity < 1 || maxRequestBytes < 1) {
       throw new IllegalArgumentException("thread counts, queue capacity and body limit must be positive");
     }
+  }
+
+  /** A configuration without an admin token or SLOs. */
+  public ProxyConfig(InetSocketAddress listen, Routing routing, Tenants tenants, Prices prices, int ioThreads,
+      int recordThreads, int recordQueueCapacity, int maxRequestBytes, BudgetPlan budgets) {
+    this(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets,
+        null, List.of());
   }
 
   /** One upstream, loopback listener on {@code port}, anonymous tenants, no prices, defaults. */
@@ -57,31 +72,43 @@ public record ProxyConfig(
         1,
         DEFAULT_RECORD_QUEUE,
         DEFAULT_MAX_REQUEST_BYTES,
-        BudgetPlan.none());
+        BudgetPlan.none(),
+        null,
+        List.of());
   }
 
   /** This configuration with other tenants. */
   public ProxyConfig withTenants(Tenants t) {
-    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
   }
 
   /** This configuration with other prices. */
   public ProxyConfig withPrices(Prices p) {
-    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
   }
 
   /** This configuration with other routing. */
   public ProxyConfig withRouting(Routing r) {
-    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
   }
 
   /** This configuration with other budgets. */
   public ProxyConfig withBudgets(BudgetPlan b) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull, slos);
+  }
+
+  /** This configuration with other SLOs. */
+  public ProxyConfig withSlos(List<LiveSlo> s) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, s);
   }
 
   /** This configuration with record queues of {@code capacity} events. */
   public ProxyConfig withRecordQueue(int capacity) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
+  }
+
+  /** This configuration with the dashboard's admin token (null for none). */
+  public ProxyConfig withAdminToken(String tokenOrNull) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull, slos);
   }
 }

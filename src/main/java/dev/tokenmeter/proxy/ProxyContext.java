@@ -3,6 +3,8 @@ package dev.tokenmeter.proxy;
 import dev.tokenmeter.client.TlsSettings;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.proxy.balance.Balancer;
+import dev.tokenmeter.proxy.dashboard.AdminGate;
+import dev.tokenmeter.proxy.dashboard.LiveBoard;
 import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import io.netty.channel.Channel;
@@ -50,6 +52,21 @@ final class ProxyContext {
   final Map<String, UpstreamState> upstreams = new HashMap<>();
   /** Picks within pools, or null when no route names several upstreams. */
   final Balancer balancerOrNull;
+  /** The live dashboard's figures, served at {@code /dashboard/data}. */
+  final LiveBoard board;
+  /** Who may open the dashboard. */
+  final AdminGate gate;
+  /**
+   * Computes the dashboard's feed off the event loops: one daemon thread, 64 polls queued at most
+   * (then 503). A poll walks the window's requests: milliseconds with 100,000 held.
+   */
+  final java.util.concurrent.ThreadPoolExecutor dashboardExecutor =
+      new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.MILLISECONDS,
+          new java.util.concurrent.ArrayBlockingQueue<>(64), r -> {
+            Thread t = new Thread(r, "tokenmeter-dashboard");
+            t.setDaemon(true);
+            return t;
+          });
   private final ToIntFunction<String> inFlight = name -> upstreams.get(name).inFlight.get();
   private final String idPrefix;
   private final AtomicLong nextId = new AtomicLong();
@@ -63,8 +80,11 @@ final class ProxyContext {
       InstantSource clock,
       Class<? extends Channel> channelClass,
       ChannelGroup channels,
-      Balancer balancerOrNull) {
+      Balancer balancerOrNull,
+      LiveBoard board) {
     this.config = config;
+    this.board = board;
+    this.gate = AdminGate.of(config.listen().getAddress().isLoopbackAddress(), config.adminTokenOrNull());
     this.balancerOrNull = balancerOrNull;
     this.record = record;
     this.metricsOrNull = metricsOrNull;
@@ -95,6 +115,12 @@ final class ProxyContext {
     }
     int i = pool.size() > 1 && balancerOrNull != null ? balancerOrNull.pick(pool, inFlight) : 0;
     return config.routing().upstreams().get(pool.get(i));
+  }
+
+  /** Requests in flight to upstream {@code name} now; 0 for a name not configured. */
+  int inFlight(String name) {
+    UpstreamState s = upstreams.get(name);
+    return s == null ? 0 : s.inFlight.get();
   }
 
   UpstreamState state(Upstream u) {

@@ -5,6 +5,8 @@ import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.ledger.RecordSink;
 import dev.tokenmeter.proxy.balance.Balance;
 import dev.tokenmeter.proxy.balance.Balancer;
+import dev.tokenmeter.proxy.dashboard.LiveBoard;
+import dev.tokenmeter.proxy.dashboard.SloSource;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -64,8 +66,11 @@ public final class ProxyServer implements AutoCloseable {
   private final ChannelGroup channels;
   private final RecordPath record;
   private final InetSocketAddress bound;
+  private final ProxyContext ctx;
 
-  private ProxyServer(EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record) {
+  private ProxyServer(
+      EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record, ProxyContext ctx) {
+    this.ctx = ctx;
     this.group = group;
     this.serverChannel = serverChannel;
     this.channels = channels;
@@ -123,11 +128,18 @@ public final class ProxyServer implements AutoCloseable {
     if (balancer != null) {
       all.add(balancer); // learns each upstream's TPS curve from the record path
     }
+    java.util.concurrent.atomic.AtomicReference<ProxyContext> live = new java.util.concurrent.atomic.AtomicReference<>();
+    LiveBoard board = new LiveBoard(new LiveBoard.Setup(List.copyOf(config.routing().upstreams().keySet()),
+        name -> live.get() == null ? 0 : live.get().inFlight(name), config.budgets().budgets(), budgetsOrNull,
+        balance == null ? Balance.DEFAULT_FLUID_TPS : balance.fluidTps(), SloSource.NONE, LiveBoard.DEFAULT_CAPACITY),
+        clock);
+    all.add(board); // the dashboard's figures, from the record path
     RecordPath record =
         new RecordPath(config.recordThreads(), config.recordQueueCapacity(), all, metricsOrNull,
             counters, config.prices());
     ProxyContext ctx =
-        new ProxyContext(config, record, metricsOrNull, budgetsOrNull, ticker, clock, clientClass, channels, balancer);
+        new ProxyContext(config, record, metricsOrNull, budgetsOrNull, ticker, clock, clientClass, channels, balancer, board);
+    live.set(ctx);
     try {
       ServerBootstrap b =
           new ServerBootstrap()
@@ -151,8 +163,9 @@ public final class ProxyServer implements AutoCloseable {
                   });
       Channel server = b.bind(config.listen()).syncUninterruptibly().channel();
       channels.add(server);
-      return new ProxyServer(group, server, channels, record);
+      return new ProxyServer(group, server, channels, record, ctx);
     } catch (RuntimeException e) {
+      ctx.dashboardExecutor.shutdownNow();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       record.close();
       throw e;
@@ -189,6 +202,11 @@ public final class ProxyServer implements AutoCloseable {
     return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
   }
 
+  /** The live dashboard's figures (served at {@code /dashboard}). */
+  public LiveBoard board() {
+    return ctx.board;
+  }
+
   /** Requests whose record was dropped because a record queue was full. */
   public long droppedRecords() {
     return record.droppedRecords();
@@ -211,5 +229,6 @@ public final class ProxyServer implements AutoCloseable {
         .shutdownGracefully(0, SHUTDOWN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
         .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS + 500);
     record.close();
+    ctx.dashboardExecutor.shutdownNow();
   }
 }

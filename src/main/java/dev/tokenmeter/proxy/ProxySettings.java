@@ -43,7 +43,11 @@ import java.util.Set;
  *   - {tenant: acme, limit: 2000000 tokens, period: day, enforce: true}
  *   - {tenant: acme, limit: 250 USD, period: month}   # the price table's currency
  * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
- * alert_webhook: http://127.0.0.1:9000/hook
+ * alert_webhook: http://127.0.0.1:9000/hook   # budget notices and SLO alerts
+ * admin_token: 6f1c...            # /dashboard asks for it (needed on a non-loopback listen)
+ * slos:                             # the --slo grammar, per model glob / upstream / tenant
+ *   - {objective: "ttft.p99<=750ms,errors<=1%"}
+ *   - {objective: "tps.p10>=30", model: "llama*", tenant: acme}
  * </pre>
  */
 public final class ProxySettings {
@@ -51,7 +55,7 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook");
+          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -68,6 +72,14 @@ public final class ProxySettings {
     /** The {@code --budget TENANT=LIMIT/PERIOD[/enforce]} form. */
     public static BudgetSpec flag(String text) {
       return BudgetSettings.flag(text);
+    }
+  }
+
+  /** An SLO as written: objectives in the {@code --slo} grammar, and its scope (null: any). */
+  public record SloSpec(String objective, String model, String upstream, String tenant) {
+    /** The {@code --slo [SCOPE:]OBJECTIVES} form. */
+    public static SloSpec flag(String text) {
+      return SloSettings.flag(text);
     }
   }
 
@@ -99,6 +111,9 @@ public final class ProxySettings {
   public List<BudgetSpec> budgets = new ArrayList<>();
   public Integer budgetDefaultOutput;
   public String alertWebhook;
+  /** The dashboard's admin token; null: none. */
+  public String adminToken;
+  public List<SloSpec> slos = new ArrayList<>();
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
@@ -168,6 +183,10 @@ public final class ProxySettings {
     }
     s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
     s.alertWebhook = s.text(root, "alert_webhook");
+    s.adminToken = s.text(root, "admin_token");
+    for (JsonNode o : s.list(root, "slos")) {
+      s.slos.add(new SloSpec(s.text(o, "objective"), s.text(o, "model"), s.text(o, "upstream"), s.text(o, "tenant")));
+    }
     JsonNode t = root.get("tenants");
     if (t != null && t.isObject()) {
       s.keysFile = path(dir, s.text(t, "keys_file"));
@@ -206,6 +225,8 @@ public final class ProxySettings {
     m.budgets = flags.budgets.isEmpty() ? budgets : flags.budgets;
     m.budgetDefaultOutput = or(flags.budgetDefaultOutput, budgetDefaultOutput);
     m.alertWebhook = or(flags.alertWebhook, alertWebhook);
+    m.adminToken = or(flags.adminToken, adminToken);
+    m.slos = flags.slos.isEmpty() ? slos : flags.slos;
     return m;
   }
 
@@ -238,16 +259,31 @@ public final class ProxySettings {
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
     BudgetPlan plan = BudgetSettings.plan(budgets, budgetDefaultOutput, alertWebhook, tenants,
         keysFile != null && tenantHeader == null, prices, errors);
+    List<dev.tokenmeter.governance.LiveSlo> live = SloSettings.slos(slos, Set.copyOf(declared), tenants,
+        keysFile != null && tenantHeader == null, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
+    if (adminToken != null && adminToken.strip().length() < 16) {
+      errors.add("admin_token: at least 16 characters, e.g. the output of 'openssl rand -hex 16'");
+    }
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException(
           (errors.size() == 1 ? "a mistake" : errors.size() + " mistakes") + " in the proxy's settings:\n  "
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live);
+  }
+
+  /**
+   * Only the SLOs, checked as {@link #resolve} checks them, for {@code proxy alert-rules}: an
+   * upstream scope is checked when upstreams are given.
+   *
+   * @throws IllegalArgumentException listing every mistake, one line each
+   */
+  public List<dev.tokenmeter.governance.LiveSlo> resolveSlos() {
+    return SloSettings.only(this, problems);
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {

@@ -142,4 +142,14 @@ public record Tenants(List<Entry> entries, String headerOrNull, boolean refuseUn
       throw new IllegalStateException("every JDK has SHA-256", e);
     }
   }
+
+  /** The tenants known at start, sorted: the keys file's, and {@code anonymous} unless unknown keys are refused. */
+  java.util.SortedSet<String> knownAtStart() {
+    java.util.SortedSet<String> known = new java.util.TreeSet<>();
+    entries.forEach(e -> known.add(e.tenant()));
+    if (!refuseUnknown) {
+      known.add(dev.tokenmeter.ledger.MeteredRequest.ANONYMOUS);
+    }
+    return known;
+  }
 }

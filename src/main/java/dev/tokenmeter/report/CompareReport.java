@@ -189,7 +189,7 @@ public final class CompareReport {
   }
 
   /** Columns padded to their widest cell; text columns left-aligned, numbers right-aligned. */
-  private static String aligned(List<String[]> rows) {
+  static String aligned(List<String[]> rows) {
     int columns = rows.get(0).length;
     int[] width = new int[columns];
     for (String[] row : rows) {

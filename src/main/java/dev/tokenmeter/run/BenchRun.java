@@ -91,6 +91,7 @@ public final class BenchRun {
   }
 
   private final Settings s;
+  private final LiveExport export;
   private final PrintStream out;
   private final PrintStream err;
   private final Ticker ticker = Ticker.system();
@@ -100,7 +101,16 @@ public final class BenchRun {
   private boolean sloViolated;
 
   public BenchRun(Settings settings, PrintStream out, PrintStream err) {
+    this(settings, null, out, err);
+  }
+
+  /**
+   * A run that also feeds {@code export} (null for none) with every request and each stage's
+   * in-flight count; the caller closes it after {@link #run}.
+   */
+  public BenchRun(Settings settings, LiveExport export, PrintStream out, PrintStream err) {
     this.s = settings;
+    this.export = export;
     this.out = out;
     this.err = err;
   }
@@ -241,7 +251,7 @@ public final class BenchRun {
     long cpu0 = LaneRun.processCpuNanos();
     List<StageRunner> runners = new ArrayList<>();
     for (LaneRun lane : lanes) {
-      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting));
+      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export));
     }
     int planned = s.stages().plannedStages();
     String label = "[" + (plan.index() + 1) + (planned < 0 ? "" : "/" + planned) + " " + plan.load().label()

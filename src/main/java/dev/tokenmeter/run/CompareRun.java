@@ -1,9 +1,13 @@
 package dev.tokenmeter.run;
 
+import dev.tokenmeter.core.analysis.ProductionRequest;
+import dev.tokenmeter.core.analysis.ProductionStages;
 import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
+import dev.tokenmeter.core.analysis.StageSample;
 import dev.tokenmeter.report.CompareJsonWriter;
 import dev.tokenmeter.report.CompareReport;
+import dev.tokenmeter.report.ProductionCompareReport;
 import dev.tokenmeter.report.RunFolder;
 import dev.tokenmeter.report.html.CompareHtml;
 import java.io.IOException;
@@ -44,6 +48,30 @@ public final class CompareRun {
     if (html != null) {
       out.println("Comparison: " + html + " (open it in a browser; works offline)");
     }
+  }
+
+  /**
+   * {@code tokenmeter compare DIR --production LEDGER}: the bench run in {@code benchDir} (A)
+   * against production traffic (B), at each concurrency both have: production's requests binned by
+   * the concurrency in flight at their start ({@link ProductionStages}), matched with the bench
+   * stages of the same {@code c=N}. Prints the verdicts and tables on {@code out}; no concurrency in
+   * common is an {@link IllegalArgumentException} naming both sides' loads.
+   *
+   * @param production the production side's name for the header (ledger and window)
+   */
+  public static RunComparison compareProduction(Path benchDir, List<ProductionRequest> production, String productionName,
+      StageComparison.Settings settings, PrintStream out) {
+    RunFolder bench = read(benchDir);
+    List<StageSample> bins = ProductionStages.of(production);
+    RunComparison rc = RunComparison.of(bench.comparable(), bins, settings);
+    if (rc.stages().isEmpty()) {
+      throw new IllegalArgumentException("no concurrency in common: the benchmark ran "
+          + String.join(", ", bench.comparable().stream().map(StageSample::label).toList())
+          + ", production had " + String.join(", ", bins.stream().map(StageSample::label).toList())
+          + " in flight; compare a closed-loop (--concurrency) bench run at the loads production sees");
+    }
+    out.print(ProductionCompareReport.console(bench, productionName, rc, settings));
+    return rc;
   }
 
   /**

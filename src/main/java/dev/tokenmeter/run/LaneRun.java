@@ -3,6 +3,7 @@ package dev.tokenmeter.run;
 import dev.tokenmeter.client.OpenAiEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.engine.RequestSink;
 import dev.tokenmeter.core.engine.StageRunner;
 import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
@@ -76,12 +77,19 @@ final class LaneRun implements AutoCloseable {
     endpoint.closeIdleConnections().join();
   }
 
-  /** Starts {@code plan} (this lane's share of the stage) on the lane's loop; returns its runner. */
+  /**
+   * Starts {@code plan} (this lane's share of the stage) on the lane's loop; returns its runner.
+   * {@code export} (null for none) also gets the stage's requests and its in-flight count.
+   */
   StageRunner start(StagePlan plan, Timeouts timeouts, Ticker ticker, SloRun slo, OutputTokenCounter counter,
-      Executor counting) {
-    TargetWatch watch = new TargetWatch(slo.sink(jsonl), () -> interrupt("the server stopped accepting connections"));
+      Executor counting, LiveExport export) {
+    RequestSink sink = export == null ? slo.sink(jsonl) : export.sink(lane, plan, slo.sink(jsonl));
+    TargetWatch watch = new TargetWatch(sink, () -> interrupt("the server stopped accepting connections"));
     StageRunner runner = new StageRunner(endpoint, plan, lane.requests().apply(plan), timeouts, ticker,
         watch, counter, counting);
+    if (export != null) {
+      export.stageStarted(lane, plan, runner);
+    }
     this.watch = watch;
     current = runner;
     loopCpu0 = threadCpuNanos(loopThreadId);

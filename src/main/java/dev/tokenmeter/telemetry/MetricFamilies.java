@@ -77,6 +77,8 @@ final class MetricFamilies {
   final Counter cost;
   final Counter dropped;
   final Gauge budgetUsed;
+  final Gauge sloBurnRate;
+  final Gauge sloAlert;
   final Gauge drift;
   final Gauge driftPsi;
 
@@ -126,6 +128,12 @@ final class MetricFamilies {
     budgetUsed = Gauge.builder(props).name("tokenmeter_proxy_budget_used_ratio")
         .help("Share of each tenant budget spent in its current period (1 = the limit); unit is tokens or a currency")
         .labelNames(TENANT, "unit", "period").withoutExemplars().register(registry);
+    sloBurnRate = Gauge.builder(props).name("tokenmeter_proxy_slo_burn_rate")
+        .help("Error budget burn rate of each live SLO over each rolling window: bad share / budget (NaN: no request)")
+        .labelNames("slo", "window").withoutExemplars().register(registry);
+    sloAlert = Gauge.builder(props).name("tokenmeter_proxy_slo_alert")
+        .help("1 while the SLO's alert of this severity fires (page: fast burn, ticket: slow burn), else 0")
+        .labelNames("slo", "severity").withoutExemplars().register(registry);
     drift = Gauge.builder(props).name("tokenmeter_proxy_drift")
         .help("1 when live traffic drifted from the --baseline benchmark in this dimension at the last check, else 0")
         .labelNames("dimension").withoutExemplars().register(registry);
@@ -139,7 +147,7 @@ final class MetricFamilies {
         .register(registry);
   }
 
-  private static Histogram.Builder histogram(PrometheusProperties props, String name, Unit unit,
+  static Histogram.Builder histogram(PrometheusProperties props, String name, Unit unit,
       double[] bounds, String help, String... labels) {
     Histogram.Builder b = Histogram.builder(props).name(name).help(help).labelNames(labels)
         .classicOnly().classicUpperBounds(bounds);

@@ -154,6 +154,36 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
   }
 
   /**
+   * Pushes these metrics over OTLP/HTTP ({@code proxy --otlp}) until the push is closed, which
+   * pushes the final values once more; names as in docs/PROXY.md, "Metrics".
+   */
+  public OtlpPush push(OtlpPush.Settings settings, java.time.InstantSource clock, java.io.PrintStream err) {
+    return OtlpPush.start(registry, settings, clock, err);
+  }
+
+  /** The registry behind the scrape and the push. */
+  PrometheusRegistry registry() {
+    return registry;
+  }
+
+  /**
+   * Sets an SLO's burn rate over a window: the gauge {@code tokenmeter_proxy_slo_burn_rate}. SLOs
+   * come from the configuration, so their labels are not capped.
+   */
+  public void sloBurnRate(String slo, String window, double rate) {
+    sloBurnRateGauge(slo, window).accept(rate);
+  }
+
+  /**
+   * The setter of one SLO's burn-rate gauge over one window, resolved once: the client's label
+   * look-up costs about 1.7 us a call (measured: 15 gauges per request took 28 us against 4 us resolved once),
+   * and the burn rates change after every request.
+   */
+  public java.util.function.DoubleConsumer sloBurnRateGauge(String slo, String window) {
+    return families.sloBurnRate.labelValues(slo, window)::set;
+  }
+
+  /**
    * Sets the drift gauges of one dimension ({@code input_tokens}, {@code output_tokens}, {@code
    * model}, {@code concurrency}): {@code tokenmeter_proxy_drift} (1 when drifted) and, when {@code
    * psi} is a number, {@code tokenmeter_proxy_drift_psi}. Dimensions are a fixed set: not capped.
@@ -163,6 +193,11 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     if (!Double.isNaN(psi)) {
       families.driftPsi.labelValues(dimension).set(psi);
     }
+  }
+
+  /** Sets whether an SLO's alert fires: the gauge {@code tokenmeter_proxy_slo_alert}, 1 or 0. */
+  public void sloAlert(String slo, String severity, boolean firing) {
+    families.sloAlert.labelValues(slo, severity).set(firing ? 1 : 0);
   }
 
   @Override

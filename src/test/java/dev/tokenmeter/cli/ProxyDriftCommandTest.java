@@ -24,12 +24,12 @@ class ProxyDriftCommandTest {
   private static final Instant NOW = Instant.parse("2026-11-25T12:00:00Z");
   @TempDir Path dir;
 
-  private CommandRun drift(String... args) {
-    return CommandRun.of(new ProxyDriftCommand(InstantSource.fixed(NOW), Map.of()), args);
+  private CommandHarness.Run drift(String... args) {
+    return CommandHarness.run(new ProxyDriftCommand(InstantSource.fixed(NOW), Map.of()), args);
   }
 
-  private CommandRun export(String... args) {
-    return CommandRun.of(new ProxyDriftCommand.ExportWorkload(InstantSource.fixed(NOW), Map.of()), args);
+  private CommandHarness.Run export(String... args) {
+    return CommandHarness.run(new ProxyDriftCommand.ExportWorkload(InstantSource.fixed(NOW), Map.of()), args);
   }
 
   /** A ledger of {@code n} completed requests of {@code inputTokens} in the last hour, and a model listing. */
@@ -77,7 +77,7 @@ class ProxyDriftCommandTest {
 
   @Test
   void driftFromTheLedgerInWords() throws Exception {
-    CommandRun r = drift("--ledger", ledger(80, 1200).toString(), "--baseline", baseline(512).toString(), "--since", "2h");
+    CommandHarness.Run r = drift("--ledger", ledger(80, 1200).toString(), "--baseline", baseline(512).toString(), "--since", "2h");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("drift: live traffic has moved away from what was benchmarked (80 requests)")
         .contains("  DRIFT input_tokens: prompts are 2.3x longer than the 512 tokens you benchmarked (median 1202 vs 514")
@@ -88,7 +88,7 @@ class ProxyDriftCommandTest {
 
   @Test
   void aBaselineDrawnFromAProfileIsNamedByItsMedian() throws Exception {
-    CommandRun r = drift("--ledger", ledger(80, 1200).toString(), "--baseline", baseline(512, "workload:p.json").toString(),
+    CommandHarness.Run r = drift("--ledger", ledger(80, 1200).toString(), "--baseline", baseline(512, "workload:p.json").toString(),
         "--since", "2h");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("prompts are 2.3x longer than the 514 tokens you benchmarked (median 1202 vs 514")
@@ -97,7 +97,7 @@ class ProxyDriftCommandTest {
 
   @Test
   void theSameWorkloadIsNoDrift() throws Exception {
-    CommandRun r = drift("--ledger", ledger(80, 512).toString(), "--baseline", baseline(512).toString(), "--since", "2h");
+    CommandHarness.Run r = drift("--ledger", ledger(80, 512).toString(), "--baseline", baseline(512).toString(), "--since", "2h");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("drift: none; live traffic matches what was benchmarked (80 requests)");
   }
@@ -106,26 +106,26 @@ class ProxyDriftCommandTest {
   void aFolderWithoutSummaryAndAnEmptyWindowAreOneLineAndExit2() throws Exception {
     Path ledger = ledger(80, 512);
     long before = Files.size(ledger);
-    CommandRun none = drift("--ledger", ledger.toString(), "--baseline", dir.toString());
+    CommandHarness.Run none = drift("--ledger", ledger.toString(), "--baseline", dir.toString());
     assertThat(none.exit()).isEqualTo(Main.EXIT_USAGE);
     assertThat(none.err().strip()).isEqualTo("tokenmeter: --baseline " + dir + ": no summary.json there; name a bench"
         + " run's folder (the --out DIR of 'tokenmeter bench', e.g. results/20261125T145627Z)");
-    CommandRun empty = drift("--ledger", ledger.toString(), "--baseline", baseline(512).toString(), "--since", "1m");
+    CommandHarness.Run empty = drift("--ledger", ledger.toString(), "--baseline", baseline(512).toString(), "--since", "1m");
     assertThat(empty.exit()).isEqualTo(Main.EXIT_USAGE);
     assertThat(empty.err()).contains("no completed request in the ledger " + ledger + " since 2026-11-25T11:59:00Z;"
         + " widen --since");
-    CommandRun exportEmpty = export("--ledger", ledger.toString(), "--since", "1m", "--out", dir.resolve("p.json").toString());
+    CommandHarness.Run exportEmpty = export("--ledger", ledger.toString(), "--since", "1m", "--out", dir.resolve("p.json").toString());
     assertThat(exportEmpty.exit()).isEqualTo(Main.EXIT_USAGE);
     assertThat(dir.resolve("p.json")).doesNotExist();
     assertThat(Files.size(ledger)).isEqualTo(before);
-    CommandRun noLedger = drift("--ledger", dir.resolve("nope.db").toString(), "--baseline", baseline(512).toString());
+    CommandHarness.Run noLedger = drift("--ledger", dir.resolve("nope.db").toString(), "--baseline", baseline(512).toString());
     assertThat(noLedger.exit()).isEqualTo(Main.EXIT_USAGE);
   }
 
   @Test
   void exportWritesTheDocumentedProfile() throws Exception {
     Path out = dir.resolve("profile.json");
-    CommandRun r = export("--ledger", ledger(121, 1000).toString(), "--out", out.toString());
+    CommandHarness.Run r = export("--ledger", ledger(121, 1000).toString(), "--out", out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("wrote " + out + ": 121 requests since 2026-11-18T12:00:00Z; input median 1002 tokens");
     JsonNode p = new ObjectMapper().readTree(out.toFile());

@@ -22,8 +22,8 @@ class ProxyUsageCommandTest {
   private static final Instant NOW = Instant.parse("2026-11-25T12:00:00Z");
   @TempDir Path dir;
 
-  private CommandRun run(String... args) {
-    return CommandRun.of(new ProxyUsageCommand(InstantSource.fixed(NOW), Map.of()), args);
+  private CommandHarness.Run run(String... args) {
+    return CommandHarness.run(new ProxyUsageCommand(InstantSource.fixed(NOW), Map.of()), args);
   }
 
   private Path ledger() {
@@ -46,7 +46,7 @@ class ProxyUsageCommandTest {
 
   @Test
   void aTableOfTheLastDayPerTenantByDefault() {
-    CommandRun r = run("--ledger", ledger().toString());
+    CommandHarness.Run r = run("--ledger", ledger().toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("Usage since 2026-11-24T12:00:00Z, by tenant\n");
     assertThat(r.out()).contains("\nacme ").contains("\nbeta ").contains("\ntotal ");
@@ -56,7 +56,7 @@ class ProxyUsageCommandTest {
 
   @Test
   void jsonForOneTenantOverAWeekByDay() throws Exception {
-    CommandRun r = run("--ledger", ledger().toString(), "--since", "7d", "--tenant", "acme", "--by", "day", "--json");
+    CommandHarness.Run r = run("--ledger", ledger().toString(), "--since", "7d", "--tenant", "acme", "--by", "day", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode j = new ObjectMapper().readTree(r.out());
     assertThat(j.get("tenant").asText()).isEqualTo("acme");
@@ -67,7 +67,7 @@ class ProxyUsageCommandTest {
 
   @Test
   void csvByModel() {
-    CommandRun r = run("--ledger", ledger().toString(), "--since", "2026-11-25", "--by", "model", "--csv");
+    CommandHarness.Run r = run("--ledger", ledger().toString(), "--since", "2026-11-25", "--by", "model", "--csv");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out().lines().toList()).hasSize(3).first().asString().startsWith("model,requests,");
     assertThat(r.out()).contains("\nllama,3,0,");
@@ -76,17 +76,17 @@ class ProxyUsageCommandTest {
   @Test
   void badInputGetsOneLine() {
     Path file = ledger();
-    CommandRun missing = run("--ledger", dir.resolve("missing.db").toString());
+    CommandHarness.Run missing = run("--ledger", dir.resolve("missing.db").toString());
     assertThat(missing.exit()).isEqualTo(2);
     assertThat(missing.err()).startsWith("tokenmeter: ledger " + dir.resolve("missing.db") + " does not exist").hasLineCount(1);
 
-    CommandRun since = run("--ledger", file.toString(), "--since", "yesterday");
+    CommandHarness.Run since = run("--ledger", file.toString(), "--since", "yesterday");
     assertThat(since.exit()).isEqualTo(2);
     assertThat(since.err()).isEqualTo(
         "tokenmeter: --since 'yesterday' is neither a duration nor a time; use e.g. 30m, 24h, 7d, 2026-11-24 or 2026-11-24T08:00:00Z"
             + System.lineSeparator());
 
-    CommandRun by = run("--ledger", file.toString(), "--by", "region");
+    CommandHarness.Run by = run("--ledger", file.toString(), "--by", "region");
     assertThat(by.exit()).isEqualTo(2);
     assertThat(by.err()).contains("--by 'region' is not a grouping").hasLineCount(1);
   }
@@ -94,14 +94,14 @@ class ProxyUsageCommandTest {
   @Test
   void aFileThatIsNotALedger() throws Exception {
     Path notes = Files.writeString(dir.resolve("notes.db"), "not a database ".repeat(100));
-    CommandRun r = run("--ledger", notes.toString());
+    CommandHarness.Run r = run("--ledger", notes.toString());
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).startsWith("tokenmeter: " + notes + " is not a tokenmeter ledger").hasLineCount(1);
   }
 
   @Test
   void jsonAndCsvExcludeEachOther() {
-    CommandRun r = run("--ledger", "x.db", "--json", "--csv");
+    CommandHarness.Run r = run("--ledger", "x.db", "--json", "--csv");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("mutually exclusive");
   }

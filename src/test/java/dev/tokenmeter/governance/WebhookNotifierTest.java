@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import dev.tokenmeter.testkit.WebhookReceiver;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,27 +20,24 @@ class WebhookNotifierTest {
   private static final Notice NOTICE = new Notice(new Budget("acme", 1000, null, Period.DAY, true), 80, 812,
       Instant.parse("2026-11-25T10:00:00Z"), Instant.parse("2026-11-26T00:00:00Z"));
 
-  private final List<String> bodies = new CopyOnWriteArrayList<>();
-  private final AtomicInteger calls = new AtomicInteger();
-  private HttpServer receiver;
+  private final List<WebhookReceiver> receivers = new ArrayList<>();
+  private List<String> bodies;
 
   /** A receiver that answers 503 to the first {@code failures} posts, then 204. */
   private URI receiver(int failures) throws Exception {
-    receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    receiver.createContext("/hook", x -> {
-      bodies.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-      x.sendResponseHeaders(calls.incrementAndGet() <= failures ? 503 : 204, -1);
-      x.close();
-    });
-    receiver.start();
-    return URI.create("http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook");
+    WebhookReceiver r = WebhookReceiver.start(failures);
+    receivers.add(r);
+    bodies = r.bodies;
+    return r.url();
+  }
+
+  private int calls() {
+    return receivers.get(receivers.size() - 1).calls();
   }
 
   @AfterEach
   void stop() {
-    if (receiver != null) {
-      receiver.stop(0);
-    }
+    receivers.forEach(WebhookReceiver::close);
   }
 
   @Test
@@ -56,7 +51,7 @@ class WebhookNotifierTest {
       assertThat(w.delivered()).isEqualTo(1);
       assertThat(w.failed()).isZero();
     }
-    assertThat(calls.get()).isEqualTo(3);
+    assertThat(calls()).isEqualTo(3);
     assertThat(log).isEmpty();
     JsonNode j = new ObjectMapper().readTree(bodies.get(2));
     assertThat(j.get("kind").asText()).isEqualTo("budget");
@@ -80,9 +75,46 @@ class WebhookNotifierTest {
       assertThat(w.failed()).isEqualTo(1);
       assertThat(w.delivered()).isZero();
     }
-    assertThat(calls.get()).isEqualTo(3);
+    assertThat(calls()).isEqualTo(3);
     assertThat(log).singleElement().asString()
         .contains("gave up on the 80% notice of tenant 'acme' after 3 attempts (status 503)");
+  }
+
+  @Test
+  void anSloAlertIsPostedWithItsScopeAndBurnRatesAndRetriedLikeANotice() throws Exception {
+    LiveSlo slo = LiveSlo.of(dev.tokenmeter.core.analysis.Slo.parse("tps.p10>=30").objectives().get(0),
+        new SloScope("llama*", null, "acme"));
+    double[] burn = {20, 15, 12.5, Double.NaN, 1.5}; // 5m, 30m, 1h, 6h, 3d
+    SloAlert alert = new SloAlert(slo, Severity.PAGE, SloAlert.Transition.FIRING, burn, Instant.parse("2026-11-25T10:00:00Z"));
+    burn[0] = 0; // the alert keeps its own copy
+    List<String> log = new CopyOnWriteArrayList<>();
+    try (WebhookNotifier w = new WebhookNotifier(receiver(1), 2, 1, log::add)) {
+      w.accept(alert);
+      w.close(10_000);
+      assertThat(w.delivered()).isEqualTo(1);
+    }
+    JsonNode j = new ObjectMapper().readTree(bodies.get(1));
+    assertThat(j.get("kind").asText()).isEqualTo("slo");
+    assertThat(j.get("slo").asText()).isEqualTo("tps.p10>=30 model=llama* tenant=acme");
+    assertThat(j.get("objective").asText()).isEqualTo("tps.p10 >= 30 tok/s");
+    assertThat(j.get("scope").get("model").asText()).isEqualTo("llama*");
+    assertThat(j.get("scope").get("upstream").isNull()).isTrue();
+    assertThat(j.get("severity").asText()).isEqualTo("page");
+    assertThat(j.get("state").asText()).isEqualTo("firing");
+    assertThat(j.get("budget").asDouble()).isEqualTo(0.1);
+    assertThat(j.get("burn_rates").get("5m").asDouble()).isEqualTo(20);
+    assertThat(j.get("burn_rates").get("6h").isNull()).as("no request in 6h").isTrue();
+    assertThat(j.get("at").asText()).isEqualTo("2026-11-25T10:00:00Z");
+    assertThat(j.get("message").asText()).isEqualTo("SLO alert firing (page): tps.p10>=30 model=llama* tenant=acme: burn rate"
+        + " 12.5 over 1h and 20 over 5m (threshold 14.4), - over 6h and 15 over 30m (threshold 6); error budget 10% of"
+        + " requests (share of completed requests with TPS >= 30 tok/s)");
+
+    try (WebhookNotifier w = new WebhookNotifier(receiver(100), 1, 1, log::add)) {
+      w.accept(new SloAlert(slo, Severity.TICKET, SloAlert.Transition.RESOLVED, burn, Instant.EPOCH));
+      w.close(10_000);
+    }
+    assertThat(log).singleElement().asString()
+        .contains("gave up on the resolved ticket alert of SLO 'tps.p10>=30 model=llama* tenant=acme' after 1 attempts");
   }
 
   @Test

@@ -117,7 +117,7 @@ class BadInputIT {
         row("recover a finished run", "nothing to recover", "report", "--recover", "{finished}"),
         row("recover an empty folder", "requests.jsonl", "report", "--recover", "{dir}"),
         row("recover to another page", "leave out --out", "report", "--recover", "{finished}", "--out", "{dir}/r.html"),
-        row("compare one folder", "at least 2 values", "compare", "{finished}"),
+        row("compare one folder", "compare needs two results folders (or one and --production LEDGER)", "compare", "{finished}"),
         row("compare missing folders", "{missing}", "compare", "{finished}", "{missing}"),
         row("merge missing folders", "{missing}", "merge", "--out", "{dir}/m", "{finished}", "{missing}"),
         // the simulator's server

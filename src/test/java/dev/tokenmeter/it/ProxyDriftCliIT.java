@@ -45,7 +45,7 @@ class ProxyDriftCliIT {
   void longerPromptsThanBenchmarkedRaiseTheNoticeAndTheProfileRoundTrips() throws Exception {
     Path baseline = dir.resolve("baseline");
     Path ledger = dir.resolve("ledger.db");
-    try (WebhookReceiver receiver = WebhookReceiver.start();
+    try (WebhookReceiver receiver = WebhookReceiver.start(0);
         SimFixture sim = SimFixture.start(SimFixture.config(2, 1))) {
       Cli.Result bench = Cli.run("bench", "--url", sim.baseUrl(), "--concurrency", "1", "--requests", "60",
           "--warmup", "0s", "--cooldown", "0s", "--input-tokens", "512", "--output-tokens", "uniform:8,40",
@@ -63,7 +63,7 @@ class ProxyDriftCliIT {
           url.complete(m.group(1));
         }
       }, "proxy", "--listen", "127.0.0.1:0", "--upstream", sim.baseUrl(), "--ledger", ledger.toString(),
-          "--baseline", baseline.toString(), "--alert-webhook", receiver.url())));
+          "--baseline", baseline.toString(), "--alert-webhook", receiver.url().toString())));
       proxy.start();
       String base = url.get(20, TimeUnit.SECONDS);
       SplittableRandom random = new SplittableRandom(7);
@@ -88,7 +88,7 @@ class ProxyDriftCliIT {
               + words(liveMedian) + " vs " + words(baselineMedian) + " tokens as the server counted them; KS D=1.00, p<0.0001")
           .contains("your TTFT SLO was verified for 512 (100 requests over the last 15 min)");
       assertThat(done.err()).doesNotContain("outputs are").doesNotContain("concurrency is");
-      assertThat(receiver.bodies()).isNotEmpty().first().asString().contains("\"kind\":\"drift\"", "\"dimensions\":[\"input_tokens\"]");
+      assertThat(receiver.bodies).isNotEmpty().first().asString().contains("\"kind\":\"drift\"", "\"dimensions\":[\"input_tokens\"]");
       assertThat(metrics).contains("tokenmeter_proxy_drift{dimension=\"input_tokens\"} 1.0")
           .contains("tokenmeter_proxy_drift{dimension=\"output_tokens\"} 0.0");
 

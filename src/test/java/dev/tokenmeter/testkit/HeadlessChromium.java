@@ -51,6 +51,11 @@ public final class HeadlessChromium implements AutoCloseable {
 
   /** Opens {@code page} (a local file) and collects its console entries once it has loaded. */
   public static HeadlessChromium open(Path page) {
+    return openUrl(page.toUri().toString());
+  }
+
+  /** Opens {@code url} (a local file, or a page served on 127.0.0.1) and collects its console entries once it has loaded. */
+  public static HeadlessChromium openUrl(String url) {
     assumeInstalled();
     // The driver named explicitly: Selenium Manager (which would look online) is never asked.
     // (Through the system property: ChromeDriverService.Builder's class file makes javac warn.)
@@ -64,8 +69,8 @@ public final class HeadlessChromium implements AutoCloseable {
     options.setCapability("goog:loggingPrefs", logs);
     ChromeDriver driver = new ChromeDriver(options);
     driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
-    driver.get(page.toUri().toString());
-    return new HeadlessChromium(driver, driver.manage().logs().get(LogType.BROWSER).getAll());
+    driver.get(url);
+    return new HeadlessChromium(driver, new ArrayList<>(driver.manage().logs().get(LogType.BROWSER).getAll()));
   }
 
   public ChromeDriver driver() {
@@ -77,14 +82,23 @@ public final class HeadlessChromium implements AutoCloseable {
     return console;
   }
 
+  /**
+   * The entries at level SEVERE (errors) or above, those logged since the page loaded included: for
+   * a live page that keeps running scripts.
+   */
+  public List<LogEntry> errorsSoFar() {
+    console.addAll(driver.manage().logs().get(LogType.BROWSER).getAll());
+    return errors();
+  }
+
   /** The entries at level SEVERE (errors) or above. */
   public List<LogEntry> errors() {
     return console.stream().filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
   }
 
-  /** Runs {@code script} in the page and returns its result. */
-  public Object js(String script) {
-    return ((JavascriptExecutor) driver).executeScript(script);
+  /** Runs {@code script} in the page (with {@code arguments} bound to {@code args}) and returns its result. */
+  public Object js(String script, Object... args) {
+    return ((JavascriptExecutor) driver).executeScript(script, args);
   }
 
   /** How many resources the page loaded from elsewhere (a self-contained page: 0). */

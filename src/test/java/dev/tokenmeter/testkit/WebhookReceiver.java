@@ -2,46 +2,45 @@ package dev.tokenmeter.testkit;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** A webhook receiver on 127.0.0.1 that keeps every body posted to {@code /hook} and answers 204. */
+/**
+ * A webhook receiver on 127.0.0.1 for tests: keeps every body posted to {@code /hook}, answers 503
+ * to the first {@code failures} posts, then 204. Close it to stop.
+ */
 public final class WebhookReceiver implements AutoCloseable {
+  /** The bodies posted, in arrival order, the refused ones included. */
+  public final List<String> bodies = new CopyOnWriteArrayList<>();
+  private final AtomicInteger calls = new AtomicInteger();
   private final HttpServer server;
-  private final List<String> bodies = new CopyOnWriteArrayList<>();
 
-  private WebhookReceiver(HttpServer server) {
-    this.server = server;
+  private WebhookReceiver(int failures) throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/hook", x -> {
+      bodies.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+      x.sendResponseHeaders(calls.incrementAndGet() <= failures ? 503 : 204, -1);
+      x.close();
+    });
+    server.start();
   }
 
-  /** Starts one on a free port. */
-  public static WebhookReceiver start() {
-    try {
-      HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      WebhookReceiver r = new WebhookReceiver(s);
-      s.createContext("/hook", x -> {
-        r.bodies.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-        x.sendResponseHeaders(204, -1);
-        x.close();
-      });
-      s.start();
-      return r;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  public static WebhookReceiver start(int failures) throws IOException {
+    return new WebhookReceiver(failures);
   }
 
   /** {@code http://127.0.0.1:PORT/hook}. */
-  public String url() {
-    return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+  public URI url() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/hook");
   }
 
-  /** The bodies posted so far, in order. */
-  public List<String> bodies() {
-    return List.copyOf(bodies);
+  /** Posts received so far. */
+  public int calls() {
+    return calls.get();
   }
 
   @Override

@@ -310,6 +310,11 @@ public final class StageRecorder {
     return live.snapshot(nowNanos, stageStartNanos);
   }
 
+  /** Requests in flight now (sent, not ended); one volatile read, safe from any thread. */
+  public int inFlightNow() {
+    return live.inFlight;
+  }
+
   private void checkOpen() {
     if (finished) {
       throw new IllegalStateException("stage " + plan.index() + " already finished");

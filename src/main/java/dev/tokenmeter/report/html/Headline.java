@@ -268,14 +268,7 @@ final class Headline {
 
   /** 1,234 / 41 / 7.5 / 0.25: whole numbers from 10 up, else two significant digits. */
   static String num(double v) {
-    if (Double.isNaN(v)) {
-      return "n/a";
-    }
-    double a = Math.abs(v);
-    if (a >= 10 || v == Math.rint(v)) {
-      return String.format(Locale.ROOT, "%,.0f", v);
-    }
-    return String.format(Locale.ROOT, a >= 1 ? "%.1f" : "%.2f", v);
+    return dev.tokenmeter.report.ProductionWords.num(v);
   }
 
   private static String users(double n) {

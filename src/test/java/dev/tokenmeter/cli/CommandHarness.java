@@ -4,18 +4,18 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
 
-/**
- * One command run in-process as {@link Main} runs it for bad input (the message alone on stderr,
- * exit 2), with what it printed.
- *
- * @param exit the exit code
- * @param out standard output
- * @param err standard error
- */
-record CommandRun(int exit, String out, String err) {
+/** Runs one command object as cli.Main would, capturing what it prints. */
+final class CommandHarness {
+  private CommandHarness() {}
 
-  /** Runs {@code command} (a picocli command object) with {@code args}. */
-  static CommandRun of(Object command, String... args) {
+  /** Exit code and both streams of one run. */
+  record Run(int exit, String out, String err) {}
+
+  /**
+   * Runs {@code command} with {@code args}; bad input is handled as cli.Main does: the message
+   * alone on stderr, exit 2.
+   */
+  static Run run(Object command, String... args) {
     CommandLine cl = new CommandLine(command);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -29,6 +29,6 @@ record CommandRun(int exit, String out, String err) {
       return Main.EXIT_USAGE;
     });
     int exit = cl.execute(args);
-    return new CommandRun(exit, out.toString(), err.toString());
+    return new Run(exit, out.toString(), err.toString());
   }
 }
