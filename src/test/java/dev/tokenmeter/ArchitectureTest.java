@@ -60,13 +60,14 @@ class ArchitectureTest {
     ARROWS.put("workload..", List.of("core..", "tokenizer.."));
     ARROWS.put("simulator", List.of("core.time", "simulator.engine..", "sse.."));
     ARROWS.put("simulator.virtual..", List.of("core..", "simulator", "simulator.engine.."));
-    ARROWS.put("report", List.of("core.."));
-    ARROWS.put("report.html..", List.of("core..", "report"));
+    ARROWS.put("scrape..", List.of("core.time"));
+    ARROWS.put("report", List.of("core..", "scrape.."));
+    ARROWS.put("report.html..", List.of("core..", "report", "scrape.."));
     ARROWS.put("ledger..", List.of("core.."));
     ARROWS.put("telemetry..", List.of("core..", "ledger..", "governance.."));
     ARROWS.put("governance..", List.of("core..", "ledger.."));
     ARROWS.put("proxy..", List.of("core..", "sse..", "client..", "ledger..", "telemetry..", "governance.."));
-    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report..", "telemetry.."));
+    ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report..", "scrape..", "telemetry.."));
     ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run..", "ledger..", "proxy..", "telemetry..", "governance.."));
   }
 

@@ -5,6 +5,7 @@ import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.LoadSplit;
 import dev.tokenmeter.run.Preflight;
 import dev.tokenmeter.run.RunFailedException;
+import dev.tokenmeter.run.ServerWatch;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.TargetException;
 import dev.tokenmeter.run.VariantReport;
@@ -54,6 +55,9 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
   SloOptions slo = new SloOptions();
 
+  @ArgGroup(validate = false, heading = "%nServer metrics:%n")
+  ServerMetricsOptions serverMetrics = new ServerMetricsOptions();
+
   @ArgGroup(validate = false, heading = "%nLive export (Prometheus, OpenTelemetry):%n")
   ExportOptions export = new ExportOptions();
 
@@ -84,8 +88,13 @@ final class BenchCommand implements Callable<Integer> {
     var exportSettings = export.settings();
     Path outDir = output.outDir(Instant.now());
     List<BenchRun.Lane> lanes;
+    if (!parsed.isEmpty() && serverMetrics.url != null) {
+      throw new UsageException("--server-metrics scrapes one server: it cannot be combined with --variant");
+    }
+    ServerWatch.Settings scrape = null;
     if (parsed.isEmpty()) {
       EndpointConfig cfg = resolve(target, err, "");
+      scrape = serverMetrics.resolve(cfg);
       var requests = workload.factory(cfg.model());
       err.println("tokenmeter: " + workload.tokenizerLine());
       lanes = BenchRun.single(cfg, requests, workload.describe(), outDir);
@@ -93,7 +102,7 @@ final class BenchCommand implements Callable<Integer> {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
     }
-    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, exportSettings);
+    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings);
   }
 
   /**

@@ -121,7 +121,7 @@ final class DemoCommand implements Callable<Integer> {
               true, true, 5_000);
       Path outDir = output.outDir(Instant.now());
       return Runs.bench(outDir, BenchRun.single(cfg, requests, workload.describe(), outDir), stages, workload, output,
-          load.seed, pricing, spec, sloRun, LiveExport.Settings.NONE);
+          load.seed, pricing, spec, sloRun, null, LiveExport.Settings.NONE);
     }
   }
 }

@@ -4,6 +4,7 @@ import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.LiveExport;
 import dev.tokenmeter.run.ProgressLine;
+import dev.tokenmeter.run.ServerWatch;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
 import java.nio.file.Path;
@@ -19,7 +20,8 @@ final class Runs {
    * Runs a command's plan with its output options and returns the exit code: the one entry point
    * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
    * variants, each into the subfolder of its name. {@code export} is the live export ({@code bench
-   * --metrics-port}, {@code --otlp}; {@link LiveExport.Settings#NONE} for none), closed after the run.
+   * --metrics-port}, {@code --otlp}; {@link LiveExport.Settings#NONE} for none), closed after the run;
+   * {@code serverMetrics} is {@code --server-metrics}, or null.
    */
   static int bench(
       Path outDir,
@@ -31,6 +33,7 @@ final class Runs {
       Cost.Model cost,
       CommandSpec spec,
       SloRun slo,
+      ServerWatch.Settings serverMetrics,
       LiveExport.Settings exportSettings) {
     try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
       BenchRun run =
@@ -46,7 +49,8 @@ final class Runs {
                   output.rawTimes,
                   workload.outputCounter(),
                   cost,
-                  slo),
+                  slo,
+                  serverMetrics),
               export,
               System.out,
               System.err);

@@ -30,7 +30,8 @@ final class SimCommand {
       description = {
         "Serves /v1/chat/completions, /v1/completions and /v1/models on 127.0.0.1 until Ctrl-C, streaming",
         "every token when a simulated continuous-batching engine makes it (--model, --gpu, --gpus), or,",
-        "with --ttft/--itl or --zero-delay, on a fixed schedule."
+        "with --ttft/--itl or --zero-delay, on a fixed schedule. GET /metrics serves vLLM's Prometheus metrics",
+        "computed from the engine (docs/SIMULATOR.md, \"/metrics\")."
       })
   static final class Serve implements Callable<Integer> {
     @Option(names = "--port", description = "TCP port on 127.0.0.1 (default: ${DEFAULT-VALUE}; 0 = any free port).")

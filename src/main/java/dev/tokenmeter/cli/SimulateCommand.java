@@ -33,6 +33,9 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Mixin EngineOptions engine = new EngineOptions();
 
+  @ArgGroup(validate = false, heading = "%nTails (variation of the simulated engine):%n")
+  VariationOptions variation = new VariationOptions();
+
   @ArgGroup(validate = false, heading = "%nLoad:%n")
   LoadOptions load = new LoadOptions();
 
@@ -69,6 +72,7 @@ final class SimulateCommand implements Callable<Integer> {
         new SimulateRun(
             new SimulateRun.Settings(
                 config,
+                variation.resolve(load.seed),
                 stages,
                 sloRun,
                 costModel,

@@ -96,6 +96,16 @@ public final class ProxyServer implements AutoCloseable {
     return start(config, sinks, metricsOrNull, null, counters, ticker, clock);
   }
 
+  /** The dashboard's SLO panel: the live SLOs among the record sinks, if any. */
+  private static SloSource sloSource(List<RecordSink> sinks) {
+    for (RecordSink sink : sinks) {
+      if (sink instanceof dev.tokenmeter.governance.SloBook book) {
+        return new dev.tokenmeter.proxy.dashboard.SloBookSource(book);
+      }
+    }
+    return SloSource.NONE;
+  }
+
   /**
    * As {@link #start(ProxyConfig, List, ProxyMetrics, TokenCounters, Ticker, InstantSource)}, with
    * the tenants' budgets: requests of a budgeted tenant are admitted or refused (429) by {@code
@@ -131,7 +141,7 @@ public final class ProxyServer implements AutoCloseable {
     java.util.concurrent.atomic.AtomicReference<ProxyContext> live = new java.util.concurrent.atomic.AtomicReference<>();
     LiveBoard board = new LiveBoard(new LiveBoard.Setup(List.copyOf(config.routing().upstreams().keySet()),
         name -> live.get() == null ? 0 : live.get().inFlight(name), config.budgets().budgets(), budgetsOrNull,
-        balance == null ? Balance.DEFAULT_FLUID_TPS : balance.fluidTps(), SloSource.NONE, LiveBoard.DEFAULT_CAPACITY),
+        balance == null ? Balance.DEFAULT_FLUID_TPS : balance.fluidTps(), sloSource(sinks), LiveBoard.DEFAULT_CAPACITY),
         clock);
     all.add(board); // the dashboard's figures, from the record path
     RecordPath record =

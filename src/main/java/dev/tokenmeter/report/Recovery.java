@@ -77,7 +77,7 @@ public final class Recovery {
   private static JsonNode tree(StageResult r) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (JsonGenerator g = MAPPER.getFactory().createGenerator(bytes)) {
-      StageJsonWriter.write(g, r, null);
+      StageJsonWriter.write(g, r, null, null);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -4,6 +4,7 @@ import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.scrape.ServerStage;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -32,6 +33,9 @@ import java.util.Objects;
  * @param pricing the prices given and each stage's cost (schema 1.2); null when no price was given
  * @param analysis the degradation curve and knee, SLO verdicts and capacity search across the
  *     stages (schema 1.2); {@link RunAnalysis#NONE} when not analysed
+ * @param server per stage, in the order of {@link #stages()}, the server's own metrics over it
+ *     ({@code --server-metrics}, schema 1.4); null without, and null elements for stages that have
+ *     none
  */
 public record RunSummary(
     Tool tool,
@@ -45,13 +49,14 @@ public record RunSummary(
     List<StageResult> stages,
     Repeats repeats,
     Pricing pricing,
-    RunAnalysis analysis) {
+    RunAnalysis analysis,
+    List<ServerStage> server) {
 
   /**
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.3";
+  public static final String SCHEMA_VERSION = "1.4";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -66,7 +71,12 @@ public record RunSummary(
       throw new IllegalArgumentException("one cost per stage");
     }
     analysis = analysis == null ? RunAnalysis.NONE : analysis;
+    if (server != null && server.size() != stages.size()) {
+      throw new IllegalArgumentException("one server entry per stage");
+    }
+    server = server == null ? null : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(server));
   }
+
 
   /** A run whose stages each ran once, with no prices and no cross-stage analysis. */
   public RunSummary(
@@ -80,7 +90,7 @@ public record RunSummary(
       Completion completion,
       List<StageResult> stages) {
     this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, null, null,
-        RunAnalysis.NONE);
+        RunAnalysis.NONE, null);
   }
 
   /**
@@ -181,13 +191,33 @@ public record RunSummary(
       boolean prefixCaching,
       double prefixCacheHitRate,
       double simulatedSeconds,
-      double wallSeconds) {
+      double wallSeconds,
+      SimulatedEngine engine) {
     public Simulation {
       Objects.requireNonNull(note, "note");
       Objects.requireNonNull(model, "model");
       Objects.requireNonNull(gpu, "gpu");
     }
   }
+
+  /**
+   * Which engine profile and calibration a simulation used, and its variation ({@code
+   * settings.simulation.engine}, schema 1.4).
+   *
+   * @param profile the profile's id ({@code vllm})
+   * @param name the engine and version it describes
+   * @param calibration {@code fitted} (the committed fit) or {@code flags} (overridden)
+   * @param fittedOn the data the fitted factors come from
+   * @param iterationCv iteration time's coefficient of variation (0: exact)
+   * @param arrivalJitterMs widest delay from send to the scheduler, ms (0: none)
+   */
+  public record SimulatedEngine(
+      String profile,
+      String name,
+      String calibration,
+      String fittedOn,
+      double iterationCv,
+      double arrivalJitterMs) {}
 
   /** The client's deadlines; null where there is none. */
   public record Timeouts(Duration firstToken, Duration idle, Duration total) {

@@ -25,6 +25,7 @@ import java.util.List;
  * @param cost {@code cost}: what the stage costs under the run's pricing; null without pricing
  * @param tpotUndefined {@code requests.tpot_undefined}: completed measured requests with no TPOT
  *     (fewer than 2 tokens, or all in one read); -1 when the file does not have it
+ * @param server {@code server}: the server's own metrics over the stage; null when absent
  */
 public record StageDetail(
     String loadModel,
@@ -38,7 +39,9 @@ public record StageDetail(
     Health health,
     Series series,
     Cost.StageCost cost,
-    long tpotUndefined) {
+    long tpotUndefined,
+    dev.tokenmeter.scrape.ServerStage server) {
+
 
   /** No detail: a stage built from headline numbers. */
   public static final StageDetail NONE =
@@ -57,7 +60,7 @@ public record StageDetail(
       Health health,
       Series series) {
     this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
-        steadyStateReason, wordsPerOutputToken, health, series, null, -1);
+        steadyStateReason, wordsPerOutputToken, health, series, null, -1, null);
   }
 
   /** Whether the stage ran a closed loop (virtual users) rather than an open one (a rate). */

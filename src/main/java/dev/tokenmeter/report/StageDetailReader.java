@@ -44,7 +44,8 @@ final class StageDetailReader {
         health(s.path("client_health")),
         series(s.path("time_series")),
         RepeatsCostReader.cost(s),
-        s.path("requests").path("tpot_undefined").asLong(-1));
+        s.path("requests").path("tpot_undefined").asLong(-1),
+        ServerStageJson.read(s.get("server")));
   }
 
   private static StageDetail.Health health(JsonNode h) throws IOException {

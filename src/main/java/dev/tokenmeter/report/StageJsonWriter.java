@@ -16,6 +16,7 @@ import dev.tokenmeter.core.load.StopCondition;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.TokenCountSource;
+import dev.tokenmeter.scrape.ServerStage;
 import java.io.IOException;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -27,8 +28,8 @@ final class StageJsonWriter {
 
   private StageJsonWriter() {}
 
-  /** Writes stage {@code r}, with its {@code cost} when not null. */
-  static void write(JsonGenerator g, StageResult r, Cost.StageCost cost) throws IOException {
+  /** Writes stage {@code r}, with its {@code cost} and {@code server} metrics when not null. */
+  static void write(JsonGenerator g, StageResult r, Cost.StageCost cost, ServerStage server) throws IOException {
     g.writeStartObject();
     plan(g, r.plan(), r.label());
     number(g, "stage_length_s", r.stageLengthNanos() / NS_PER_S);
@@ -57,6 +58,9 @@ final class StageJsonWriter {
     histograms(g, "failed_histograms", r.failedHistograms());
     if (cost != null) {
       CostJsonWriter.stage(g, cost);
+    }
+    if (server != null) {
+      ServerStageJson.write(g, server);
     }
     g.writeEndObject();
   }

@@ -106,7 +106,8 @@ public final class SummaryJsonWriter {
     g.writeStringField("partial_detail", s.completion().detail());
     g.writeArrayFieldStart("stages");
     for (int i = 0; i < s.stages().size(); i++) {
-      StageJsonWriter.write(g, s.stages().get(i), s.pricing() == null ? null : s.pricing().stages().get(i));
+      StageJsonWriter.write(g, s.stages().get(i), s.pricing() == null ? null : s.pricing().stages().get(i),
+          s.server() == null ? null : s.server().get(i));
     }
     g.writeEndArray();
     if (s.pricing() != null) {
@@ -158,6 +159,17 @@ public final class SummaryJsonWriter {
     g.writeNumberField("prefix_cache_hit_rate", sim.prefixCacheHitRate());
     g.writeNumberField("simulated_s", sim.simulatedSeconds());
     g.writeNumberField("wall_s", sim.wallSeconds());
+    RunSummary.SimulatedEngine e = sim.engine();
+    if (e != null) {
+      g.writeObjectFieldStart("engine");
+      g.writeStringField("profile", e.profile());
+      g.writeStringField("name", e.name());
+      g.writeStringField("calibration", e.calibration());
+      g.writeStringField("fitted_on", e.fittedOn());
+      g.writeNumberField("iteration_cv", e.iterationCv());
+      g.writeNumberField("arrival_jitter_ms", e.arrivalJitterMs());
+      g.writeEndObject();
+    }
     g.writeEndObject();
   }
 

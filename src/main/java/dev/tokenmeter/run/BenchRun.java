@@ -81,13 +81,22 @@ public final class BenchRun {
       boolean rawTimes,
       OutputTokenCounter counter,
       Cost.Model cost,
-      SloRun slo) {
+      SloRun slo,
+      ServerWatch.Settings serverMetrics) {
     public Settings {
       lanes = List.copyOf(lanes);
       if (lanes.isEmpty()) {
         throw new IllegalArgumentException("a run needs at least one lane");
       }
+      if (serverMetrics != null && lanes.size() > 1) {
+        throw new IllegalArgumentException("--server-metrics scrapes one server: it cannot be combined with --variant");
+      }
     }
+  }
+
+  /** {@code --server-metrics URL --server-metrics-interval D}: see {@link ServerWatch.Settings}. */
+  public static ServerWatch.Settings serverMetrics(java.net.URI url, long intervalNanos) {
+    return new ServerWatch.Settings(url, intervalNanos);
   }
 
   private final Settings s;
@@ -99,6 +108,7 @@ public final class BenchRun {
   private volatile boolean interrupted;
   private final CountDownLatch written = new CountDownLatch(1);
   private boolean sloViolated;
+  private ServerWatch server;
 
   public BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this(settings, null, out, err);
@@ -138,6 +148,9 @@ public final class BenchRun {
         for (Lane lane : s.lanes()) {
           lanes.add(LaneRun.open(lane, ticker, runStartNanos, s.rawTimes()));
         }
+        if (s.serverMetrics() != null) {
+          server = ServerWatch.start(s.serverMetrics(), ticker, err);
+        }
         int planned = s.stages().plannedStages();
         // From the start, so a process killed in its first stage leaves a folder to recover.
         writeSummaries(startedAt, inProgress(0, planned));
@@ -152,6 +165,9 @@ public final class BenchRun {
           List<StageResult> rs = runStage(plan, counting, progress);
           progress.pause();
           printStage(rs, planned);
+          if (server != null) {
+            server.stageEnded(rs.get(0), out);
+          }
           if (interrupted) {
             completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
             break;
@@ -171,6 +187,9 @@ public final class BenchRun {
         }
       } finally {
         lanes.forEach(LaneRun::close);
+        if (server != null) {
+          server.close();
+        }
       }
     } finally {
       writeSummaries(startedAt, completion);
@@ -347,8 +366,18 @@ public final class BenchRun {
             results,
             RepeatingSequence.repeatsOf(s.stages(), results),
             RunCost.pricing(s.cost(), results),
-            s.slo().analyze(results));
+            s.slo().analyze(results),
+            server != null && lane == lanes.get(0) ? serverStages(results.size()) : null);
     writeSummary(lane.lane().outDir(), summary, err);
+  }
+
+  /** The server figures of the first {@code n} stages (a stage interrupted before they were taken: null). */
+  private List<dev.tokenmeter.scrape.ServerStage> serverStages(int n) {
+    List<dev.tokenmeter.scrape.ServerStage> all = new ArrayList<>(server.stages());
+    while (all.size() < n) {
+      all.add(null);
+    }
+    return all.subList(0, n);
   }
 
   private static void printResults(Path dir, PrintStream out) {

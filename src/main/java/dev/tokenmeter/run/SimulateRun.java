@@ -12,7 +12,9 @@ import dev.tokenmeter.report.ConsoleReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.html.HtmlReport;
+import dev.tokenmeter.simulator.engine.Calibration;
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.Variation;
 import dev.tokenmeter.simulator.virtual.Simulation;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -48,6 +50,7 @@ public final class SimulateRun {
    */
   public record Settings(
       EngineConfig config,
+      Variation variation,
       StageSequence stages,
       SloRun slo,
       Cost.Model cost,
@@ -101,7 +104,8 @@ public final class SimulateRun {
     Runtime.getRuntime().addShutdownHook(hook);
     try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, s.rawTimes())) {
       // The default max_tokens is never used: the workload always sets one.
-      sim = new Simulation(s.config(), s.timeouts(), 256, s.slo().sink(jsonl), null, s.sharedPrefixTokens());
+      sim = new Simulation(s.config(), s.timeouts(), 256, s.slo().sink(jsonl), null,
+          s.sharedPrefixTokens(), s.variation());
       running = sim;
       if (interrupted) {
         sim.interrupt("interrupted (Ctrl-C)");
@@ -110,6 +114,7 @@ public final class SimulateRun {
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
       err.println("tokenmeter simulate: " + s.config().describeEngine());
+      err.println("tokenmeter simulate: " + describe(s.variation()));
       int planned = s.stages().plannedStages();
       StagePlan plan;
       while ((plan = s.stages().next(results)) != null) {
@@ -225,7 +230,7 @@ public final class SimulateRun {
             c.maxBatchedTokens(), c.mfu(), c.mbu(), c.iterationOverheadNanos() / 1e6,
             c.perSequenceOverheadNanos() / 1e6,
             sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
-            sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds);
+            sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds, engine(c, s.variation()));
     return new RunSummary(
         new RunSummary.Tool("tokenmeter", Version.VERSION),
         startedAt,
@@ -238,7 +243,23 @@ public final class SimulateRun {
         results,
         RepeatingSequence.repeatsOf(s.stages(), results),
         RunCost.pricing(s.cost(), results),
-        s.slo().analyze(results));
+        s.slo().analyze(results),
+        null);
+  }
+
+  /** {@code variation: iteration time CV 0.05, arrival jitter 0-2.000 ms}, or that there is none. */
+  static String describe(Variation v) {
+    return v.none()
+        ? "variation: none (exact engine; --variation adds the estimated spread, docs/SIMULATOR.md Tails)"
+        : String.format(Locale.ROOT, "variation: iteration time CV %.3f, arrival jitter 0-%.3f ms, seed %d"
+            + " (docs/SIMULATOR.md Tails)", v.iterationCv(), v.arrivalJitterNanos() / 1e6, v.seed());
+  }
+
+  /** summary.json's settings.simulation.engine: the profile, its calibration and the variation. */
+  static RunSummary.SimulatedEngine engine(EngineConfig c, Variation v) {
+    return new RunSummary.SimulatedEngine(
+        c.profile().id(), c.profile().name(), c.fittedCalibration() ? "fitted" : "flags",
+        Calibration.FITTED_ON, v.iterationCv(), v.arrivalJitterNanos() / 1e6);
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

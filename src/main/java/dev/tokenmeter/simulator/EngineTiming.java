@@ -46,6 +46,7 @@ public final class EngineTiming implements TimingModel {
   private static final class Track {
     final long[] tokenNanos;
     int known;
+    long scheduledNanos = -1;
 
     Track(int outputTokens) {
       this.tokenNanos = new long[outputTokens];
@@ -61,7 +62,20 @@ public final class EngineTiming implements TimingModel {
    */
   public EngineTiming(EngineConfig config, Ticker ticker) {
     this.ticker = ticker;
-    this.engine = new BatchEngine(config, this::onToken);
+    this.engine = new BatchEngine(config, new BatchEngine.Listener() {
+      @Override
+      public void token(long id, int index, long atNanos) {
+        onToken(id, index, atNanos);
+      }
+
+      @Override
+      public void firstScheduled(long id, long atNanos) {
+        Track t = tracks.get(id);
+        if (t != null) {
+          t.scheduledNanos = atNanos;
+        }
+      }
+    });
   }
 
   private void onToken(long id, int index, long atNanos) {
@@ -130,6 +144,12 @@ public final class EngineTiming implements TimingModel {
   }
 
   @Override
+  public synchronized long scheduledNanos(GenerationRequest r) {
+    Track t = tracks.get(r.serverRequestId());
+    return t == null ? -1 : t.scheduledNanos;
+  }
+
+  @Override
   public synchronized void onFinish(GenerationRequest r) {
     if (tracks.remove(r.serverRequestId()) != null) {
       engine.cancel(r.serverRequestId());
@@ -146,6 +166,22 @@ public final class EngineTiming implements TimingModel {
   public synchronized int waiting() {
     engine.advanceTo(ticker.nanos());
     return engine.waiting();
+  }
+
+  /** KV-cache blocks in use now (after advancing the engine to now), fraction 0..1, as vLLM counts it. */
+  public synchronized double kvCacheUsage() {
+    engine.advanceTo(ticker.nanos());
+    return 1 - (double) engine.freeBlocks() / engine.totalBlocks();
+  }
+
+  /** Prompt tokens looked up in the prefix cache so far (every admitted request's prompt, once). */
+  public synchronized long prefixCacheQueries() {
+    return engine.admittedPromptTokens();
+  }
+
+  /** Of {@link #prefixCacheQueries()}, the tokens found in it. */
+  public synchronized long prefixCacheHits() {
+    return engine.cachedPromptTokens();
   }
 
   /** Preemptions so far. */

@@ -84,6 +84,10 @@ final class Generation implements Runnable {
   private boolean dueKnown = true;
   private long pendingStallNanos;
   private ScheduledFuture<?> timer;
+  /** For the server's metrics: when the engine first scheduled it, its first and last token left; -1 before. */
+  private long scheduledNanos = -1;
+  private long firstNanos = -1;
+  private long lastNanos = -1;
 
   Generation(ServerState state, ChannelHandlerContext ctx, SimHandler owner, Plan plan) {
     this.state = state;
@@ -112,6 +116,7 @@ final class Generation implements Runnable {
 
   /** Starts the response: an HTTP error now, or headers (now or delayed) and the token schedule. */
   void start() {
+    state.metrics.started();
     Fault fault = plan.fault();
     if (fault == Fault.HTTP_429 || fault == Fault.HTTP_500 || fault == Fault.HTTP_503) {
       headersNanos = state.ticker.nanos();
@@ -234,6 +239,14 @@ final class Generation implements Runnable {
       intended[next] = nextDue;
       actual[next] = now;
     }
+    if (next == 0) {
+      firstNanos = now;
+      scheduledNanos = timing.scheduledNanos(request);
+      state.metrics.firstToken(request, now);
+    } else {
+      state.metrics.nextToken(now - lastNanos);
+    }
+    lastNanos = now;
     next++;
   }
 
@@ -316,6 +329,7 @@ final class Generation implements Runnable {
       timer = null;
     }
     state.tokens.add(next);
+    state.metrics.ended(request, scheduledNanos, firstNanos, lastNanos, state.ticker.nanos());
     timing.onFinish(request);
     GroundTruthSink sink = state.config.groundTruthSink();
     if (sink != null) {

@@ -8,6 +8,7 @@ import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.engine.Variation;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.util.Locale;
@@ -79,10 +80,13 @@ public final class PresetsListing {
             "  limits: GPUs of >= 70 GiB other than A100 / smaller ones. Every profile: --mfu %.3f"
                 + "  --mbu %.2f (flags change them, and --iteration-overhead, --per-sequence-overhead)%n"
                 + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, %d-token blocks,"
-                + " all-reduce latency %d us (NVLink, Infinity Fabric) or %d us (PCIe)%n",
+                + " all-reduce latency %d us (NVLink, Infinity Fabric) or %d us (PCIe)%n"
+                + "  variation (simulate): none by default; --variation: iteration time CV %.2f,"
+                + " arrival jitter 0-%d ms (docs/SIMULATOR.md, Tails)%n",
             e.mfu(), e.mbu(), e.gpuMemoryUtilization(), e.reserveBytesPerGpu() >> 30,
             e.blockTokens(), GpuSpec.LINK_ALL_REDUCE_NANOS / 1_000,
-            GpuSpec.PCIE_ALL_REDUCE_NANOS / 1_000));
+            GpuSpec.PCIE_ALL_REDUCE_NANOS / 1_000, Variation.ESTIMATED_ITERATION_CV,
+            Variation.ESTIMATED_ARRIVAL_JITTER_NANOS / 1_000_000));
     return sb.toString();
   }
 

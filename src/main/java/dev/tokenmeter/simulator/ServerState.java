@@ -19,6 +19,8 @@ final class ServerState {
   final LongAdder tokens = new LongAdder();
   /** Emission jitter (actual − intended) of streamed tokens, ns; wait-free across event loops. */
   final Recorder jitterNanos = new Recorder(3);
+  /** {@code GET /metrics}: vLLM's names, from the engine's state and the responses' token times. */
+  final VllmMetrics metrics;
 
   private final AtomicLong lastRequestId = new AtomicLong();
   private volatile boolean closing;
@@ -28,6 +30,7 @@ final class ServerState {
     this.ticker = config.ticker();
     this.channels = channels;
     this.quotedModel = Bodies.quote(config.servedModelName());
+    this.metrics = new VllmMetrics(config.servedModelName(), config.timing());
   }
 
   long nextRequestId() {

@@ -93,6 +93,13 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
             methodNotAllowed();
           }
         }
+        case "/metrics" -> {
+          if (method.equals(HttpMethod.GET)) {
+            sendMetrics();
+          } else {
+            methodNotAllowed();
+          }
+        }
         case "/v1/models" -> {
           if (method.equals(HttpMethod.GET)) {
             long created = state.config.wallClock().instant().getEpochSecond();
@@ -183,6 +190,19 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
     }
     HttpUtil.setContentLength(response, body.readableBytes());
     decorate(response);
+    if (keepAlive) {
+      ctx.writeAndFlush(response);
+    } else {
+      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  /** {@code GET /metrics}: the server's metrics in Prometheus text format, vLLM's names. */
+  private void sendMetrics() {
+    FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+        Unpooled.wrappedBuffer(state.metrics.scrape()));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, state.metrics.contentType());
+    HttpUtil.setContentLength(response, response.content().readableBytes());
     if (keepAlive) {
       ctx.writeAndFlush(response);
     } else {

@@ -27,7 +27,8 @@ import org.HdrHistogram.Histogram;
  * known: the fixture of tokenmeter's integration tests and the target of {@code tokenmeter demo}.
  *
  * <p>Serves {@code POST /v1/chat/completions}, {@code POST /v1/completions} (streamed or not),
- * {@code GET /v1/models} and {@code GET /health} on 127.0.0.1 over HTTP/1.1 with keep-alive, on
+ * {@code GET /v1/models}, {@code GET /health} and {@code GET /metrics} (vLLM V1's names, {@link
+ * VllmMetrics}) on 127.0.0.1 over HTTP/1.1 with keep-alive, on
  * {@link SimConfig#ioThreads()} event loops (native epoll where available, else NIO). Tokens are
  * emitted at the times the {@link TimingModel} gives, and every generation's intended and actual
  * emission times go to the {@link GroundTruthSink}, so a client's measurements can be checked
@@ -153,6 +154,24 @@ public final class SimServer implements AutoCloseable {
   public SimStats stats() {
     return state.stats();
   }
+
+  /**
+   * The exact queue times (arrival to first scheduled) and prefill times (first scheduled to first
+   * token) of every response that produced a token so far, nanoseconds: the truth behind the
+   * bucketed {@code vllm:request_queue_time_seconds} and {@code vllm:request_prefill_time_seconds}
+   * of {@code GET /metrics}. Copies.
+   */
+  public PhaseTruth phaseTruth() {
+    return state.metrics.truth();
+  }
+
+  /**
+   * Exact phase times of the responses so far, nanoseconds.
+   *
+   * @param queueNanos arrival to first scheduled, per response that produced a token
+   * @param prefillNanos first scheduled to first token
+   */
+  public record PhaseTruth(Histogram queueNanos, Histogram prefillNanos) {}
 
   /**
    * Emission jitter of every streamed token so far (and of the body write of non-streamed

@@ -42,6 +42,14 @@ public interface TimingModel {
     throw new UnsupportedOperationException("this timing model never answers NOT_YET");
   }
 
+  /**
+   * When {@code r} was first scheduled (ticker time), for the queue time of the server's metrics; -1
+   * when the model has no queue (the default: scheduled on arrival) or has not scheduled it yet.
+   */
+  default long scheduledNanos(GenerationRequest r) {
+    return -1;
+  }
+
   /** Called once when the response to {@code r} ends (completed, failed or cut). No-op default. */
   default void onFinish(GenerationRequest r) {}
 

@@ -51,7 +51,7 @@ class MergeCommandTest {
     JsonNode p1 = summary("p1");
     JsonNode m = summary("merged");
     assertThat(JsonSchemaSubset.check(JSON.readTree(Path.of("docs/summary.schema.json").toFile()), m)).isEmpty();
-    assertThat(m.get("schema_version").asText()).isEqualTo("1.3");
+    assertThat(m.get("schema_version").asText()).isEqualTo(dev.tokenmeter.report.RunSummary.SCHEMA_VERSION);
     assertThat(m.get("merged_from")).hasSize(2);
     assertThat(m.at("/merged_from/1/dir").asText()).endsWith("p1");
     for (int s = 0; s < 2; s++) {

@@ -30,7 +30,8 @@ class PresetsCommandTest {
         .containsPattern("sglang .* prefill_first +on_demand .* 160 +6\\.4ms +0\\.03ms")
         .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +7\\.2ms +0\\.0225ms")
         .contains("--mfu 0.575  --mbu 0.98")
-        .contains("16-token blocks, all-reduce latency 5 us (NVLink, Infinity Fabric) or 20 us (PCIe)");
+        .contains("16-token blocks, all-reduce latency 5 us (NVLink, Infinity Fabric) or 20 us (PCIe)")
+        .contains("variation (simulate): none by default; --variation: iteration time CV 0.05, arrival jitter 0-2 ms");
   }
 
   @Test

@@ -117,6 +117,12 @@ class ProxySloIT {
       assertThat(status).extracting(SloStatus::state)
           .containsExactly(SloStatus.State.PAGE, SloStatus.State.OK, SloStatus.State.OK);
       assertThat(status.get(0).requests().get("5m")).isEqualTo(3);
+      // The dashboard's SLO panel shows the same states (docs/PROXY.md, "Dashboard").
+      JsonNode feed = JSON.readTree(RawHttp.get(proxy.baseUrl(), "/dashboard/data?window=5m").body());
+      assertThat(feed.at("/slo/configured").asBoolean()).isTrue();
+      assertThat(feed.at("/slo/objectives")).extracting(o -> o.get("status").asText())
+          .containsExactly("page", "ok", "ok");
+      assertThat(feed.at("/slo/objectives/0/detail").asText()).contains("5m: SLI 0.00% of 3 requests, burn 100.00");
 
       skipNanos.set(TimeUnit.HOURS.toNanos(7)); // every window but 3d empties: both resolve at the next evaluation
       assertThat(await(4)).containsExactly("ttft.p99<=40ms page firing", "ttft.p99<=40ms ticket firing",

@@ -43,6 +43,14 @@ class SimulateCommandTest {
     assertThat(sim.get("simulated_s").asDouble()).isBetween(2 * 23.0, 2 * 23.0 + 1); // 2 x (2 + 20 + 1) s
     assertThat(summary.at("/settings/workload/ignore_eos").asBoolean()).isTrue();
 
+    JsonNode engine = sim.get("engine");
+    assertThat(engine.get("profile").asText()).isEqualTo("vllm");
+    assertThat(engine.get("calibration").asText()).isEqualTo("fitted");
+    assertThat(engine.get("fitted_on").asText()).contains("published-points.json");
+    assertThat(engine.get("iteration_cv").asDouble()).isZero();
+    assertThat(engine.get("arrival_jitter_ms").asDouble()).isZero();
+    assertThat(r.err()).contains("variation: none (exact engine; --variation adds the estimated spread");
+
     // c=1: ITL is the decode iteration over ~100 cached tokens, 8.6038 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
     assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(8.60, within(0.01));
@@ -90,7 +98,7 @@ class SimulateCommandTest {
     Cli.Result r = Cli.run("simulate", "--concurrency", "1", "--input-tokens", "100",
         "--output-tokens", "16", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
         "--mfu", "0.5", "--mbu", "0.8", "--iteration-overhead", "0.5ms",
-        "--per-sequence-overhead", "0", "--out", dir.toString());
+        "--per-sequence-overhead", "0", "--arrival-jitter", "0", "--out", dir.toString());
     assertThat(r.exitCode()).as(r.both()).isZero();
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
     JsonNode sim = summary.at("/settings/simulation");
@@ -98,6 +106,9 @@ class SimulateCommandTest {
     assertThat(sim.get("mbu").asDouble()).isEqualTo(0.8);
     assertThat(sim.get("iteration_overhead_ms").asDouble()).isEqualTo(0.5);
     assertThat(sim.get("per_sequence_overhead_ms").asDouble()).isZero();
+    assertThat(sim.at("/engine/calibration").asText()).isEqualTo("flags");
+    assertThat(sim.at("/engine/iteration_cv").asDouble()).isZero();
+    assertThat(sim.at("/engine/arrival_jitter_ms").asDouble()).isZero();
     assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.13, within(0.01));
     assertThat(r.err()).contains("calibration: MFU 0.500, MBU 0.80, 0.500 ms per iteration + 0.000 ms"
         + " per sequence (set by flags)");
@@ -112,23 +123,57 @@ class SimulateCommandTest {
 
   @Test
   void usageErrorsExitWith2() {
-    Cli.Result none = Cli.run("simulate", "--concurrency", "1", "--output-tokens", "none");
-    assertThat(none.exitCode()).isEqualTo(2);
-    assertThat(none.err()).contains("--output-tokens");
-    Cli.Result big = Cli.run("simulate", "--model", "llama-3.1-70b", "--concurrency", "1");
-    assertThat(big.exitCode()).isEqualTo(2);
-    assertThat(big.err()).contains("does not fit on 1 x h100-sxm");
-    Cli.Result prefix = Cli.run("simulate", "--concurrency", "1", "--shared-prefix-tokens", "-1");
-    assertThat(prefix.exitCode()).isEqualTo(2);
-    assertThat(prefix.err()).contains("--shared-prefix-tokens");
-    Cli.Result noLoad = Cli.run("simulate");
-    assertThat(noLoad.exitCode()).isEqualTo(2);
-    Cli.Result mfu = Cli.run("simulate", "--concurrency", "1", "--mfu", "1.5");
-    assertThat(mfu.exitCode()).isEqualTo(2);
-    assertThat(mfu.err()).contains("--mfu must be in (0, 1], got 1.5");
-    Cli.Result overhead = Cli.run("simulate", "--concurrency", "1", "--per-sequence-overhead", "-1ms");
-    assertThat(overhead.exitCode()).isEqualTo(2);
-    assertThat(overhead.err()).contains("--per-sequence-overhead '-1ms' is not a duration");
+    usageError("--output-tokens", "--concurrency", "1", "--output-tokens", "none");
+    usageError("does not fit on 1 x h100-sxm", "--model", "llama-3.1-70b", "--concurrency", "1");
+    usageError("--shared-prefix-tokens", "--concurrency", "1", "--shared-prefix-tokens", "-1");
+    usageError("");
+    usageError("--mfu must be in (0, 1], got 1.5", "--concurrency", "1", "--mfu", "1.5");
+    usageError("--per-sequence-overhead '-1ms' is not a duration", "--concurrency", "1",
+        "--per-sequence-overhead", "-1ms");
+    usageError("--iteration-cv must be in [0, 1), got 1.5", "--concurrency", "1", "--iteration-cv", "1.5");
+    usageError("--arrival-jitter 'soon' is not a duration", "--concurrency", "1", "--arrival-jitter", "soon");
+  }
+
+  /** {@code simulate ARGS} exits 2 with {@code message} on stderr. */
+  private static void usageError(String message, String... args) {
+    String[] all = new String[args.length + 1];
+    all[0] = "simulate";
+    System.arraycopy(args, 0, all, 1, args.length);
+    Cli.Result r = Cli.run(all);
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
+    assertThat(r.err()).contains(message);
+  }
+
+  /** {@code args}, which end with {@code --out}, with {@code flag} inserted before it. */
+  private static String[] with(String[] args, String flag) {
+    String[] all = java.util.Arrays.copyOf(args, args.length + 1);
+    all[args.length - 1] = flag;
+    all[args.length] = "--out";
+    return all;
+  }
+
+  @Test
+  void variationSpreadsTheTailsOfAClosedLoop(@TempDir Path dir) throws Exception {
+    String[] args = {"simulate", "--concurrency", "16", "--input-tokens", "1000", "--output-tokens",
+        "64", "--duration", "20s", "--warmup", "2s", "--cooldown", "0s", "--seed", "4", "--out"};
+    JsonNode exact = summary(dir.resolve("exact"), args);
+    JsonNode varied = summary(dir.resolve("varied"), with(args, "--variation"));
+    assertThat(varied.at("/settings/simulation/engine/iteration_cv").asDouble()).isEqualTo(0.05);
+    assertThat(varied.at("/settings/simulation/engine/arrival_jitter_ms").asDouble()).isEqualTo(2.0);
+    JsonNode v = varied.at("/stages/0/metrics");
+    JsonNode e = exact.at("/stages/0/metrics");
+    // Exact: 16 identical users start at once and stay in step, every prompt prefilled in the same
+    // two iterations, so every TTFT is the same (220 ms) and p99 = p50.
+    assertThat(e.at("/ttft_ms/p99").asDouble()).isCloseTo(e.at("/ttft_ms/p50").asDouble(), within(1.0));
+    assertThat(e.at("/tpot_ms/p99").asDouble()).isCloseTo(e.at("/tpot_ms/p50").asDouble(), within(0.1));
+    // Varied (seed 4: TTFT p50 271 ms, p99 439 ms; TPOT p50 12.2 ms, p99 15.9 ms): the arrival
+    // jitter splits the cohort where it straddles an iteration's start, so prompts prefill in
+    // different iterations and decodes meet different numbers of prefills.
+    assertThat(v.at("/ttft_ms/p99").asDouble()).isGreaterThan(1.3 * v.at("/ttft_ms/p50").asDouble());
+    assertThat(v.at("/tpot_ms/p99").asDouble()).isGreaterThan(1.2 * v.at("/tpot_ms/p50").asDouble());
+    // The factors have mean 1 and the jitter is 1 ms on average: throughput stays within 5%.
+    assertThat(varied.at("/stages/0/throughput/output_tokens_per_s").asDouble())
+        .isCloseTo(exact.at("/stages/0/throughput/output_tokens_per_s").asDouble(), org.assertj.core.data.Percentage.withPercentage(5));
   }
 
   @Test
@@ -137,10 +182,7 @@ class SimulateCommandTest {
         "--shared-prefix-tokens", "1024", "--duration", "5s", "--warmup", "0s", "--cooldown", "0s",
         "--seed", "3", "--out"};
     JsonNode on = summary(dir.resolve("on"), args);
-    String[] offArgs = java.util.Arrays.copyOf(args, args.length + 1);
-    offArgs[args.length - 1] = "--no-prefix-caching";
-    offArgs[args.length] = "--out";
-    JsonNode off = summary(dir.resolve("off"), offArgs);
+    JsonNode off = summary(dir.resolve("off"), with(args, "--no-prefix-caching"));
     // Fitted defaults (MFU 0.575, MBU 0.98, vLLM's 4 ms + 7.5 µs per scheduled sequence): a cold
     // 1,100-token prefill is compute-bound,
     // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 568.905e12 = 29.580188 ms, + 313 ns

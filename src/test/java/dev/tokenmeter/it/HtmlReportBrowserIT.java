@@ -170,4 +170,47 @@ class HtmlReportBrowserIT {
           .contains("at " + stages.get(knee).at("/load/concurrency").asInt() + " users");
     }
   }
+
+  /**
+   * A bench run with {@code --server-metrics} against the engine-backed simulator (4 users, 2
+   * sequences at most: it queues): each stage shows the server panel, its chart plots summary.json's
+   * scrapes at their own times from the stage start, and the TTFT decomposition is in words.
+   */
+  @Test
+  void theServerPanelPlotsTheScrapesOnTheStagesTimeAxis() throws Exception {
+    dev.tokenmeter.simulator.EngineTiming timing = new dev.tokenmeter.simulator.EngineTiming(
+        dev.tokenmeter.simulator.engine.EngineConfig.of(dev.tokenmeter.simulator.engine.Presets.model("llama-3.1-8b"),
+            dev.tokenmeter.simulator.engine.Presets.gpu("h100-sxm")).withLimits(2, 8192),
+        dev.tokenmeter.core.time.Ticker.system());
+    Path dir = tmp.resolve("bench");
+    Cli.Result r;
+    try (dev.tokenmeter.testkit.SimFixture sim = dev.tokenmeter.testkit.SimFixture.start(
+        dev.tokenmeter.testkit.SimFixture.config(0, 0).timing(timing).maxModelLen(timing.maxModelLen()))) {
+      r = Cli.run("bench", "--url", sim.baseUrl(), "--concurrency", "4", "--duration", "2s", "--warmup", "1s",
+          "--cooldown", "0s", "--input-tokens", "64", "--output-tokens", "30", "--extra-body", "{\"ignore_eos\":true}",
+          "--server-metrics", "--server-metrics-interval", "250ms", "--out", dir.toString());
+    }
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    JsonNode server = JSON.readTree(dir.resolve("summary.json").toFile()).at("/stages/0/server");
+    try (HeadlessChromium page = HeadlessChromium.open(dir.resolve("report.html"))) {
+      assertThat(page.errors()).as("SEVERE console entries").isEmpty();
+      String id = "chart-stage-0-server";
+      assertThat(page.hasChart(id)).isTrue();
+      assertThat(page.driver().findElement(By.id(id)).getSize().getWidth()).isPositive();
+      assertThat(page.label(id, 0)).isEqualTo("Requests waiting (queue depth)");
+      assertThat(page.plotted(id, 0)).isEqualTo(numbers(server.at("/time_series/waiting"), 1));
+      assertThat(page.plotted(id, 1)).isEqualTo(numbers(server.at("/time_series/running"), 1));
+      assertThat(page.plotted(id, 2)).isEqualTo(numbers(server.at("/time_series/kv_cache_usage"), 100));
+      assertThat(page.plottedX(id, 0)).isEqualTo(numbers(server.at("/time_series/offset_s"), 1));
+      String panel = page.driver().findElement(By.id("server-0")).getText();
+      assertThat(panel).contains("Server (vLLM, ").contains("queue depth mean")
+          .containsPattern("Of \\d+ ms TTFT p50, \\d+ ms were queueing in the server \\(vLLM queue time\\)");
+    }
+  }
+
+  private static List<Double> numbers(JsonNode array, double scale) {
+    List<Double> out = new ArrayList<>();
+    array.forEach(v -> out.add(v.isNull() ? null : v.asDouble() * scale));
+    return out;
+  }
 }

@@ -26,7 +26,7 @@ class RepeatsOutputTest {
     Repeats repeats = new Repeats(2, 0.95, false, List.of(Repeats.aggregate(0, stages, 0.95)));
     RunSummary run =
         new RunSummary(base.tool(), base.startedAt(), base.endedAt(), base.target(), base.commandLine(),
-            base.seed(), base.settings(), base.completion(), stages, repeats, null, null);
+            base.seed(), base.settings(), base.completion(), stages, repeats, null, null, null);
     JsonNode doc = MAPPER.readTree(SummaryJsonWriter.toJson(run));
     JsonNode schema = MAPPER.readTree(Path.of("docs/summary.schema.json").toFile());
     assertThat(JsonSchemaSubset.check(schema, doc)).isEmpty();

@@ -40,7 +40,7 @@ final class SampleRun {
         dev.tokenmeter.core.analysis.Slo.parse("ttft.p99<=10s,errors<=50%,tps.p10>=1"),
         new dev.tokenmeter.core.analysis.LoadSearch(1, 8, true, 0, 10));
     return new RunSummary(r.tool(), r.startedAt(), r.endedAt(), r.target(), r.commandLine(), r.seed(),
-        r.settings(), r.completion(), r.stages(), null, null, analysis);
+        r.settings(), r.completion(), r.stages(), null, null, analysis, null);
   }
 
   /** The same run as {@link #summary()}, marked as simulated. */
@@ -49,12 +49,57 @@ final class SampleRun {
     var sim =
         new RunSummary.Simulation(
             "simulated in virtual time", "llama-3.1-8b", "h100-sxm", 1, "bf16", "bf16", 442_704,
-            131_072, 256, 8192, 0.65, 0.9, 5.0, 0.08, 12_345, 0, true, 0.25, 17.25, 0.4);
+            131_072, 256, 8192, 0.65, 0.9, 5.0, 0.08, 12_345, 0, true, 0.25, 17.25, 0.4,
+            new RunSummary.SimulatedEngine("vllm", "vLLM V1 (0.8+)", "flags", "published-points.json",
+                0.05, 2.0));
     return new RunSummary(
         r.tool(), r.startedAt(), r.endedAt(),
         new RunSummary.Target("simulate:llama-3.1-8b@1xh100-sxm", "chat", "llama-3.1-8b"),
         r.commandLine(), r.seed(),
         new RunSummary.Settings(r.settings().timeouts(), r.settings().workload(), sim),
         r.completion(), r.stages());
+  }
+
+  /**
+   * The same run as {@link #summary()} scraped with {@code --server-metrics}: the first stage read
+   * as vLLM (every field), the second as an unknown server (raw series only).
+   */
+  static RunSummary withServer() {
+    RunSummary r = summary();
+    return new RunSummary(r.tool(), r.startedAt(), r.endedAt(), r.target(), r.commandLine(), r.seed(),
+        r.settings(), r.completion(), r.stages(), null, null, null, List.of(vllmStage(), unknownStage()));
+  }
+
+  static dev.tokenmeter.scrape.ServerStage vllmStage() {
+    var gauges = new java.util.EnumMap<dev.tokenmeter.scrape.Reading.Value, dev.tokenmeter.scrape.ServerStage.Gauge>(
+        dev.tokenmeter.scrape.Reading.Value.class);
+    gauges.put(dev.tokenmeter.scrape.Reading.Value.WAITING, new dev.tokenmeter.scrape.ServerStage.Gauge(5.25, 8));
+    gauges.put(dev.tokenmeter.scrape.Reading.Value.RUNNING, new dev.tokenmeter.scrape.ServerStage.Gauge(2, 2));
+    gauges.put(dev.tokenmeter.scrape.Reading.Value.KV_CACHE_USAGE, new dev.tokenmeter.scrape.ServerStage.Gauge(0.41, 0.63));
+    var totals = new java.util.EnumMap<dev.tokenmeter.scrape.Reading.Value, Double>(dev.tokenmeter.scrape.Reading.Value.class);
+    totals.put(dev.tokenmeter.scrape.Reading.Value.PREEMPTIONS, 1.0);
+    totals.put(dev.tokenmeter.scrape.Reading.Value.PREFIX_CACHE_QUERIES, 4000.0);
+    totals.put(dev.tokenmeter.scrape.Reading.Value.PREFIX_CACHE_HITS, 500.0);
+    totals.put(dev.tokenmeter.scrape.Reading.Value.GENERATION_TOKENS, 2560.0);
+    var lat = new java.util.EnumMap<dev.tokenmeter.scrape.Reading.Histogram, dev.tokenmeter.scrape.ServerStage.Latency>(
+        dev.tokenmeter.scrape.Reading.Histogram.class);
+    lat.put(dev.tokenmeter.scrape.Reading.Histogram.QUEUE_TIME,
+        new dev.tokenmeter.scrape.ServerStage.Latency(40, 600, 610, 900, 990, 500, 800));
+    lat.put(dev.tokenmeter.scrape.Reading.Histogram.PREFILL_TIME,
+        new dev.tokenmeter.scrape.ServerStage.Latency(40, 170, 180, 270, 297, 100, 300));
+    lat.put(dev.tokenmeter.scrape.Reading.Histogram.TTFT,
+        new dev.tokenmeter.scrape.ServerStage.Latency(40, Double.NaN, 790, 950, 1200, 750, 1000));
+    return new dev.tokenmeter.scrape.ServerStage(dev.tokenmeter.scrape.ServerKind.VLLM, 10, gauges, totals, 0.125, lat,
+        new dev.tokenmeter.scrape.ServerStage.Decomposition(840, 610, "vLLM queue time", 180, 50, List.of()),
+        new dev.tokenmeter.scrape.ServerStage.Series(new double[] {0.5, 1.5, 2.5}, new double[] {2, 2, 2},
+            new double[] {3, 6, 8}, new double[] {0.2, Double.NaN, 0.63}, Map.of()));
+  }
+
+  static dev.tokenmeter.scrape.ServerStage unknownStage() {
+    return new dev.tokenmeter.scrape.ServerStage(dev.tokenmeter.scrape.ServerKind.UNKNOWN, 2, Map.of(), Map.of(),
+        Double.NaN, Map.of(), null,
+        new dev.tokenmeter.scrape.ServerStage.Series(new double[] {0, 1}, new double[] {Double.NaN, Double.NaN},
+            new double[] {Double.NaN, Double.NaN}, new double[] {Double.NaN, Double.NaN},
+            Map.of("my_queue{pool=\"a\"}", new double[] {4, 5})));
   }
 }

@@ -10,6 +10,7 @@ import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.report.Cdf;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.StageDetail;
+import dev.tokenmeter.scrape.ServerStage;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 
@@ -100,6 +101,19 @@ final class PageData {
       ArrayNode errors = series.putArray("errors");
       for (long v : ts.failed()) {
         errors.add(v);
+      }
+    }
+    ServerStage server = d.server();
+    if (server != null) {
+      ObjectNode srv = o.putObject("server");
+      ServerStage.Series ss = server.series();
+      double[][] columns = {ss.offsetSeconds(), ss.waiting(), ss.running(), ss.kvCacheUsage()};
+      String[] names = {"t", "waiting", "running", "kv"};
+      for (int c = 0; c < columns.length; c++) {
+        ArrayNode a = srv.putArray(names[c]);
+        for (double v : columns[c]) {
+          num(a, c == 3 ? v * 100 : v); // KV usage in percent
+        }
       }
     }
     ObjectNode cdf = o.putObject("cdf");

@@ -1,7 +1,9 @@
 package dev.tokenmeter.report.html;
 
 import dev.tokenmeter.report.SavedSummary;
+import dev.tokenmeter.report.ServerWords;
 import dev.tokenmeter.report.StageDetail;
+import dev.tokenmeter.scrape.ServerStage;
 
 /** The static parts of report.html between headline and tables: banners, stage figures, run facts. */
 final class Sections {
@@ -50,9 +52,26 @@ final class Sections {
           + " warm-up and cool-down shaded");
       figure(b, "chart-stage-" + i + "-latency", label + ": mean TTFT of the requests whose first token arrived"
           + " that second, and failed requests per second; warm-up and cool-down shaded");
+      server(b, i, label, d.server());
       b.append("</section>\n");
     }
     return b.toString();
+  }
+
+  /** The server's side of the stage ({@code --server-metrics}): its state and the TTFT decomposition, a chart. */
+  private static void server(StringBuilder b, int i, String label, ServerStage server) {
+    if (server == null) {
+      return;
+    }
+    b.append("<div class=\"server\" id=\"server-").append(i).append("\">\n<p class=\"note\">")
+        .append(Html.esc(ServerWords.state(server))).append("</p>\n");
+    String words = ServerWords.decomposition(server);
+    if (words != null) {
+      b.append("<p class=\"decomposition\">").append(Html.esc(words)).append("</p>\n");
+    }
+    figure(b, "chart-stage-" + i + "-server", label + ": the server's own metrics on the client's time axis:"
+        + " requests waiting (queue depth) and running, KV-cache usage; warm-up and cool-down shaded");
+    b.append("</div>\n");
   }
 
   private static void figure(StringBuilder b, String id, String caption) {

@@ -59,6 +59,9 @@ public final class BatchEngine {
 
     /** Sequence {@code id} lost its KV cache at {@code atNanos} and will recompute it. */
     default void preempted(long id, long atNanos) {}
+
+    /** Sequence {@code id} was scheduled for the first time, in the iteration starting at {@code atNanos}. */
+    default void firstScheduled(long id, long atNanos) {}
   }
 
   /**
@@ -103,8 +106,18 @@ public final class BatchEngine {
   private long admittedPromptTokens;
   private long cachedPromptTokens;
   private CostTotals costs = CostTotals.ZERO;
+  private final Variation.Draws iterationFactors;
 
   public BatchEngine(EngineConfig config, Listener listener) {
+    this(config, listener, Variation.NONE);
+  }
+
+  /**
+   * An engine whose iteration times scatter around the cost model's by {@code variation}'s
+   * log-normal factor of mean 1 ({@link Variation#NONE}: exact). Arrival delays are the caller's.
+   */
+  public BatchEngine(EngineConfig config, Listener listener, Variation variation) {
+    this.iterationFactors = variation.iterationFactors();
     this.roofline = new Roofline(config);
     this.listener = listener;
     this.blockTokens = config.blockTokens();
@@ -256,8 +269,13 @@ public final class BatchEngine {
         && budget > 0
         && !waiting.isEmpty()
         && running.size() < roofline.config().maxNumSeqs()) {
-      if (!admit(waiting.peekFirst(), budget)) {
+      EngineSequence next = waiting.peekFirst();
+      boolean first = !next.admittedOnce;
+      if (!admit(next, budget)) {
         break; // admission queue: the KV cache is full
+      }
+      if (first) {
+        listener.firstScheduled(next.id, start);
       }
       budget -= batch.get(batch.size() - 1).scheduled;
     }
@@ -362,7 +380,7 @@ public final class BatchEngine {
     }
     Roofline.Cost cost = roofline.cost(tokens, pairs, context, batch.size(), decode, samples);
     costs = costs.plus(cost, batch.size());
-    long end = start + cost.totalNanos();
+    long end = start + iterationFactors.scale(cost.totalNanos());
     long used = pool.capacity() - pool.free();
     for (EngineSequence s : batch) {
       s.computed += s.scheduled;
@@ -394,6 +412,11 @@ public final class BatchEngine {
   /** Sequences waiting (never admitted, or preempted). */
   public int waiting() {
     return waiting.size();
+  }
+
+  /** KV-cache blocks in all. */
+  public long totalBlocks() {
+    return roofline.kvCapacityTokens() / blockTokens;
   }
 
   /** Free KV-cache blocks: empty ones and cached ones no sequence holds (evictable). */

@@ -164,6 +164,14 @@ public record EngineConfig(
         prefixCaching ? "" : ", no prefix caching");
   }
 
+  /** Whether the efficiency factors are the fitted ones ({@link Calibration}) for this profile. */
+  public boolean fittedCalibration() {
+    return mfu == Calibration.MFU
+        && mbu == Calibration.MBU
+        && iterationOverheadNanos == profile.iterationOverheadNanos()
+        && perSequenceOverheadNanos == profile.perSequenceNanos();
+  }
+
   /**
    * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
    * MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence (fitted ...)"}: the profile
@@ -171,10 +179,7 @@ public record EngineConfig(
    */
   public String describeEngine() {
     EngineProfile p = profile;
-    boolean fitted = mfu == Calibration.MFU
-        && mbu == Calibration.MBU
-        && iterationOverheadNanos == p.iterationOverheadNanos()
-        && perSequenceOverheadNanos == p.perSequenceNanos();
+    boolean fitted = fittedCalibration();
     return String.format(
         java.util.Locale.ROOT,
         "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"

@@ -15,6 +15,7 @@ import dev.tokenmeter.simulator.engine.BatchEngine;
 import dev.tokenmeter.simulator.engine.BlockHashes;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Roofline;
+import dev.tokenmeter.simulator.engine.Variation;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -71,6 +72,7 @@ public final class EngineEndpoint implements Endpoint {
   private final int blockTokens;
   private final Map<Long, Stream> streams = new HashMap<>();
   private long nextEngineId;
+  private final Variation.Draws arrivalDelays;
 
   // Tokens of the iteration in flight, in the engine's emission order.
   private long[] pendingIds = new long[256];
@@ -91,6 +93,20 @@ public final class EngineEndpoint implements Endpoint {
    */
   public EngineEndpoint(
       EngineConfig config, VirtualLoop loop, int defaultMaxTokens, int sharedPrefixTokens) {
+    this(config, loop, defaultMaxTokens, sharedPrefixTokens, Variation.NONE);
+  }
+
+  /**
+   * An endpoint whose engine varies as {@code variation} says: iteration times scattered, and each
+   * request reaching the scheduler up to its arrival jitter after the send (the response's
+   * headers leave at the send; its first token waits for the scheduler).
+   */
+  public EngineEndpoint(
+      EngineConfig config,
+      VirtualLoop loop,
+      int defaultMaxTokens,
+      int sharedPrefixTokens,
+      Variation variation) {
     if (defaultMaxTokens < 1 || sharedPrefixTokens < 0) {
       throw new IllegalArgumentException(
           "need defaultMaxTokens >= 1 and sharedPrefixTokens >= 0, got " + defaultMaxTokens + ", "
@@ -99,7 +115,8 @@ public final class EngineEndpoint implements Endpoint {
     this.sharedPrefixTokens = sharedPrefixTokens;
     this.blockTokens = config.blockTokens();
     this.loop = loop;
-    this.engine = new BatchEngine(config, this::onToken);
+    this.engine = new BatchEngine(config, this::onToken, variation);
+    this.arrivalDelays = variation.arrivalDelays();
     this.defaultMaxTokens = defaultMaxTokens;
     long kv = engine.roofline().kvCapacityTokens();
     this.maxModelLen = (int) Math.min(config.model().maxContextTokens(), kv);
@@ -149,9 +166,12 @@ public final class EngineEndpoint implements Endpoint {
     return requestsCompleted;
   }
 
-  /** True when no iteration is in flight or due and the engine holds no sequence. */
+  /**
+   * True when no iteration is in flight or due, the engine holds no sequence and no request is on
+   * its way to it.
+   */
   public boolean idle() {
-    return !iterationInFlight && !composeQueued && !engine.hasWork();
+    return !iterationInFlight && !composeQueued && !engine.hasWork() && streams.isEmpty();
   }
 
   @Override
@@ -181,9 +201,23 @@ public final class EngineEndpoint implements Endpoint {
     }
     listener.headers(200, now);
     streams.put(s.engineId, s);
-    engine.submit(s.engineId, prompt, output, now, hashes(spec.prompt(), prompt, s.engineId));
-    queueCompose();
+    BlockHashes hashes = hashes(spec.prompt(), prompt, s.engineId);
+    long delay = arrivalDelays.delayNanos();
+    if (delay == 0) {
+      arrive(s, hashes);
+    } else {
+      loop.schedule(() -> arrive(s, hashes), delay);
+    }
     return s;
+  }
+
+  /** The request reaches the scheduler now, unless it was cancelled on the way. */
+  private void arrive(Stream s, BlockHashes hashes) {
+    if (streams.get(s.engineId) != s) {
+      return;
+    }
+    engine.submit(s.engineId, s.promptTokens, s.outputTokens, loop.nanos(), hashes);
+    queueCompose();
   }
 
   /** The prompt's content identity for the prefix cache; null when it shares nothing. */

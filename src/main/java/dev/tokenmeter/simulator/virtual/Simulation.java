@@ -9,6 +9,7 @@ import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.Variation;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
@@ -79,7 +80,23 @@ public final class Simulation {
       RequestSink sink,
       OutputTokenCounter counter,
       int sharedPrefixTokens) {
-    this.endpoint = new EngineEndpoint(config, loop, defaultMaxTokens, sharedPrefixTokens);
+    this(config, timeouts, defaultMaxTokens, sink, counter, sharedPrefixTokens, Variation.NONE);
+  }
+
+  /**
+   * A simulation whose engine varies as {@code variation} says (iteration times, arrival delays);
+   * {@link Variation#NONE} is the exact engine of the other constructors.
+   */
+  public Simulation(
+      EngineConfig config,
+      Timeouts timeouts,
+      int defaultMaxTokens,
+      RequestSink sink,
+      OutputTokenCounter counter,
+      int sharedPrefixTokens,
+      Variation variation) {
+    this.endpoint =
+        new EngineEndpoint(config, loop, defaultMaxTokens, sharedPrefixTokens, variation);
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.counter = counter;

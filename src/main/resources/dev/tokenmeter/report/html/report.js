@@ -78,6 +78,26 @@
     });
   }
 
+  for (const stage of data.stages) {
+    const v = stage.server;
+    if (!v || !stage.series) continue;
+    // The server's scrapes, at their own times from the stage start: the client's x axis.
+    const at = (values) => values.map((y, i) => ({ x: v.t[i], y: y }));
+    make('chart-stage-' + stage.index + '-server', {
+      type: 'line',
+      data: { datasets: [
+        line('Requests waiting (queue depth)', at(v.waiting), 1, { pointRadius: 2 }),
+        line('Requests running', at(v.running), 3, { pointRadius: 2 }),
+        line('KV-cache usage (%)', at(v.kv), 4, { pointRadius: 2, yAxisID: 'y2', borderDash: [4, 3] })
+      ] },
+      options: { plugins: { phaseShade: { phases: stage.series.phases } },
+        scales: { x: axis('seconds from the stage start', { type: 'linear', min: 0, offset: false }),
+          y: axis('requests', { beginAtZero: true }),
+          y2: axis('KV cache (%)', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false } }) } },
+      plugins: [phaseShade]
+    });
+  }
+
   for (const metric of ['ttft', 'itl']) {
     make('chart-cdf-' + metric, {
       type: 'line',

@@ -150,7 +150,7 @@ class ReportRepeatsCostTest {
     return new SavedSummary.Stage(st.index(), st.label(), st.metrics(), st.outputTokensPerSecond(), 0, 1, users, 100,
         0, Map.of(), true, Map.of(), new StageDetail(d.loadModel(), d.concurrency(), d.ratePerSecond(),
             d.windowStartSeconds(), d.windowEndSeconds(), true, null, Double.NaN, null, null,
-            new Cost.StageCost(tokens, gpu), -1));
+            new Cost.StageCost(tokens, gpu), -1, null));
   }
 
   private static SavedSummary priced(Cost.Model m, SavedSummary.Stage... stages) {

@@ -21,6 +21,7 @@ import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.engine.Variation;
 import dev.tokenmeter.simulator.virtual.Simulation;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -146,7 +147,13 @@ final class Predictor {
    * runner over the engine), for the check that {@link #predict} measures the same.
    */
   static Prediction predictViaSimulation(Point p, EngineProfile profile, FitParams f) {
-    Simulation sim = new Simulation(config(p, profile, f), NONE, p.outputTokens(), (t, m) -> {}, null);
+    return predictViaSimulation(p, profile, f, Variation.NONE);
+  }
+
+  /** As {@link #predictViaSimulation(Point, EngineProfile, FitParams)}, the engine varying. */
+  static Prediction predictViaSimulation(Point p, EngineProfile profile, FitParams f, Variation v) {
+    Simulation sim =
+        new Simulation(config(p, profile, f), NONE, p.outputTokens(), (t, m) -> {}, null, 0, v);
     StageResult r = sim.runStage(plan(p), source(p));
     if (!r.errors().isEmpty()) {
       throw new IllegalStateException(p.id() + ": simulated requests failed: " + r.errors());

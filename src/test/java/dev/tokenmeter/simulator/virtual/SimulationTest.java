@@ -19,6 +19,7 @@ import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.engine.Roofline;
+import dev.tokenmeter.simulator.engine.Variation;
 import dev.tokenmeter.workload.LengthSpec;
 import dev.tokenmeter.workload.SyntheticWorkload;
 import java.util.ArrayList;
@@ -146,5 +147,29 @@ class SimulationTest {
     assertThat(sim[0].nanos()).isLessThan(4 * S);
     assertThat(finished).hasSize(21);
     assertThat(finished.get(20).outcome()).isInstanceOf(dev.tokenmeter.core.request.Outcome.Cancelled.class);
+  }
+
+  @Test
+  void arrivalJitterDelaysTheFirstTokenAndAnAbortOnTheWayNeverReachesTheEngine() {
+    // One user, no iteration spread, requests reaching the scheduler up to 10 ms after their send:
+    // TTFT is the exact 8.604 ms prefill-and-first-token step plus a delay in [0, 10 ms].
+    Simulation varied = new Simulation(LLAMA_8B_H100, NONE, 256, (t, m) -> finished.add(t), null, 0,
+        new Variation(0, 10_000_000L, 3));
+    StageResult r = varied.runStage(closed(1, 1), fixed(100, 16));
+    var ttft = r.metric(Metric.TTFT);
+    assertThat(ttft.min()).isBetween(8.5, 9.0);
+    assertThat(ttft.max()).isBetween(16.0, 18.7);
+    assertThat(ttft.mean()).isCloseTo(8.604 + 5.0, within(0.5)); // uniform: + 5 ms on average
+
+    // A first-token deadline of 1 s against a jitter of up to 1,000 s: every request times out on
+    // its way (with seed 5 none of the ~50 draws falls under 1 s), is dropped before it reaches the
+    // scheduler, and the engine never runs an iteration.
+    finished.clear();
+    Simulation late = new Simulation(LLAMA_8B_H100, new Timeouts(S, 0, 0), 256,
+        (t, m) -> finished.add(t), null, 0, new Variation(0, 1_000 * S, 5));
+    StageResult dropped = late.runStage(closed(4, 1), fixed(100, 16));
+    assertThat(dropped.requests().completed()).isZero();
+    assertThat(late.endpoint().requestsStarted()).isGreaterThan(40); // 4 users × 13 s / ~1 s
+    assertThat(late.endpoint().iterations()).isZero();
   }
 }

@@ -1,0 +1,9 @@
+/**
+ * The server's own view during a run: scrapes its Prometheus endpoint on a thread of its own
+ * ({@link dev.tokenmeter.scrape.ServerScraper}), parses the text exposition format ({@link
+ * dev.tokenmeter.scrape.PromText}), reads known servers' series in common names ({@link
+ * dev.tokenmeter.scrape.ServerKind}) and computes each stage's figures ({@link
+ * dev.tokenmeter.scrape.ServerFigures}). Uses the core's ticker only; knows nothing of the client,
+ * reports or the command line. docs/METRICS.md, "Server metrics".
+ */
+package dev.tokenmeter.scrape;
