@@ -75,6 +75,7 @@ final class BenchCommand implements Callable<Integer> {
     if (!parsed.isEmpty()) {
       LoadSplit.check(load.requests, load.concurrency, load.maxConcurrency, parsed.size());
     }
+    workload.rateFromProfile(load, System.err);
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {
       throw new UsageException("--variant cannot be combined with --slo or a capacity search: compare the variants,"

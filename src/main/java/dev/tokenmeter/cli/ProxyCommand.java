@@ -2,6 +2,7 @@ package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.governance.DriftBaseline;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerException;
 import dev.tokenmeter.ledger.LedgerWriter;
@@ -38,7 +39,8 @@ import picocli.CommandLine.Option;
     name = "proxy",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class, ProxyAlertRulesCommand.class},
+    subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class, ProxyAlertRulesCommand.class,
+        ProxyDriftCommand.class, ProxyDriftCommand.ExportWorkload.class},
     description = {
       "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
       "servers that passes every request and response through unchanged and records,",
@@ -98,8 +100,14 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens (default: 4096).")
   Integer budgetDefaultOutput;
 
-  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice and SLO alert as JSON to URL (retried with backoff).")
+  @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice, SLO alert and drift notice as JSON to URL (retried with backoff).")
   String alertWebhook;
+
+  @Option(names = "--baseline", paramLabel = "DIR", description = "A bench run's folder (its summary.json, and requests.jsonl when there): compare live input and output lengths, model mix and concurrency with it over --drift-window, and raise a drift notice (log, --alert-webhook, metrics) when they move away (docs/PROXY.md, Drift).")
+  Path baseline;
+
+  @Option(names = "--drift-window", paramLabel = "DURATION", description = "With --baseline: the rolling window of live traffic compared (default: 15m; at most the newest 5000 completed requests).")
+  String driftWindow;
 
   @Option(names = "--admin-token", paramLabel = "TOKEN", description = "The token /dashboard asks for (16+ characters; Authorization: Bearer TOKEN or /dashboard?token=TOKEN). Needed to open the dashboard when --listen is not a loopback address.")
   String adminToken;
@@ -124,6 +132,8 @@ final class ProxyCommand implements Callable<Integer> {
     ProxySettings settings = settings();
     ProxyConfig cfg = settings.resolve(System.getenv());
     var otlpSettings = ExportOptions.otlp(otlp, otlpInterval); // checked before anything is opened
+    DriftBaseline driftBaseline = baseline == null ? null : ProxyDrift.baseline(baseline); // before the ledger opens
+    java.time.Duration window = ProxyDrift.window(driftWindow);
     Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
     LedgerWriter writer = ledger == null ? null : ledger.writer();
     PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(
@@ -146,11 +156,17 @@ final class ProxyCommand implements Callable<Integer> {
     if (sloBook.bookOrNull() != null) {
       sinks.add(sloBook.bookOrNull());
     }
+    ProxyDrift drift = ProxyDrift.of(driftBaseline, window, cfg.budgets().webhookOrNull(), metrics,
+        InstantSource.system(), System.err);
+    if (drift.monitorOrNull() != null) {
+      sinks.add(drift.monitorOrNull());
+    }
     ProxyServer server;
     try {
       server = ProxyServer.start(cfg, sinks, metrics, budgetBook.bookOrNull(),
           tokenCounters(), Ticker.system(), InstantSource.system());
     } catch (RuntimeException e) {
+      drift.close();
       budgetBook.close();
       sloBook.close();
       if (writer != null) {
@@ -165,6 +181,8 @@ final class ProxyCommand implements Callable<Integer> {
         + (cfg.adminTokenOrNull() != null ? " (admin token)" : cfg.listen().getAddress().isLoopbackAddress() ? ""
             : " (closed: no --admin-token)") + "; ledger "
         + (ledger == null ? "none" : ledger.target().display())
+        + (driftBaseline == null ? "" : "; drift against " + driftBaseline.source() + " over "
+            + dev.tokenmeter.governance.DriftNotice.words(window))
         + (push == null ? "" : "; pushing metrics to " + otlpSettings.endpoint()) + "; Ctrl-C to stop");
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
@@ -186,6 +204,7 @@ final class ProxyCommand implements Callable<Integer> {
       if (push != null) {
         push.close(); // after the server: the final push holds every request it metered
       }
+      drift.close();
       budgetBook.close();
       sloBook.close();
       String ledgerLine = "";

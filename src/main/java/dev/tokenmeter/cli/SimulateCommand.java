@@ -59,6 +59,7 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    workload.rateFromProfile(load, System.err);
     SloRun sloRun = slo.resolve(load);
     StageSequence stages = repeats.sequence(sloRun.stages());
     EngineConfig config = engine.config();

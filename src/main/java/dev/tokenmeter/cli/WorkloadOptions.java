@@ -12,8 +12,11 @@ import dev.tokenmeter.workload.PromptFile;
 import dev.tokenmeter.workload.PromptSynthesizer;
 import dev.tokenmeter.workload.SyntheticWorkload;
 import dev.tokenmeter.workload.TokenEstimator;
+import dev.tokenmeter.workload.WorkloadProfile;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
@@ -45,6 +48,10 @@ final class WorkloadOptions {
   static final String BENCH_OUTPUT = "256";
 
   WorkloadOptions withDefaults(String input, String output) {
+    if (workloadFile != null) {
+      inputTokens = inputTokens == null ? FROM_PROFILE + workloadFile : inputTokens;
+      outputTokens = outputTokens == null ? FROM_PROFILE + workloadFile : outputTokens;
+    }
     if (inputTokens == null) {
       inputTokens = input;
     }
@@ -53,6 +60,14 @@ final class WorkloadOptions {
     }
     return this;
   }
+
+  /** The length spec that stands for "the --workload profile's lengths" (and says so in summary.json). */
+  static final String FROM_PROFILE = "workload:";
+
+  @Option(names = "--workload", paramLabel = "PROFILE.json", description = "A workload profile from 'tokenmeter proxy export-workload': input and output lengths drawn from its observed distributions (unless --input-tokens or --output-tokens is given), and without --concurrency or --rate its mean arrival rate as --rate (docs/PROXY.md, Exporting the workload).")
+  Path workloadFile;
+
+  private WorkloadProfile profile;
 
   @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order.")
   Path prompts;
@@ -77,14 +92,14 @@ final class WorkloadOptions {
   /** Parses the specs, loads the prompt file and an explicit --tokenizer: every usage error now. */
   void validate() {
     withDefaults(BENCH_INPUT, BENCH_OUTPUT);
-    out = parse("--output-tokens", outputTokens, true);
+    out = outputTokens.startsWith(FROM_PROFILE) ? profile().output() : parse("--output-tokens", outputTokens, true);
     if (sharedPrefixTokens < 0) {
       throw new UsageException("--shared-prefix-tokens must not be negative");
     }
     if (prompts != null) {
       file = PromptFile.load(prompts);
     } else {
-      in = parse("--input-tokens", inputTokens, false);
+      in = inputTokens.startsWith(FROM_PROFILE) ? profile().input() : parse("--input-tokens", inputTokens, false);
     }
     if (tokenizer != null) {
       chosen = resolver().resolve(tokenizer);
@@ -138,6 +153,31 @@ final class WorkloadOptions {
     LengthSpec o = out;
     int prefix = sharedPrefixTokens;
     return plan -> SyntheticWorkload.lengthsOnly(i, o, plan.seed(), prefix);
+  }
+
+  /** The --workload profile, read on first use; null without --workload. */
+  WorkloadProfile profile() {
+    if (profile == null && workloadFile != null) {
+      profile = WorkloadProfile.read(workloadFile);
+    }
+    return profile;
+  }
+
+  /**
+   * With --workload and no load given: the profile's mean arrival rate as {@code --rate}, said on
+   * {@code err}. A profile without a rate (fewer than two requests) is a usage error.
+   */
+  void rateFromProfile(LoadOptions load, PrintStream err) {
+    if (workloadFile == null || !load.concurrency.isEmpty() || !load.rate.isEmpty()) {
+      return;
+    }
+    double rate = profile().meanRatePerSecond();
+    if (Double.isNaN(rate)) {
+      throw new UsageException("--workload " + workloadFile + " has no arrival rate (fewer than 2 requests): give --rate R or --concurrency N");
+    }
+    load.rate = new java.util.ArrayList<>(List.of(rate));
+    err.println(String.format(java.util.Locale.ROOT, "tokenmeter: --rate %.4g/s (%s arrivals) from %s: its mean rate from the"
+        + " first to the last request; the rates by hour of day are not replayed", rate, load.arrival, workloadFile));
   }
 
   /** The resolver, with the user's map files; loads them on first use. */
@@ -198,6 +238,9 @@ final class WorkloadOptions {
     m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
     m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
+    if (workloadFile != null) {
+      m.put("workload_profile", workloadFile.toString());
+    }
     return m;
   }
 }

@@ -64,6 +64,33 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     worker.execute(() -> post(body, "the " + n.percent() + "% notice of tenant '" + n.budget().tenant() + "'"));
   }
 
+  /** Posts a drift notice, as {@link #accept(Notice)} posts a budget's. */
+  public void accept(DriftNotice n) {
+    byte[] body = body(n);
+    worker.execute(() -> post(body, "a drift notice"));
+  }
+
+  /**
+   * {@code {"kind":"drift","cleared":false,"dimensions":["input_tokens"],"requests":400,
+   * "window_s":900,"at":"...Z","findings":[{"dimension":...,"drifted":true,"sentence":...}],
+   * "message":...}}.
+   */
+  static byte[] body(DriftNotice n) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("kind", "drift");
+    o.put("cleared", n.cleared());
+    n.report().driftedDimensions().forEach(o.putArray("dimensions")::add);
+    o.put("requests", n.report().requests());
+    o.put("window_s", n.window().toSeconds());
+    o.put("at", n.report().at().toString());
+    var findings = o.putArray("findings");
+    for (DriftReport.Finding f : n.report().findings()) {
+      findings.addObject().put("dimension", f.dimension()).put("drifted", f.drifted()).put("sentence", f.sentence());
+    }
+    o.put("message", n.line());
+    return bytes(o);
+  }
+
   /** Posts an SLO alert, as {@link #accept(Notice)} posts a notice. */
   public void accept(SloAlert a) {
     byte[] body = body(a);

@@ -94,6 +94,35 @@ public final class Ledger {
     }
   }
 
+  /**
+   * Hands every request that started at or after {@code since} to {@code each}, oldest first, in
+   * one pass (streamed, not loaded whole): what drift and workload export read.
+   *
+   * @throws LedgerException when the ledger cannot be read
+   */
+  public void workload(java.time.Instant since, java.util.function.Consumer<WorkloadRow> each) {
+    String sql = "SELECT started_at_epoch_ms, model, error_class, input_tokens, output_tokens, cached_tokens,"
+        + " in_flight_at_start FROM requests WHERE started_at_epoch_ms >= ? ORDER BY started_at_epoch_ms";
+    try (Connection c = connect()) {
+      c.setAutoCommit(false); // PostgreSQL streams rows only inside a transaction
+      try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setFetchSize(10_000);
+        ps.setLong(1, since.toEpochMilli());
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            each.accept(new WorkloadRow(rs.getLong(1), rs.getString(2), rs.getString(3) == null,
+                RequestsTable.count(rs, "input_tokens"), RequestsTable.count(rs, "output_tokens"),
+                RequestsTable.count(rs, "cached_tokens"), rs.getInt(7)));
+          }
+        }
+      } finally {
+        c.rollback();
+      }
+    } catch (SQLException e) {
+      throw new LedgerException("cannot read the ledger " + target.display() + ": " + Ledgers.oneLine(e), e);
+    }
+  }
+
   /** A new connection to the ledger; the caller closes it. */
   Connection connect() throws SQLException {
     return dataSource.getConnection();

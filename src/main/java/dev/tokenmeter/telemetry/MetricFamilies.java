@@ -79,6 +79,8 @@ final class MetricFamilies {
   final Gauge budgetUsed;
   final Gauge sloBurnRate;
   final Gauge sloAlert;
+  final Gauge drift;
+  final Gauge driftPsi;
 
   MetricFamilies(PrometheusRegistry registry, InFlight inFlight) {
     PrometheusProperties props = PrometheusProperties.builder().build();
@@ -132,6 +134,12 @@ final class MetricFamilies {
     sloAlert = Gauge.builder(props).name("tokenmeter_proxy_slo_alert")
         .help("1 while the SLO's alert of this severity fires (page: fast burn, ticket: slow burn), else 0")
         .labelNames("slo", "severity").withoutExemplars().register(registry);
+    drift = Gauge.builder(props).name("tokenmeter_proxy_drift")
+        .help("1 when live traffic drifted from the --baseline benchmark in this dimension at the last check, else 0")
+        .labelNames("dimension").withoutExemplars().register(registry);
+    driftPsi = Gauge.builder(props).name("tokenmeter_proxy_drift_psi")
+        .help("Population stability index of live traffic against the --baseline benchmark at the last check")
+        .labelNames("dimension").withoutExemplars().register(registry);
     GaugeWithCallback.builder(props).name("tokenmeter_proxy_active_requests")
         .help("Requests in flight to each upstream: the proxy's queue depth per upstream")
         .labelNames(UPSTREAM)

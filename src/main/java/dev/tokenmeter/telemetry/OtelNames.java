@@ -44,7 +44,9 @@ final class OtelNames {
       Map.entry("tokenmeter_proxy_budget_used_ratio", new Name("tokenmeter.proxy.budget.used", "1")),
       // a dimensionless unit as an annotation: "1" would add "_ratio" to the Prometheus names
       Map.entry("tokenmeter_proxy_slo_burn_rate", new Name("tokenmeter.proxy.slo.burn_rate", "{rate}")),
-      Map.entry("tokenmeter_proxy_slo_alert", new Name("tokenmeter.proxy.slo.alert", "{alert}")));
+      Map.entry("tokenmeter_proxy_slo_alert", new Name("tokenmeter.proxy.slo.alert", "{alert}")),
+      Map.entry("tokenmeter_proxy_drift", new Name("tokenmeter.proxy.drift", "{drifted}")),
+      Map.entry("tokenmeter_proxy_drift_psi", new Name("tokenmeter.proxy.drift.psi", "{index}")));
 
   private static final Map<String, String> ATTRIBUTES = Map.of(
       MetricFamilies.OPERATION, "gen_ai.operation.name",

@@ -183,6 +183,18 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     return families.sloBurnRate.labelValues(slo, window)::set;
   }
 
+  /**
+   * Sets the drift gauges of one dimension ({@code input_tokens}, {@code output_tokens}, {@code
+   * model}, {@code concurrency}): {@code tokenmeter_proxy_drift} (1 when drifted) and, when {@code
+   * psi} is a number, {@code tokenmeter_proxy_drift_psi}. Dimensions are a fixed set: not capped.
+   */
+  public void drift(String dimension, boolean drifted, double psi) {
+    families.drift.labelValues(dimension).set(drifted ? 1 : 0);
+    if (!Double.isNaN(psi)) {
+      families.driftPsi.labelValues(dimension).set(psi);
+    }
+  }
+
   /** Sets whether an SLO's alert fires: the gauge {@code tokenmeter_proxy_slo_alert}, 1 or 0. */
   public void sloAlert(String slo, String severity, boolean firing) {
     families.sloAlert.labelValues(slo, severity).set(firing ? 1 : 0);

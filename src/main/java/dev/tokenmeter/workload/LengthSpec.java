@@ -15,6 +15,9 @@ import java.util.SplittableRandom;
  *   lognormal:512,256    log-normal whose token count has mean 512 and standard deviation 256
  * </pre>
  *
+ * <p>and {@link Empirical}, the observed quantiles of a workload profile ({@link WorkloadProfile}),
+ * which has no spec of its own: {@code --workload FILE} supplies it.
+ *
  * <p>Every {@link #sample} is at least 1: draws below 1 (after rounding to the nearest integer) are
  * redrawn, so normal and log-normal are truncated at 1 rather than piled up there; after 1,000
  * redraws in a row (a spec like {@code normal:1,1000}) the sample is clamped to 1. Samples are
@@ -136,6 +139,52 @@ public sealed interface LengthSpec {
     @Override
     public String describe() {
       return "lognormal(mean " + Draws.format(mean) + ", sd " + Draws.format(sd) + ")";
+    }
+  }
+
+  /**
+   * An observed distribution given by its quantiles at equal steps of probability ({@code
+   * quantiles.get(0)} the minimum, the last the maximum; 101 of them for p0, p1, ..., p100 in a
+   * workload profile). A draw takes {@code u} uniform in [0, 1) and interpolates linearly between
+   * the two quantiles around it (the inverse of the piecewise-linear CDF through them), rounded,
+   * at least 1: the observed lengths' distribution to within the quantiles' spacing.
+   */
+  record Empirical(List<Integer> quantiles) implements LengthSpec {
+    public Empirical {
+      quantiles = List.copyOf(quantiles);
+      if (quantiles.size() < 2) {
+        throw new IllegalArgumentException("an empirical distribution needs at least 2 quantiles, got " + quantiles.size());
+      }
+      for (int i = 0; i < quantiles.size(); i++) {
+        if (quantiles.get(i) < 1 || i > 0 && quantiles.get(i) < quantiles.get(i - 1)) {
+          throw new IllegalArgumentException("quantiles must be whole numbers of tokens, at least 1, ascending; got "
+              + quantiles);
+        }
+      }
+    }
+
+    @Override
+    public int sample(SplittableRandom random) {
+      double u = random.nextDouble() * (quantiles.size() - 1);
+      int i = (int) u;
+      double lo = quantiles.get(i);
+      double hi = quantiles.get(Math.min(i + 1, quantiles.size() - 1));
+      return (int) Math.max(1, Math.round(lo + (u - i) * (hi - lo)));
+    }
+
+    @Override
+    public double mean() {
+      double sum = 0;
+      for (int i = 1; i < quantiles.size(); i++) {
+        sum += (quantiles.get(i - 1) + quantiles.get(i)) / 2.0;
+      }
+      return sum / (quantiles.size() - 1);
+    }
+
+    @Override
+    public String describe() {
+      int n = quantiles.size() - 1;
+      return "empirical(median " + quantiles.get(n / 2) + ", " + quantiles.get(0) + ".." + quantiles.get(n) + ")";
     }
   }
 

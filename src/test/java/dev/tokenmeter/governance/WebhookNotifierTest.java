@@ -116,4 +116,24 @@ class WebhookNotifierTest {
     assertThat(log).singleElement().asString()
         .contains("gave up on the resolved ticket alert of SLO 'tps.p10>=30 model=llama* tenant=acme' after 1 attempts");
   }
+
+  @Test
+  void aDriftNoticeIsPostedWithItsFindings() throws Exception {
+    DriftReport.Lengths in = new DriftReport.Lengths(true, true, 512, 1200, new DriftStats.Ks(1, 1e-9),
+        new DriftStats.Psi(18.4, new double[] {512}), "512");
+    DriftReport report = new DriftReport(Instant.parse("2026-11-25T10:00:00Z"), 400, List.of(in), false);
+    try (WebhookNotifier w = new WebhookNotifier(receiver(0), 2, 1, s -> {})) {
+      w.accept(new DriftNotice(report, java.time.Duration.ofMinutes(15), false));
+      w.close(10_000);
+      assertThat(w.delivered()).isEqualTo(1);
+    }
+    JsonNode j = new ObjectMapper().readTree(bodies.get(0));
+    assertThat(j.get("kind").asText()).isEqualTo("drift");
+    assertThat(j.get("cleared").asBoolean()).isFalse();
+    assertThat(j.get("dimensions").get(0).asText()).isEqualTo("input_tokens");
+    assertThat(j.get("requests").asLong()).isEqualTo(400);
+    assertThat(j.get("window_s").asLong()).isEqualTo(900);
+    assertThat(j.get("findings").get(0).get("sentence").asText()).startsWith("prompts are 2.3x longer than the 512 tokens");
+    assertThat(j.get("message").asText()).startsWith("drift notice: prompts are 2.3x longer");
+  }
 }

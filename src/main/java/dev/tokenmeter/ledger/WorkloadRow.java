@@ -1,0 +1,15 @@
+package dev.tokenmeter.ledger;
+
+/**
+ * What drift and workload export read of one ledger row: when it started, its model and lengths.
+ *
+ * @param startedAtEpochMillis when the proxy received it
+ * @param model the request's model, or null
+ * @param ok whether it completed
+ * @param inputTokens prompt tokens, or -1 when unknown
+ * @param outputTokens output tokens, or -1 when unknown
+ * @param cachedTokens prompt tokens the server reported as cached, or -1 when it reported none
+ * @param inFlightAtStart requests in flight to the same upstream when it started, itself excluded
+ */
+public record WorkloadRow(long startedAtEpochMillis, String model, boolean ok, int inputTokens, int outputTokens,
+    int cachedTokens, int inFlightAtStart) {}
