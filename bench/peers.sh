@@ -83,9 +83,7 @@ run_tokenmeter() {
   local c=$1 dir=$2
   start_server "$PORT" "$dir/server.log" --zero-delay --zero-delay-batch "$BATCH"
   local load0; load0=$(loadavg)
-  taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
-    --warmup "${WARMUP}s" --duration "${WINDOW}s" --cooldown 0s --input-tokens 16 \
-    --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$dir" >"$dir/client.log" 2>&1 &
+  start_zero_delay_client "$PORT" "$c" "$WARMUP" "$WINDOW" "$dir"
   local pid=$!
   # The window opens about 1 s after start (JVM start, preflight) plus the warm-up.
   local s; s=$(sample $pid $((WARMUP + 3)) $((WINDOW - 5)))

@@ -38,10 +38,11 @@ public final class ChunkParser {
 
   // Thread-safe and costly to build: one for the JVM. Its symbol table learns the field names once.
   private static final JsonFactory JSON = JsonFactory.builder().build();
-  private static final StreamItem.Done DONE = new StreamItem.Done();
-  private static final StreamItem.Role ASSISTANT = new StreamItem.Role("assistant");
-  private static final StreamItem.Finish STOP = new StreamItem.Finish("stop");
-  private static final StreamItem.Finish LENGTH = new StreamItem.Finish("length");
+  // Shared with ChunkScanner: the items every stream repeats, allocated once.
+  static final StreamItem.Done DONE = new StreamItem.Done();
+  static final StreamItem.Role ASSISTANT = new StreamItem.Role("assistant");
+  static final StreamItem.Finish STOP = new StreamItem.Finish("stop");
+  static final StreamItem.Finish LENGTH = new StreamItem.Finish("length");
 
   private final ArrayList<StreamItem> items = new ArrayList<>();
   private final ChunkScanner scanner = new ChunkScanner();

@@ -30,10 +30,6 @@ import java.util.function.Consumer;
  * <p>Not thread-safe (it reuses a list and a cursor); it keeps no state between payloads.
  */
 final class ChunkScanner {
-  private static final StreamItem.Done DONE = new StreamItem.Done();
-  private static final StreamItem.Role ASSISTANT = new StreamItem.Role("assistant");
-  private static final StreamItem.Finish STOP = new StreamItem.Finish("stop");
-  private static final StreamItem.Finish LENGTH = new StreamItem.Finish("length");
   private final ArrayList<StreamItem> items = new ArrayList<>();
   private final JsonCursor in = new JsonCursor();
 
@@ -43,7 +39,7 @@ final class ChunkScanner {
    */
   boolean scan(byte[] data, int offset, int length, Consumer<StreamItem> out) {
     if (ChunkParser.isDone(data, offset, length)) {
-      out.accept(DONE);
+      out.accept(ChunkParser.DONE);
       return true;
     }
     items.clear();
@@ -225,7 +221,7 @@ final class ChunkScanner {
       return null;
     }
     in.string();
-    return in.is("assistant") ? ASSISTANT : new StreamItem.Role(in.decoded());
+    return in.is("assistant") ? ChunkParser.ASSISTANT : new StreamItem.Role(in.decoded());
   }
 
   private StreamItem.Finish finish() {
@@ -233,7 +229,10 @@ final class ChunkScanner {
       return null;
     }
     in.string();
-    return in.is("stop") ? STOP : in.is("length") ? LENGTH : new StreamItem.Finish(in.decoded());
+    if (in.is("stop")) {
+      return ChunkParser.STOP;
+    }
+    return in.is("length") ? ChunkParser.LENGTH : new StreamItem.Finish(in.decoded());
   }
 
   /** A text value: its string, or null when null or empty. */

@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class LauncherHeapTest {
 
   private static int heapMb(String args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("bash", "-c", ". scripts/heap-for-run.sh && tm_heap_mb \"$@\"", "tm"));
+    String script = ". scripts/heap-for-run.sh && tm_heap_mb \"$@\"";
+    List<String> cmd = new ArrayList<>(List.of("bash", "-c", script, "tm"));
     cmd.addAll(List.of(args.split(" ")));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
