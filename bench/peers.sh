@@ -22,7 +22,7 @@ REPEATS=${REPEATS:-3}
 BATCH=${BATCH:-1}         # the server's tokens per flush: 1 = one read per token, the costly case
 WARMUP=${WARMUP:-10}      # tokenmeter's unmeasured warm-up (JIT); wrk needs none but runs as long
 WINDOW=${WINDOW:-20}
-OUTPUT_TOKENS=${OUTPUT_TOKENS:-2048}
+OUTPUT_TOKENS=${OUTPUT_TOKENS:-256} # short: tokenmeter counts the tokens of requests in its window
 PORT=${PORT:-18533}
 OUT=${OUT:-results/peers-$(date -u +%Y%m%dT%H%M%SZ)}
 
