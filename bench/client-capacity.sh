@@ -35,9 +35,7 @@ run_one() {
   mkdir -p "$dir"
   start_server "$PORT" "$dir/server.log" --zero-delay --zero-delay-batch "$batch"
   local load0; load0=$(loadavg)
-  taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
-    --warmup "${warm}s" --duration "${win}s" --cooldown 0s --input-tokens 16 \
-    --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$dir" >"$dir/client.log" 2>&1 &
+  start_zero_delay_client "$PORT" "$c" "$warm" "$win" "$dir"
   local cpid=$!
   # The window opens about 1 s after start (JVM start + preflight) plus the warm-up; sample from
   # 2 s into it to 3 s before its end.

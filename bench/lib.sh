@@ -52,6 +52,15 @@ stop_pid() {
   fi
 }
 
+# start_zero_delay_client PORT C WARMUP_S WINDOW_S DIR: `tokenmeter bench` on CPU 0 in the
+# background (its PID in $!), closed loop, 16 prompt tokens, OUTPUT_TOKENS output tokens
+# (ignore_eos), as client-capacity.sh and peers.sh run it.
+start_zero_delay_client() {
+  taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$1" --concurrency "$2" \
+    --warmup "${3}s" --duration "${4}s" --cooldown 0s --input-tokens 16 \
+    --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$5" >"$5/client.log" 2>&1 &
+}
+
 # stop_server: SIGTERM makes it print its counters (requests, tokens, connections) to its log.
 stop_server() {
   stop_pid SERVER_PID

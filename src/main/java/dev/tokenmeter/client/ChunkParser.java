@@ -27,21 +27,25 @@ import java.util.function.Consumer;
  * Items are delivered only after the whole payload parsed: a malformed payload yields no item, only
  * a {@link ProtocolException}.
  *
- * <p>Chunks are parsed straight from the event's UTF-8 bytes with Jackson's streaming parser;
- * fields other than those above ({@code id}, {@code model}, {@code logprobs}, ...) are skipped
- * without decoding. Not thread-safe (it reuses a list); it holds no per-stream state, so one parser
+ * <p>Stream payloads in the common shape (text deltas, role, finish reason, usage) are read in
+ * place by {@link ChunkScanner}, without a parser per chunk; the rest (errors, tool calls, anything
+ * unusual) and every whole response are parsed straight from the UTF-8 bytes with Jackson's
+ * streaming parser, which gives the same items; fields other than those above ({@code id}, {@code
+ * model}, {@code logprobs}, ...) are skipped without decoding. Not thread-safe (it reuses a list); it holds no per-stream state, so one parser
  * per event loop serves every stream on it.
  */
 public final class ChunkParser {
 
   // Thread-safe and costly to build: one for the JVM. Its symbol table learns the field names once.
   private static final JsonFactory JSON = JsonFactory.builder().build();
-  private static final StreamItem.Done DONE = new StreamItem.Done();
-  private static final StreamItem.Role ASSISTANT = new StreamItem.Role("assistant");
-  private static final StreamItem.Finish STOP = new StreamItem.Finish("stop");
-  private static final StreamItem.Finish LENGTH = new StreamItem.Finish("length");
+  // Shared with ChunkScanner: the items every stream repeats, allocated once.
+  static final StreamItem.Done DONE = new StreamItem.Done();
+  static final StreamItem.Role ASSISTANT = new StreamItem.Role("assistant");
+  static final StreamItem.Finish STOP = new StreamItem.Finish("stop");
+  static final StreamItem.Finish LENGTH = new StreamItem.Finish("length");
 
   private final ArrayList<StreamItem> items = new ArrayList<>();
+  private final ChunkScanner scanner = new ChunkScanner();
   // The payload being parsed, for error messages.
   private byte[] payload;
   private int payloadOffset;
@@ -90,6 +94,14 @@ public final class ChunkParser {
   }
 
   private void parseChunk(byte[] b, int offset, int length, Consumer<StreamItem> out) {
+    if (scanner.scan(b, offset, length, out)) {
+      return; // the common shape, read in place (ChunkScanner); the rest is parsed below
+    }
+    parseFull(b, offset, length, out);
+  }
+
+  /** The full parse of a stream payload, without the scanner (the reference it is tested against). */
+  void parseFull(byte[] b, int offset, int length, Consumer<StreamItem> out) {
     if (isDone(b, offset, length)) {
       out.accept(DONE);
       return;
@@ -98,7 +110,7 @@ public final class ChunkParser {
   }
 
   /** True for {@code [DONE]}, allowing ASCII whitespace around it. */
-  private static boolean isDone(byte[] b, int offset, int length) {
+  static boolean isDone(byte[] b, int offset, int length) {
     int start = offset;
     int end = offset + length;
     while (start < end && b[start] <= ' ') {
