@@ -53,7 +53,11 @@ class LiveExportIT {
   }
 
   private static String[] bench(SimFixture sim, Path out, String... export) {
-    String[] plan = {"bench", "--url", sim.baseUrl(), "--concurrency", "2,4", "--duration", "2s", "--warmup", "500ms",
+    return benchWithStages(sim, out, "2s", export);
+  }
+
+  private static String[] benchWithStages(SimFixture sim, Path out, String stageDuration, String... export) {
+    String[] plan = {"bench", "--url", sim.baseUrl(), "--concurrency", "2,4", "--duration", stageDuration, "--warmup", "500ms",
       "--cooldown", "0s", "--input-tokens", "16", "--output-tokens", "12", "--extra-body", IGNORE_EOS,
       "--out", out.toString(), "-q"};
     String[] all = java.util.Arrays.copyOf(plan, plan.length + export.length);
@@ -71,7 +75,10 @@ class LiveExportIT {
     Path out = dir.resolve("run");
     try (SimFixture sim = SimFixture.start(SimFixture.config(20, 5));
         PrometheusServer prometheus = PrometheusServer.start(dir, port)) {
-      Cli.Result r = Cli.run(bench(sim, out, "--metrics-port", Integer.toString(port), "--metrics-linger", "30s"));
+      // 6 s stages: Prometheus passes discovered targets to its scrapers at most every 5 s, so its
+      // first scrape can come 5-6 s after its start; with 2 s stages a quiet machine finished the
+      // run before it (CI, 2026-11-25), and no scrape saw a request in flight.
+      Cli.Result r = Cli.run(benchWithStages(sim, out, "6s", "--metrics-port", Integer.toString(port), "--metrics-linger", "30s"));
       assertThat(r.exitCode()).as(r.both()).isZero();
       assertThat(r.err()).contains("tokenmeter: live metrics at http://127.0.0.1:" + port + "/metrics")
           .contains("waiting up to 30 s for a last scrape");
