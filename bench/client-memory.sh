@@ -22,10 +22,7 @@ DURATIONS=${DURATIONS:-"20 60"}
 OUTPUT_TOKENS=${OUTPUT_TOKENS:-256}
 PORT=${PORT:-18541}
 OUT=${OUT:-results/memory-$(date -u +%Y%m%dT%H%M%SZ)}
-[ "${SKIP_BUILD:-0}" = 1 ] || build
-mkdir -p "$OUT"
-machine | tee "$OUT/machine.txt"
-echo "client JVM options: TOKENMETER_JAVA_OPTS='${TOKENMETER_JAVA_OPTS:-}'" | tee -a "$OUT/machine.txt"
+begin_results
 
 # run_one MODE C SECONDS: one bench run of SECONDS (no warm-up, no cool-down); prints one line.
 run_one() {
