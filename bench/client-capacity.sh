@@ -24,10 +24,7 @@ WINDOW=${WINDOW:-30}      # seconds of measurement window
 OUTPUT_TOKENS=${OUTPUT_TOKENS:-2048}
 PORT=${PORT:-18531}
 OUT=${OUT:-results/capacity-$(date -u +%Y%m%dT%H%M%SZ)}
-[ "${SKIP_BUILD:-0}" = 1 ] || build
-mkdir -p "$OUT"
-machine | tee "$OUT/machine.txt"
-echo "client JVM options: TOKENMETER_JAVA_OPTS='${TOKENMETER_JAVA_OPTS:-}'" | tee -a "$OUT/machine.txt"
+begin_results
 
 # run_one C TAG WARMUP WINDOW BATCH: one bench run; prints one result line.
 run_one() {

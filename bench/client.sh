@@ -7,7 +7,8 @@ if [ -z "${CLIENT_JAR:-}" ]; then
   exec ./tokenmeter "$@"
 fi
 . scripts/find-jdk.sh
+. scripts/heap-for-run.sh
 tm_find_jdk
+tm_java_opts "$@"
 # shellcheck disable=SC2086
-exec "$TOKENMETER_JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Xss512k \
-  ${TOKENMETER_JAVA_OPTS:-} -jar "$CLIENT_JAR" "$@"
+exec "$TOKENMETER_JAVA_HOME/bin/java" "${TM_JAVA_OPTS[@]}" ${TOKENMETER_JAVA_OPTS:-} -jar "$CLIENT_JAR" "$@"

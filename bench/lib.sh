@@ -24,6 +24,15 @@ machine() {
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# begin_results: builds (unless SKIP_BUILD=1), creates $OUT and records there the machine and the
+# client's JVM options.
+begin_results() {
+  [ "${SKIP_BUILD:-0}" = 1 ] || build
+  mkdir -p "$OUT"
+  machine | tee "$OUT/machine.txt"
+  echo "client JVM options: TOKENMETER_JAVA_OPTS='${TOKENMETER_JAVA_OPTS:-}'" | tee -a "$OUT/machine.txt"
+}
+
 # start_server PORT LOGFILE ARGS...: `tokenmeter sim serve` alone on CPU 1; waits until it answers.
 # TOKENMETER_JAVA_OPTS is for the client only; the server gets SERVER_JAVA_OPTS.
 start_server() {

@@ -5,10 +5,10 @@ _tm_java_major() { # prints the major version of the java binary $1, or nothing
   "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9][0-9]*\).*/\1/p' | head -n 1
 }
 
-_tm_is_jdk21() { # $1 = a JAVA_HOME candidate; true when it has java and javac of release 21+
+_tm_is_jdk21() { # $1 = a JAVA_HOME candidate; true when it has java and javac of release 21+ (sets TOKENMETER_JAVA_MAJOR)
   [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 1
   local v; v=$(_tm_java_major "$1/bin/java")
-  [ -n "$v" ] && [ "$v" -ge 21 ]
+  [ -n "$v" ] && [ "$v" -ge 21 ] && TOKENMETER_JAVA_MAJOR=$v
 }
 
 tm_find_jdk() {

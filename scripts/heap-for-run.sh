@@ -1,11 +1,12 @@
 # Sourced by ./tokenmeter: `tm_heap_mb ARGS...` prints the heap cap (MiB) for one command line.
 #
 # A closed-loop `bench` whose in-flight data is known from its arguments gets a heap sized to it:
-# 128 MiB (the JVM's own data, a tokenizer, the report; measured enough at 1,000 streams of 2,048
-# tokens, docs/PERFORMANCE.md §3) plus 48 bytes per in-flight token (a request keeps about 25 per
-# token: its chunk time, length and kind, and the text for the tokenizer; doubled for the arrays'
-# growth). Anything whose memory the arguments do not bound (open loop, prompt or traffic files,
-# a Hugging Face tokenizer, variants, searches, other commands) keeps the 1 GiB cap.
+# 128 MiB (the JVM's own data, 1,000 connections, a tiktoken encoding and the report: 13.7 MB live
+# at 100 streams, 24-28 MB at 1,000, +33 MB with o200k_base, docs/PERFORMANCE.md §3) plus 32 bytes
+# per in-flight token (a request keeps its chunks in a ChunkLog, about 5 bytes each, and the answer
+# text for the word and token counts, 5-10 bytes a token; doubled for the buffers' growth).
+# Anything whose memory the arguments do not bound (open loop, prompt or traffic files, a Hugging
+# Face tokenizer, variants, searches, other commands) keeps the 1 GiB cap.
 tm_heap_mb() {
   local default=1024 streams="" tokens=256 a v n
   [ "${1:-}" = bench ] || { echo "$default"; return; }
@@ -34,5 +35,44 @@ tm_heap_mb() {
     esac
   done
   [ -n "$streams" ] || { echo "$default"; return; }
-  echo $((128 + (streams * tokens * 48 + 1048575) / 1048576))
+  echo $((128 + (streams * tokens * 32 + 1048575) / 1048576))
+}
+
+# `tm_java_opts ARGS...` sets the array TM_JAVA_OPTS: the JVM options ./tokenmeter (and
+# bench/client.sh) run one command line with, before TOKENMETER_JAVA_OPTS (which comes last, so its
+# options win). docs/PERFORMANCE.md §3 has the measurements behind them.
+#
+# - `bench`, the client: the serial collector, a heap that starts at 16 MiB and grows only as far as
+#   the live data needs (the serial collector expands the heap only when less than 40 % is free
+#   after a collection), capped by tm_heap_mb; and, on JDK 22+, freed native memory handed back to
+#   the OS every second (-XX:TrimNativeHeapInterval). The client runs on one event loop, so a
+#   parallel collector has no idle cores to use, and its throughput-driven sizing grows the heap to
+#   the cap whatever the live data.
+# - Any other command (the simulator, the proxy, virtual-time simulation) keeps the parallel
+#   collector and its cap.
+# - Every command: an exhausted heap ends the process with one line naming TOKENMETER_JAVA_OPTS
+#   (scripts/out-of-memory.sh) instead of the JVM's banner and stack traces; the JVM's own messages
+#   on stdout are off for that (TOKENMETER_JAVA_OPTS=-XX:+DisplayVMOutput brings them back, e.g. for
+#   a thread dump with kill -3).
+tm_java_opts() {
+  local mb limit o here gc=""
+  mb=$(tm_heap_mb "$@")
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  limit="-Xmx${mb}m"
+  for o in ${TOKENMETER_JAVA_OPTS:-}; do
+    case "$o" in
+      -Xmx*) limit=$o ;;
+      -XX:+Use*GC) gc=$o ;; # the user's collector: adding ours would make the JVM refuse to start
+    esac
+  done
+  TM_JAVA_OPTS=(--enable-native-access=ALL-UNNAMED -Xss512k "-Xmx${mb}m")
+  if [ "${1:-}" = bench ]; then
+    [ -n "$gc" ] || TM_JAVA_OPTS+=(-XX:+UseSerialGC)
+    TM_JAVA_OPTS+=(-Xms16m)
+    [ "${TOKENMETER_JAVA_MAJOR:-21}" -lt 22 ] || TM_JAVA_OPTS+=(-XX:TrimNativeHeapInterval=1000)
+  elif [ -z "$gc" ]; then
+    TM_JAVA_OPTS+=(-XX:+UseParallelGC)
+  fi
+  TM_JAVA_OPTS+=(-XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput
+    "-XX:OnOutOfMemoryError='$here/out-of-memory.sh' %p $limit $mb")
 }

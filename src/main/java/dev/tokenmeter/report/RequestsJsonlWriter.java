@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.core.engine.RequestSink;
 import dev.tokenmeter.core.metrics.RequestMetrics;
+import dev.tokenmeter.core.request.ChunkLog;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.RequestTimeline;
 import java.io.BufferedOutputStream;
@@ -162,8 +163,8 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
       g.writeNumberField("sent_ns", t.sentNanos());
     }
     g.writeArrayFieldStart("chunk_ns");
-    for (int i = 0; i < t.chunkCount(); i++) {
-      g.writeNumber(t.chunkNanos(i));
+    for (ChunkLog.Cursor c = t.chunks().cursor(); c.next(); ) {
+      g.writeNumber(c.nanos());
     }
     g.writeEndArray();
   }

@@ -14,7 +14,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The launcher's heap cap (scripts/heap-for-run.sh, sourced by ./tokenmeter): a closed-loop bench
- * gets 128 MiB plus 48 bytes per in-flight token; whatever its arguments do not bound gets 1 GiB.
+ * gets 128 MiB plus 32 bytes per in-flight token; whatever its arguments do not bound gets 1 GiB.
+ * And the JVM options around it (tm_java_opts): the collector, the starting heap, the one-line
+ * error when the heap runs out.
  */
 class LauncherHeapTest {
 
@@ -33,11 +35,11 @@ class LauncherHeapTest {
   @CsvSource(
       delimiter = '|',
       value = {
-        "bench --url http://x --concurrency 1000 --output-tokens 2048 | 222", // 128 + 93.75
-        "bench --concurrency=1,10,100 --output-tokens=32768 | 278", // the largest stage counts
+        "bench --url http://x --concurrency 1000 --output-tokens 2048 | 191", // 128 + 62.5
+        "bench --concurrency=1,10,100 --output-tokens=32768 | 228", // the largest stage counts
         "bench --concurrency 10 | 129", // the default 256 output tokens
-        "bench --output-tokens 64 --concurrency 2000 --extra-body {\"ignore_eos\":true} | 134",
-        "bench --concurrency 1000 --output-tokens 32768 | 1628", // above 1 GiB when the run needs it
+        "bench --output-tokens 64 --concurrency 2000 --extra-body {\"ignore_eos\":true} | 132",
+        "bench --concurrency 1000 --output-tokens 32768 | 1128", // above 1 GiB when the run needs it
         "bench --url http://x | 1024", // no --concurrency: not bounded here
         "bench --rate 5 --concurrency 3 | 1024", // open loop
         "bench --concurrency 64 --output-tokens normal:512,64 | 1024", // a distribution
@@ -53,6 +55,70 @@ class LauncherHeapTest {
   @Test
   void theLauncherPassesIt() throws Exception {
     String launcher = Files.readString(Path.of("tokenmeter"));
-    assertThat(launcher).contains("scripts/heap-for-run.sh").contains("\"-Xmx$(tm_heap_mb \"$@\")m\"");
+    assertThat(launcher)
+        .contains("scripts/heap-for-run.sh")
+        .contains("tm_java_opts \"$@\"")
+        .contains("\"${TM_JAVA_OPTS[@]}\" ${TOKENMETER_JAVA_OPTS:-} -jar"); // the user's options last
+    assertThat(Files.readString(Path.of("bench/client.sh"))).contains("tm_java_opts \"$@\"");
+  }
+
+  /** The options tm_java_opts chooses for {@code args}, with these environment variables. */
+  private static List<String> javaOpts(String args, String javaOpts, String major) throws Exception {
+    String script = ". scripts/heap-for-run.sh && tm_java_opts \"$@\" && printf '%s\\n' \"${TM_JAVA_OPTS[@]}\"";
+    List<String> cmd = new ArrayList<>(List.of("bash", "-c", script, "tm"));
+    cmd.addAll(List.of(args.split(" ")));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("TOKENMETER_JAVA_OPTS", javaOpts);
+    pb.environment().put("TOKENMETER_JAVA_MAJOR", major);
+    Process p = pb.start();
+    assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as(out).isZero();
+    return out.lines().toList();
+  }
+
+  @Test
+  void aBenchGetsTheSerialCollectorAndAHeapThatGrowsWithItsData() throws Exception {
+    List<String> opts = javaOpts("bench --concurrency 1000 --output-tokens 2048", "", "25");
+    assertThat(opts)
+        .contains("-Xmx191m", "-XX:+UseSerialGC", "-Xms16m", "-XX:TrimNativeHeapInterval=1000")
+        .doesNotContain("-XX:+UseParallelGC");
+    assertThat(opts).filteredOn(o -> o.startsWith("-XX:OnOutOfMemoryError="))
+        .singleElement().asString().endsWith("/out-of-memory.sh' %p -Xmx191m 191");
+    // JDK 21 has no TrimNativeHeapInterval (an unknown option stops the JVM).
+    assertThat(javaOpts("bench --concurrency 10", "", "21"))
+        .contains("-Xmx129m", "-XX:+UseSerialGC").doesNotContain("-XX:TrimNativeHeapInterval=1000");
+  }
+
+  @Test
+  void otherCommandsKeepTheParallelCollectorAndTheUsersChoicesWin() throws Exception {
+    assertThat(javaOpts("sim serve --port 0", "", "25"))
+        .contains("-Xmx1024m", "-XX:+UseParallelGC").doesNotContain("-XX:+UseSerialGC", "-Xms16m");
+    List<String> mine = javaOpts("bench --concurrency 10", "-XX:+UseG1GC -Xmx2g", "25");
+    assertThat(mine).doesNotContain("-XX:+UseSerialGC", "-XX:+UseParallelGC"); // two collectors: no JVM
+    assertThat(mine).filteredOn(o -> o.startsWith("-XX:OnOutOfMemoryError="))
+        .singleElement().asString().endsWith(" %p -Xmx2g 129"); // the limit in force is named
+    assertThat(javaOpts("proxy", "-XX:+UseSerialGC", "25")).doesNotContain("-XX:+UseParallelGC");
+  }
+
+  /**
+   * A JVM started with the launcher's options whose heap runs out prints one line that names
+   * TOKENMETER_JAVA_OPTS, no stack trace, and ends.
+   */
+  @Test
+  void anExhaustedHeapEndsTheRunWithOneLineNamingTheFix() throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(javaOpts("bench --concurrency 10", "-Xmx24m", String.valueOf(Runtime.version().feature())));
+    cmd.addAll(List.of("-Xmx24m", "-cp", System.getProperty("java.class.path"), OutOfMemoryFixture.class.getName()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(out.lines().toList())
+        .as(out)
+        .containsExactly(
+            "tokenmeter: out of memory: the Java heap limit -Xmx24m is too small for this run; rerun with a larger"
+                + " -Xmx in TOKENMETER_JAVA_OPTS");
+    assertThat(p.exitValue()).isEqualTo(137); // SIGKILL: nothing half-written after the line
   }
 }

@@ -1,5 +1,6 @@
 package dev.tokenmeter.core.metrics;
 
+import dev.tokenmeter.core.request.ChunkLog;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.RequestTimeline;
@@ -85,9 +86,9 @@ public final class RequestMetrics {
     int chunks = t.chunkCount();
     chunkNanos = new long[chunks];
     int[] chars = new int[chunks];
-    for (int i = 0; i < chunks; i++) {
-      chunkNanos[i] = t.chunkNanos(i);
-      chars[i] = t.chunkChars(i);
+    for (ChunkLog.Cursor c = t.chunks().cursor(); c.next(); ) {
+      chunkNanos[c.index()] = c.nanos();
+      chars[c.index()] = c.chars();
     }
     usageOutputTokens = t.usageCompletionTokens();
     answerOnly = t.reasoningChars() == 0;

@@ -1,7 +1,5 @@
 package dev.tokenmeter.core.request;
 
-import java.util.Arrays;
-
 /**
  * Everything measured about one request, as it happens: the timestamps of the measurement
  * model, each text chunk's arrival, usage, and the outcome. Filled by the engine from endpoint
@@ -13,13 +11,11 @@ import java.util.Arrays;
  * <pre>
  *  scheduled  sent      firstToken                lastToken  done
  *      |-------|-----------|-----|-----|-----|------|---------|
- *      ^ plan  ^ request   ^ chunk arrivals (chunkNanos[i])   ^ finish_reason seen
+ *      ^ plan  ^ request   ^ chunk arrivals (chunks())        ^ finish_reason seen
  *              written
  * </pre>
  */
 public final class RequestTimeline {
-  private static final int INITIAL_CHUNKS = 64;
-
   private final long id;
   private final int stage;
   private final Phase phase;
@@ -37,10 +33,7 @@ public final class RequestTimeline {
   private long doneNanos = -1;
   private long endNanos = -1;
 
-  private long[] chunkNanos = new long[INITIAL_CHUNKS];
-  private int[] chunkChars = new int[INITIAL_CHUNKS];
-  private byte[] chunkKinds = new byte[INITIAL_CHUNKS];
-  private int chunkCount;
+  private final ChunkLog chunks = new ChunkLog();
   private final StringBuilder content = new StringBuilder();
   private long reasoningChars;
 
@@ -101,16 +94,7 @@ public final class RequestTimeline {
   }
 
   private void text(StreamItem.Text t, long nanos) {
-    if (chunkCount == chunkNanos.length) {
-      int n = chunkCount * 2;
-      chunkNanos = Arrays.copyOf(chunkNanos, n);
-      chunkChars = Arrays.copyOf(chunkChars, n);
-      chunkKinds = Arrays.copyOf(chunkKinds, n);
-    }
-    chunkNanos[chunkCount] = nanos;
-    chunkChars[chunkCount] = t.text().length();
-    chunkKinds[chunkCount] = (byte) t.kind().ordinal();
-    chunkCount++;
+    chunks.append(nanos, t.text().length(), t.kind());
     if (firstTokenNanos < 0) {
       firstTokenNanos = nanos;
     }
@@ -214,22 +198,33 @@ public final class RequestTimeline {
 
   /** Number of text-carrying chunks. */
   public int chunkCount() {
-    return chunkCount;
+    return chunks.count();
   }
 
-  /** Arrival of text chunk {@code i}, {@code 0 <= i < chunkCount()}. */
+  /**
+   * The text chunks in arrival order: walk them with {@link ChunkLog#cursor()}. Read it only once
+   * the request ended, or from the event loop that runs it.
+   */
+  public ChunkLog chunks() {
+    return chunks;
+  }
+
+  /**
+   * Arrival of text chunk {@code i}, {@code 0 <= i < chunkCount()}. Reads the chunks from the
+   * first: to walk them all, use {@link #chunks()}.
+   */
   public long chunkNanos(int i) {
-    return chunkNanos[i];
+    return chunks.nanos(i);
   }
 
-  /** UTF-16 chars of text chunk {@code i}. */
+  /** UTF-16 chars of text chunk {@code i}; reads the chunks from the first. */
   public int chunkChars(int i) {
-    return chunkChars[i];
+    return chunks.chars(i);
   }
 
-  /** Kind of text chunk {@code i}. */
+  /** Kind of text chunk {@code i}; reads the chunks from the first. */
   public TextKind chunkKind(int i) {
-    return TextKind.values()[chunkKinds[i]];
+    return chunks.kind(i);
   }
 
   /** The answer text received so far (content only, not reasoning). */
