@@ -56,12 +56,13 @@ public final class SimServer implements AutoCloseable {
   private static final long SHUTDOWN_TIMEOUT_MILLIS = 2_000;
 
   /**
-   * How long a loop runs due tasks (token writes) before it reads its sockets again: 0.25 ms,
-   * checked every 64 tasks. With Netty's default (1 s) a tick of 1,000 streams' token writes,
-   * 10-20 ms on one core, ran to its end before the requests that arrived meanwhile were read, so
-   * their arrival stamps, and the TTFT truth that starts there, came late by the rest of the tick.
+   * How long a loop runs due tasks (token writes) before it reads its sockets again: 1 ms (the
+   * least Netty's constructor takes: it counts in milliseconds), checked every 64 tasks. With
+   * Netty's default (1 s) a tick of 1,000 streams' token writes ran to its end before the requests
+   * that arrived meanwhile were read, so their arrival stamps, where the TTFT truth starts, came
+   * late by the rest of the tick.
    */
-  static final long TASK_QUANTUM_NANOS = 250_000;
+  static final long TASK_QUANTUM_MILLIS = 1;
 
   private final ServerState state;
   private final EventLoopGroup group;
@@ -123,13 +124,13 @@ public final class SimServer implements AutoCloseable {
     }
   }
 
-  /** {@code threads} event loops over {@code io}, tasks bounded by {@link #TASK_QUANTUM_NANOS}. */
+  /** {@code threads} event loops over {@code io}, tasks bounded by {@link #TASK_QUANTUM_MILLIS}. */
   static MultiThreadIoEventLoopGroup loops(int threads, IoHandlerFactory io) {
     return new MultiThreadIoEventLoopGroup(threads, io) {
       @Override
       protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
         return new SingleThreadIoEventLoop(
-            this, executor, factory, Integer.MAX_VALUE, RejectedExecutionHandlers.reject(), TASK_QUANTUM_NANOS);
+            this, executor, factory, Integer.MAX_VALUE, RejectedExecutionHandlers.reject(), TASK_QUANTUM_MILLIS);
       }
     };
   }

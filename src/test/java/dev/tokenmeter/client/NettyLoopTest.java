@@ -14,7 +14,7 @@ class NettyLoopTest {
   @Test
   void aBurstOfTasksLetsTheLoopPollItsSocketsInBetween() throws Exception {
     int turns = LoopTurns.duringTaskBurst(io -> NettyLoop.group(io, r -> daemon(r)), TASKS, SPIN_NANOS);
-    // One poll per 64 tasks (6.4 ms) once the 0.25 ms quantum is spent: 10 for 640 tasks.
+    // One poll per 64 tasks (6.4 ms) once the 1 ms quantum is spent: 10 for 640 tasks.
     assertThat(turns).isGreaterThanOrEqualTo(TASKS / 64 - 1);
   }
 
