@@ -2,12 +2,11 @@ package dev.tokenmeter.testkit;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
-import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.nio.NioIoHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,7 +28,7 @@ public final class LoopTurns {
       throws Exception {
     AtomicInteger turns = new AtomicInteger();
     IoHandlerFactory nio = NioIoHandler.newFactory();
-    EventLoopGroup group = groupOf.apply(executor -> new Counting(nio.newHandler(executor), turns));
+    EventLoopGroup group = groupOf.apply(executor -> counting(nio.newHandler(executor), turns));
     try {
       EventLoop loop = group.next();
       CompletableFuture<Integer> seen = new CompletableFuture<>();
@@ -54,36 +53,21 @@ public final class LoopTurns {
     }
   }
 
-  private record Counting(IoHandler delegate, AtomicInteger turns) implements IoHandler {
-    @Override
-    public int run(IoHandlerContext context) {
-      turns.incrementAndGet();
-      return delegate.run(context);
-    }
-
-    @Override
-    public void prepareToDestroy() {
-      delegate.prepareToDestroy();
-    }
-
-    @Override
-    public void destroy() {
-      delegate.destroy();
-    }
-
-    @Override
-    public IoRegistration register(IoHandle handle) throws Exception {
-      return delegate.register(handle);
-    }
-
-    @Override
-    public void wakeup() {
-      delegate.wakeup();
-    }
-
-    @Override
-    public boolean isCompatible(Class<? extends IoHandle> handleType) {
-      return delegate.isCompatible(handleType);
-    }
+  /** {@code delegate} with every call to {@code run}, one loop turn, counted. */
+  private static IoHandler counting(IoHandler delegate, AtomicInteger turns) {
+    return (IoHandler)
+        Proxy.newProxyInstance(
+            IoHandler.class.getClassLoader(),
+            new Class<?>[] {IoHandler.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("run")) {
+                turns.incrementAndGet();
+              }
+              try {
+                return method.invoke(delegate, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 }
