@@ -49,8 +49,9 @@ class ReadBatchProbeTest {
       List<RecordedEvent> events =
           recorded(() -> StageKit.run(StageKit.stage(sim).closed(4).requests(8).maxTokens(5)));
       long reads = events.stream().mapToLong(e -> e.getInt("reads")).sum();
-      // Each of the 8 responses is at least its headers and 5 paced tokens 5 ms apart.
-      assertThat(reads).isGreaterThanOrEqualTo(8 * 2);
+      // At least one read per response (each is requested after the last one ended); a loaded
+      // machine can merge a response's headers and paced tokens into one read (13 seen for 8).
+      assertThat(reads).isGreaterThanOrEqualTo(8);
       assertThat(events).allSatisfy(e -> assertThat(e.getDuration("spanNanos").toNanos()).isNotNegative());
     }
   }
