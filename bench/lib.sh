@@ -89,6 +89,12 @@ cpu_ticks() {
   sed 's/^.*) //' "$f" | awk '{print $12, $13}'
 }
 
+# sched_ms PID: "run wait" in ms summed over the process's threads, from /proc/PID/task/*/schedstat
+# (time on a CPU, time runnable but waiting for one): the second is the machine's share of any delay.
+sched_ms() {
+  { cat /proc/"$1"/task/*/schedstat 2>/dev/null || true; } | awk '{r += $1; w += $2} END {printf "%.0f %.0f\n", r / 1e6, w / 1e6}'
+}
+
 # kib FIELD PID: a field of /proc/PID/status in KiB (VmRSS, VmHWM).
 kib() { awk -v k="$1:" '$1==k {print $2}' /proc/"$2"/status; }
 

@@ -3,7 +3,9 @@
 # CPU 1) writes when it actually emitted every token (--ground-truth, System.nanoTime); the client
 # (CPU 0) runs `bench --raw-times` at 1, 100 and 1000 streams; BenchTools joins the two by request
 # id (X-Request-Id tm-<run>-<id>) and compares TTFT and ITL: server (actual[0] - arrival, actual
-# gaps), client (chunk[0] - sent, chunk gaps) and what summary.json reports.
+# gaps), client (chunk[0] - sent, chunk gaps) and what summary.json reports. Each side's threads'
+# time on a CPU and time runnable but kept off one (/proc/PID/task/*/schedstat) says how much of the
+# run the machine, not the program, held it back.
 #
 #   bench/timing-fidelity.sh
 #   CONCURRENCY="100" REPEATS=1 bench/timing-fidelity.sh
@@ -26,14 +28,24 @@ for rep in $(seq 1 "$REPEATS"); do
     mkdir -p "$dir"
     start_server "$PORT" "$dir/server.log" --ttft 50ms --itl 20ms --ground-truth "$dir/ground-truth.jsonl"
     load0=$(loadavg)
+    server0=$(sched_ms "$SERVER_PID")
     taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
       --warmup "${WARMUP}s" --duration "${WINDOW}s" --cooldown 0s --input-tokens 16 \
       --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' --raw-times -q \
-      --out "$dir" >"$dir/client.log" 2>&1 || { echo "bench failed: see $dir/client.log" >&2; }
+      --out "$dir" >"$dir/client.log" 2>&1 &
+    client=$! client_sched="0 0"
+    while kill -0 "$client" 2>/dev/null; do # the last reading before it exits
+      now=$(sched_ms "$client") && [ "${now%% *}" != 0 ] && client_sched=$now
+      sleep 0.5
+    done
+    wait "$client" || echo "bench failed: see $dir/client.log" >&2
+    server1=$(sched_ms "$SERVER_PID")
     load1=$(loadavg)
     stop_server # flushes the ground-truth file
     {
       echo "== c=$c run $rep: load $load0 -> $load1; $(grep -o 'emission lateness.*' "$dir/server.log")"
+      read -r crun cwait <<<"$client_sched"; read -r s0run s0wait <<<"$server0"; read -r s1run s1wait <<<"$server1"
+      echo "   CPU ms (on CPU / runnable but waiting): client $crun / $cwait, server $((s1run - s0run)) / $((s1wait - s0wait))"
       bt fidelity "$dir/requests.jsonl" "$dir/ground-truth.jsonl" "$dir/summary.json"
     } | tee -a "$OUT/results.txt"
   done

@@ -24,7 +24,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   /** After an exchange ended early (on [DONE]) the rest of its body is drained before reuse. */
   private boolean draining;
 
-  ConnectionHandler(OpenAiEndpoint endpoint, Ticker ticker) {
+  ConnectionHandler(OpenAiEndpoint endpoint, Ticker ticker, ReadBatchProbe readBatches) {
     this.endpoint = endpoint;
     this.ticker = ticker;
     this.stamp =
@@ -32,6 +32,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           @Override
           public void channelRead(ChannelHandlerContext ctx, Object msg) {
             readNanos = ConnectionHandler.this.ticker.nanos();
+            readBatches.read(readNanos);
             ctx.fireChannelRead(msg);
           }
         };

@@ -17,7 +17,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -76,6 +75,7 @@ public final class OpenAiEndpoint implements Endpoint {
   private final String path;
   private final RequestBodyEncoder encoder;
   private final ChunkParser parser = new ChunkParser();
+  private final ReadBatchProbe readBatches = new ReadBatchProbe();
   private final ArrayDeque<Channel> idle = new ArrayDeque<>();
   private final String runToken = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
   private long connectionsOpened;
@@ -108,9 +108,9 @@ public final class OpenAiEndpoint implements Endpoint {
     this.tls = tls;
 
     boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    this.group = new MultiThreadIoEventLoopGroup(
-            1, (java.util.concurrent.ThreadFactory) r -> newThread(r, "tokenmeter-client"), io);
+    IoHandlerFactory io =
+        ReadBatchProbe.wrap(epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory(), readBatches);
+    this.group = NettyLoop.group(io, r -> newThread(r, "tokenmeter-client"));
     this.eventLoop = group.next();
     this.loop = new NettyLoop(eventLoop);
     this.bootstrap =
@@ -124,7 +124,7 @@ public final class OpenAiEndpoint implements Endpoint {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ConnectionHandler handler = new ConnectionHandler(OpenAiEndpoint.this, ticker);
+                    ConnectionHandler handler = new ConnectionHandler(OpenAiEndpoint.this, ticker, readBatches);
                     ch.pipeline().addLast("stamp", handler.stamp());
                     if (ssl != null) {
                       SslHandler tlsHandler = ssl.newHandler(ch.alloc(), url.getHost(), port);

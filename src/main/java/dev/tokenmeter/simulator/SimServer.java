@@ -5,9 +5,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.SingleThreadIoEventLoop;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -18,7 +20,9 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.RejectedExecutionHandlers;
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
@@ -51,6 +55,15 @@ public final class SimServer implements AutoCloseable {
   /** How long {@link #close()} lets the event loops drain, at most. */
   private static final long SHUTDOWN_TIMEOUT_MILLIS = 2_000;
 
+  /**
+   * How long a loop runs due tasks (token writes) before it reads its sockets again: 1 ms (the
+   * least Netty's constructor takes: it counts in milliseconds), checked every 64 tasks. With
+   * Netty's default (1 s) a tick of 1,000 streams' token writes ran to its end before the requests
+   * that arrived meanwhile were read, so their arrival stamps, where the TTFT truth starts, came
+   * late by the rest of the tick.
+   */
+  static final long TASK_QUANTUM_MILLIS = 1;
+
   private final ServerState state;
   private final EventLoopGroup group;
   private final Channel serverChannel;
@@ -75,7 +88,7 @@ public final class SimServer implements AutoCloseable {
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelClass =
         epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    EventLoopGroup group = new MultiThreadIoEventLoopGroup(config.ioThreads(), io);
+    EventLoopGroup group = loops(config.ioThreads(), io);
     ChannelGroup channels = new DefaultChannelGroup(group.next());
     ServerState state = new ServerState(config, channels);
     try {
@@ -109,6 +122,17 @@ public final class SimServer implements AutoCloseable {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
     }
+  }
+
+  /** {@code threads} event loops over {@code io}, tasks bounded by {@link #TASK_QUANTUM_MILLIS}. */
+  static MultiThreadIoEventLoopGroup loops(int threads, IoHandlerFactory io) {
+    return new MultiThreadIoEventLoopGroup(threads, io) {
+      @Override
+      protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
+        return new SingleThreadIoEventLoop(
+            this, executor, factory, Integer.MAX_VALUE, RejectedExecutionHandlers.reject(), TASK_QUANTUM_MILLIS);
+      }
+    };
   }
 
   /**
