@@ -2,7 +2,8 @@ package dev.tokenmeter.simulator.engine;
 
 /**
  * The constants fitted to published measurements (docs/SIMULATOR.md, Accuracy): one MFU and one
- * MBU for every engine, and each engine profile's two host overheads. Written from the fit of
+ * MBU for every engine, each engine profile's two host overheads, and what the ROCm platform adds
+ * to them. Written from the fit of
  * every source together; {@code AccuracyFitTest} refits them and fails when they differ from
  * these, so a change of model or data cannot leave them stale.
  */
@@ -19,6 +20,10 @@ public final class Calibration {
   public static final long SGLANG_PER_SEQUENCE_NANOS = 30_000L;
   public static final long TRT_LLM_ITERATION_NANOS = 7_200_000L;
   public static final long TRT_LLM_PER_SEQUENCE_NANOS = 22_500L;
+
+  /** What the ROCm stack adds per iteration and per sequence to any profile ({@link Platform}). */
+  public static final long ROCM_ITERATION_NANOS = 6_000_000L;
+  public static final long ROCM_PER_SEQUENCE_NANOS = 100_000L;
 
   /** Which data the constants were fitted on: the dataset and its size. */
   public static final String FITTED_ON =

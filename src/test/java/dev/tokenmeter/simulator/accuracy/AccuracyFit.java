@@ -6,6 +6,7 @@ import dev.tokenmeter.simulator.accuracy.PublishedPoints.Dataset;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Point;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Source;
 import dev.tokenmeter.simulator.engine.EngineProfile;
+import dev.tokenmeter.simulator.engine.Platform;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +31,10 @@ import java.util.stream.IntStream;
  * - Leave one source out: the other sources' points, linearized at the all-source fit, fitted
  *   again; the held-out source's points then simulated at that fold's factors. An engine profile
  *   no remaining source runs (SGLang without its one source) takes the vLLM profile's fold values:
- *   the held-out source never informs its own prediction.
+ *   the held-out source never informs its own prediction. A platform no remaining source runs on
+ *   (ROCm without rocm-vllm) takes the prior of no extra, CUDA's figures.
+ * - Platform extras (Platform) are fitted only on the points whose GPU runs that platform, so the
+ *   MI300X runs set the ROCm extra and no longer the vLLM profile's overheads on NVIDIA GPUs.
  * </pre>
  */
 final class AccuracyFit {
@@ -41,8 +45,8 @@ final class AccuracyFit {
 
   private AccuracyFit() {}
 
-  /** A point, the profile its source runs, and its simulation at some factors. */
-  record Simulated(Point point, int profile, FitParams at, Prediction prediction) {}
+  /** A point, the profile its source runs, its GPU's platform, and its simulation at some factors. */
+  record Simulated(Point point, int profile, Platform platform, FitParams at, Prediction prediction) {}
 
   /** Simulates every point at {@code f}, in the order given. */
   static List<Simulated> simulate(Dataset d, List<Point> points, FitParams f) {
@@ -50,7 +54,7 @@ final class AccuracyFit {
     // Points are independent and each simulation deterministic: in parallel, collected in order.
     return points.parallelStream().map(p -> {
       EngineProfile e = profiles.get(p.source());
-      return new Simulated(p, FitParams.index(e), f, Predictor.predict(p, e, f));
+      return new Simulated(p, FitParams.index(e), Predictor.platform(p), f, Predictor.predict(p, e, f));
     }).toList();
   }
 
@@ -66,7 +70,8 @@ final class AccuracyFit {
   static List<Comparison> linearized(List<Simulated> sims, FitParams f) {
     List<Comparison> out = new ArrayList<>();
     for (Simulated s : sims) {
-      out.addAll(AccuracyStudy.compareLinearized(s.point(), s.prediction(), s.at(), f, s.profile()));
+      out.addAll(AccuracyStudy.compareLinearized(s.point(), s.prediction(), s.at(), f, s.profile(),
+          s.platform()));
     }
     return out;
   }
@@ -117,6 +122,23 @@ final class AccuracyFit {
         candidates.clear();
         for (long v : PER_SEQUENCE_NANOS) {
           candidates.add(best.withPerSequence(profile, v));
+        }
+        best = pick(model, candidates, best, bestScore);
+        bestScore = model.objective(best);
+      }
+      for (Platform platform : Platform.values()) {
+        if (platform == Platform.CUDA || used.stream().noneMatch(s -> s.platform() == platform)) {
+          continue; // CUDA is the baseline; a platform no point runs on keeps its value
+        }
+        candidates.clear();
+        for (long v : ITERATION_NANOS) {
+          candidates.add(best.withPlatformIteration(platform, v));
+        }
+        best = pick(model, candidates, best, bestScore);
+        bestScore = model.objective(best);
+        candidates.clear();
+        for (long v : PER_SEQUENCE_NANOS) {
+          candidates.add(best.withPlatformPerSequence(platform, v));
         }
         best = pick(model, candidates, best, bestScore);
         bestScore = model.objective(best);
@@ -175,6 +197,14 @@ final class AccuracyFit {
             .anyMatch(x -> x.profile() == profile && !x.point().source().equals(s.key()));
         if (!trained) {
           f = f.withIteration(e, f.iterationNanos()[vllm]).withPerSequence(e, f.perSequenceNanos()[vllm]);
+        }
+      }
+      for (Platform platform : Platform.values()) {
+        boolean trained = all.stream()
+            .anyMatch(x -> x.platform() == platform && !x.point().source().equals(s.key()));
+        if (!trained) {
+          // The prior of a platform no other source measures: CUDA's, no extra.
+          f = f.withPlatformIteration(platform, 0).withPlatformPerSequence(platform, 0);
         }
       }
       List<Point> held = d.points().stream().filter(p -> p.source().equals(s.key())).toList();

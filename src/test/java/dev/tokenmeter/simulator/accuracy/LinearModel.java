@@ -5,6 +5,7 @@ import dev.tokenmeter.simulator.accuracy.AccuracyStudy.Comparison;
 import dev.tokenmeter.simulator.accuracy.AccuracyStudy.Group;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Load;
 import dev.tokenmeter.simulator.engine.CostTotals;
+import dev.tokenmeter.simulator.engine.Platform;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -18,6 +19,7 @@ import java.util.Map;
 final class LinearModel {
   private final FitParams at;
   private final int[] profile;
+  private final Platform[] platform;
   private final boolean[] open;
   private final double[] computeBound;
   private final double[] memoryBound;
@@ -37,6 +39,7 @@ final class LinearModel {
     this.at = sims.get(0).at();
     int n = sims.size();
     profile = new int[n];
+    platform = new Platform[n];
     open = new boolean[n];
     computeBound = new double[n];
     memoryBound = new double[n];
@@ -54,6 +57,7 @@ final class LinearModel {
       }
       CostTotals c = s.prediction().costs();
       profile[i] = s.profile();
+      platform[i] = s.platform();
       open[i] = s.point().load() == Load.POISSON;
       computeBound[i] = c.computeBoundNanos();
       memoryBound[i] = c.memoryBoundNanos();
@@ -100,8 +104,8 @@ final class LinearModel {
     double[] ratio = new double[profile.length];
     for (int i = 0; i < ratio.length; i++) {
       double busy = computeBound[i] * at.mfu() / f.mfu() + memoryBound[i] * at.mbu() / f.mbu()
-          + fixed[i] + iterations[i] * f.iterationNanos()[profile[i]]
-          + sequences[i] * f.perSequenceNanos()[profile[i]];
+          + fixed[i] + iterations[i] * f.iterationOn(profile[i], platform[i])
+          + sequences[i] * f.perSequenceOn(profile[i], platform[i]);
       ratio[i] = busy / total[i];
     }
     double[][] errors = new double[bucketSize.length][];
