@@ -8,11 +8,13 @@ import dev.tokenmeter.simulator.accuracy.PublishedPoints.Source;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.Platform;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * Fits {@link FitParams} to published points, and runs the leave-one-source-out study. Pure
@@ -87,61 +89,60 @@ final class AccuracyFit {
 
   /**
    * One fit of the points of {@code sims} that pass {@code train}, from {@code start}, on the
-   * first-order model.
+   * first-order model: MFU, MBU and the profiles' overheads on the CUDA points alone, then each
+   * other platform's extras on its own points, the shared factors held. A platform's points thus
+   * never move the shared factors, and the extras are not traded against the profiles' overheads.
    */
   static FitParams fit(List<Simulated> sims, Predicate<Point> train, FitParams start) {
     List<Simulated> used = sims.stream().filter(s -> train.test(s.point())).toList();
-    LinearModel model = new LinearModel(used);
     FitParams best = start;
-    double bestScore = model.objective(best);
+    List<Simulated> cuda = used.stream().filter(s -> s.platform() == Platform.CUDA).toList();
+    if (!cuda.isEmpty()) {
+      best = descend(new LinearModel(cuda), cuda, best, null);
+    }
+    for (Platform platform : Platform.values()) {
+      List<Simulated> on = used.stream().filter(s -> s.platform() == platform).toList();
+      if (platform != Platform.CUDA && !on.isEmpty()) {
+        best = descend(new LinearModel(on), on, best, platform);
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Coordinate descent on {@code model} from {@code start}: with {@code platform} null, MFU, MBU
+   * and the overheads of every profile {@code used} runs; else only that platform's two extras.
+   */
+  private static FitParams descend(
+      LinearModel model, List<Simulated> used, FitParams start, Platform platform) {
+    FitParams best = start;
     for (int pass = 0; pass < 50; pass++) {
       FitParams before = best;
-      List<FitParams> candidates = new ArrayList<>();
-      for (double v : MFU) {
-        candidates.add(best.withMfu(v));
-      }
-      best = pick(model, candidates, best, bestScore);
-      bestScore = model.objective(best);
-      candidates.clear();
-      for (double v : MBU) {
-        candidates.add(best.withMbu(v));
-      }
-      best = pick(model, candidates, best, bestScore);
-      bestScore = model.objective(best);
-      for (int e = 0; e < FitParams.PROFILES.size(); e++) {
-        final int profile = e;
-        if (used.stream().noneMatch(s -> s.profile() == profile)) {
-          continue;
+      if (platform != null) {
+        final FitParams a = best;
+        best = pick(model,
+            Arrays.stream(ITERATION_NANOS).mapToObj(v -> a.withPlatformIteration(platform, v)), best);
+        final FitParams b = best;
+        best = pick(model,
+            Arrays.stream(PER_SEQUENCE_NANOS).mapToObj(v -> b.withPlatformPerSequence(platform, v)),
+            best);
+      } else {
+        final FitParams a = best;
+        best = pick(model, Arrays.stream(MFU).mapToObj(a::withMfu), best);
+        final FitParams b = best;
+        best = pick(model, Arrays.stream(MBU).mapToObj(b::withMbu), best);
+        for (int e = 0; e < FitParams.PROFILES.size(); e++) {
+          final int profile = e;
+          if (used.stream().noneMatch(s -> s.profile() == profile)) {
+            continue;
+          }
+          final FitParams c = best;
+          best = pick(model,
+              Arrays.stream(ITERATION_NANOS).mapToObj(v -> c.withIteration(profile, v)), best);
+          final FitParams d = best;
+          best = pick(model,
+              Arrays.stream(PER_SEQUENCE_NANOS).mapToObj(v -> d.withPerSequence(profile, v)), best);
         }
-        candidates.clear();
-        for (long v : ITERATION_NANOS) {
-          candidates.add(best.withIteration(profile, v));
-        }
-        best = pick(model, candidates, best, bestScore);
-        bestScore = model.objective(best);
-        candidates.clear();
-        for (long v : PER_SEQUENCE_NANOS) {
-          candidates.add(best.withPerSequence(profile, v));
-        }
-        best = pick(model, candidates, best, bestScore);
-        bestScore = model.objective(best);
-      }
-      for (Platform platform : Platform.values()) {
-        if (platform == Platform.CUDA || used.stream().noneMatch(s -> s.platform() == platform)) {
-          continue; // CUDA is the baseline; a platform no point runs on keeps its value
-        }
-        candidates.clear();
-        for (long v : ITERATION_NANOS) {
-          candidates.add(best.withPlatformIteration(platform, v));
-        }
-        best = pick(model, candidates, best, bestScore);
-        bestScore = model.objective(best);
-        candidates.clear();
-        for (long v : PER_SEQUENCE_NANOS) {
-          candidates.add(best.withPlatformPerSequence(platform, v));
-        }
-        best = pick(model, candidates, best, bestScore);
-        bestScore = model.objective(best);
       }
       if (best.equals(before)) {
         break;
@@ -151,11 +152,10 @@ final class AccuracyFit {
   }
 
   /** The candidate of least objective, {@code current} unless one is strictly better. */
-  private static FitParams pick(
-      LinearModel model, List<FitParams> candidates, FitParams current, double currentScore) {
+  private static FitParams pick(LinearModel model, Stream<FitParams> candidates, FitParams current) {
     FitParams best = current;
-    double bestScore = currentScore;
-    for (FitParams c : candidates) {
+    double bestScore = model.objective(current);
+    for (FitParams c : (Iterable<FitParams>) candidates::iterator) {
       double s = model.objective(c);
       if (s < bestScore - 1e-12) {
         best = c;
