@@ -28,7 +28,11 @@ import java.util.stream.Stream;
  *   re-simulates at the fit's result. Rounds repeat until the factors do not move: the committed
  *   calibration is a fixed point, which AccuracyFitTest checks with one round.
  * - Coordinate descent over fixed grids (MFU, MBU, then each profile's two overheads), passes
- *   until none moves; ties keep the current value. Grids, not continuous values, so a fixed point
+ *   until none moves; ties keep the current value. Two stages: the shared factors on the CUDA
+ *   points, then each other platform's extras on its own points, the shared factors held.
+ * - The objective (LinearModel) counts TPOT/ITL and throughput, not TTFT: closed loops of
+ *   identical requests keep their users in step, which no step-time factor can correct, and fitting
+ *   the overheads to that bent them (docs/SIMULATOR.md, Method). Grids, not continuous values, so a fixed point
  *   is exact and the committed constants are round numbers.
  * - Leave one source out: the other sources' points, linearized at the all-source fit, fitted
  *   again; the held-out source's points then simulated at that fold's factors. An engine profile

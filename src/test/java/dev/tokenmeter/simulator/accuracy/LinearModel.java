@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link AccuracyStudy#objective} of {@link AccuracyStudy#compareLinearized}, in flat arrays: the
- * fit evaluates it tens of thousands of times. Same numbers, none of the objects. Immutable.
+ * {@link AccuracyStudy#objective} of {@link AccuracyStudy#compareLinearized} over the fitted groups
+ * (TPOT/ITL and throughput; TTFT is predicted, not fitted), in flat arrays: the fit evaluates it
+ * tens of thousands of times. Same numbers, none of the objects. Immutable.
  */
 final class LinearModel {
   private final FitParams at;
@@ -66,8 +67,8 @@ final class LinearModel {
       sequences[i] = c.sequences();
       total[i] = c.totalNanos();
       for (Comparison x : AccuracyStudy.compare(s.point(), s.prediction())) {
-        if (Double.isNaN(x.group().targetPercent)) {
-          continue;
+        if (Double.isNaN(x.group().targetPercent) || x.group() == Group.TTFT) {
+          continue; // TTFT is predicted, not fitted (AccuracyFit)
         }
         String key = s.point().source() + "/" + x.group();
         Integer b = buckets.get(key);
