@@ -3,8 +3,8 @@ package dev.tokenmeter.simulator.engine;
 /**
  * The constants fitted to published measurements (docs/SIMULATOR.md, Accuracy): one MFU and one
  * MBU for every engine, each engine profile's two host overheads, and what the ROCm platform adds
- * to them. Written from the fit of
- * every source together; {@code AccuracyFitTest} refits them and fails when they differ from
+ * to them (fitted on the MI300X points alone, the rest on the NVIDIA points). Written from the fit
+ * of every source together; {@code AccuracyFitTest} refits them and fails when they differ from
  * these, so a change of model or data cannot leave them stale.
  */
 public final class Calibration {

@@ -17,7 +17,8 @@ import java.util.Locale;
  *   4.6 ms with 2.6 ms of weights. Fitted as one vLLM overhead, the MI300X runs pulled the CUDA
  *   deployments' overhead from 2 ms to 6 ms.
  * - What the extra is not: the all-reduces. vLLM's ROCm custom all-reduce at TP 8 takes
- *   6.3–6.7 µs for small messages (vllm-project/vllm pull request 39080), 1 ms over a step's 160.
+ *   6.3–6.7 µs for small messages (on MI355X, vllm-project/vllm pull request 39080), 1 ms over a
+ *   step's 160.
  *   Reported causes on the stack: a host-bound decode loop at TP 8 on MI300X ("still CPU limited,
  *   especially at 8x GPUs", Epliz/muiLLM pull request 5) and vLLM's FP8 path on MI300X decoding
  *   slower than its BF16 one (vllm-project/vllm issue 31475, MoE models). None measures the parts
