@@ -6,6 +6,7 @@ import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Platform;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.engine.Variation;
@@ -74,6 +75,11 @@ public final class PresetsListing {
           p.maxBatchedTokens(), p.smallGpuMaxBatchedTokens(), p.graphMaxBatch(),
           millis(p.iterationOverheadNanos()), millis(p.perSequenceNanos())));
     }
+    for (Platform p : Platform.values()) {
+      sb.append(String.format(Locale.ROOT, "  platform %s adds %sms per iteration + %sms per sequence%s%n",
+          p.id(), millis(p.iterationExtraNanos()), millis(p.perSequenceExtraNanos()),
+          p == Platform.CUDA ? " (NVIDIA GPUs: the profiles' own)" : " (AMD Instinct GPUs, fitted)"));
+    }
     sb.append(
         String.format(
             Locale.ROOT,
@@ -95,7 +101,7 @@ public final class PresetsListing {
     return java.math.BigDecimal.valueOf(nanos, 6).stripTrailingZeros().toPlainString();
   }
 
-  /** The same as one JSON object: {@code models}, {@code gpus}, {@code engine_defaults}, {@code engine_profiles}. */
+  /** The same as one JSON object: {@code models}, {@code gpus}, {@code engine_defaults}, {@code engine_profiles}, {@code platforms}. */
   public static String json(EngineConfig defaults) throws IOException {
     StringWriter w = new StringWriter();
     try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
@@ -140,6 +146,15 @@ public final class PresetsListing {
         g.writeNumberField("iteration_overhead_ms", p.iterationOverheadNanos() / 1e6);
         g.writeNumberField("per_sequence_overhead_ms", p.perSequenceNanos() / 1e6);
         g.writeStringField("source", p.source());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("platforms");
+      for (Platform p : Platform.values()) {
+        g.writeStartObject();
+        g.writeStringField("id", p.id());
+        g.writeNumberField("iteration_overhead_ms", p.iterationExtraNanos() / 1e6);
+        g.writeNumberField("per_sequence_overhead_ms", p.perSequenceExtraNanos() / 1e6);
         g.writeEndObject();
       }
       g.writeEndArray();

@@ -2,8 +2,9 @@ package dev.tokenmeter.simulator.engine;
 
 /**
  * The constants fitted to published measurements (docs/SIMULATOR.md, Accuracy): one MFU and one
- * MBU for every engine, and each engine profile's two host overheads. Written from the fit of
- * every source together; {@code AccuracyFitTest} refits them and fails when they differ from
+ * MBU for every engine, each engine profile's two host overheads, and what the ROCm platform adds
+ * to them (fitted on the MI300X points alone, the rest on the NVIDIA points). Written from the fit
+ * of every source together; {@code AccuracyFitTest} refits them and fails when they differ from
  * these, so a change of model or data cannot leave them stale.
  */
 public final class Calibration {
@@ -13,12 +14,16 @@ public final class Calibration {
   /** Share of the peak memory bandwidth reached streaming weights and KV cache. */
   public static final double MBU = 0.98;
 
-  public static final long VLLM_ITERATION_NANOS = 4_000_000L;
-  public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;
-  public static final long SGLANG_ITERATION_NANOS = 6_400_000L;
-  public static final long SGLANG_PER_SEQUENCE_NANOS = 30_000L;
+  public static final long VLLM_ITERATION_NANOS = 2_200_000L;
+  public static final long VLLM_PER_SEQUENCE_NANOS = 15_000L;
+  public static final long SGLANG_ITERATION_NANOS = 6_300_000L;
+  public static final long SGLANG_PER_SEQUENCE_NANOS = 32_500L;
   public static final long TRT_LLM_ITERATION_NANOS = 7_200_000L;
   public static final long TRT_LLM_PER_SEQUENCE_NANOS = 22_500L;
+
+  /** What the ROCm stack adds per iteration and per sequence to any profile ({@link Platform}). */
+  public static final long ROCM_ITERATION_NANOS = 3_700_000L;
+  public static final long ROCM_PER_SEQUENCE_NANOS = 117_500L;
 
   /** Which data the constants were fitted on: the dataset and its size. */
   public static final String FITTED_ON =

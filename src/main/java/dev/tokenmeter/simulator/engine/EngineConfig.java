@@ -22,9 +22,11 @@ import java.util.Objects;
  * @param mbu memory bandwidth utilisation: share of the peak bandwidth reached when streaming
  *     weights and KV cache
  * @param iterationOverheadNanos host time per iteration: the engine loop's scheduling, input
- *     preparation and synchronisation (the profile's fitted value unless overridden)
+ *     preparation and synchronisation (the profile's fitted value plus the GPU's {@link Platform}
+ *     extra, unless overridden)
  * @param perSequenceOverheadNanos host time per iteration for each scheduled sequence, decoding or
  *     prefilling: bookkeeping and block tables, sampling on the host, detokenisation, streaming
+ *     (the profile's plus the platform's, unless overridden)
  * @param allReduceLatencyNanos fixed latency of one tensor-parallel all-reduce (the GPU's
  *     interconnect class, {@link GpuSpec#allReduceLatencyNanos()})
  * @param prefixCaching whether full prompt blocks already in the KV cache (same content, same
@@ -85,23 +87,31 @@ public record EngineConfig(
     return of(model, gpu, EngineProfile.VLLM);
   }
 
-  /** {@code model} on one {@code gpu} served by the engine {@code profile} describes. */
+  /**
+   * {@code model} on one {@code gpu} served by the engine {@code profile} describes, with the
+   * profile's fitted overheads plus what the GPU's {@link Platform} adds to them.
+   */
   public static EngineConfig of(ModelSpec model, GpuSpec gpu, EngineProfile profile) {
+    Platform platform = Platform.of(gpu);
     return new EngineConfig(
         model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES,
         profile.maxNumSeqs(gpu), profile.maxBatchedTokens(gpu), 16, Calibration.MFU,
-        Calibration.MBU, profile.iterationOverheadNanos(), profile.perSequenceNanos(),
+        Calibration.MBU, profile.iterationOverheadNanos() + platform.iterationExtraNanos(),
+        profile.perSequenceNanos() + platform.perSequenceExtraNanos(),
         gpu.allReduceLatencyNanos(), true, profile);
   }
 
   /**
    * This deployment served by another engine: the profile's limits for this GPU and its fitted
-   * overheads replace the current ones; everything else stays.
+   * overheads (plus the platform's) replace the current ones; everything else stays.
    */
   public EngineConfig withProfile(EngineProfile p) {
+    Platform platform = Platform.of(gpu);
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), blockTokens, mfu, mbu,
-        p.iterationOverheadNanos(), p.perSequenceNanos(), allReduceLatencyNanos, prefixCaching, p);
+        p.iterationOverheadNanos() + platform.iterationExtraNanos(),
+        p.perSequenceNanos() + platform.perSequenceExtraNanos(), allReduceLatencyNanos,
+        prefixCaching, p);
   }
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
@@ -164,12 +174,16 @@ public record EngineConfig(
         prefixCaching ? "" : ", no prefix caching");
   }
 
-  /** Whether the efficiency factors are the fitted ones ({@link Calibration}) for this profile. */
+  /**
+   * Whether the efficiency factors are the fitted ones ({@link Calibration}) for this profile on
+   * this GPU's platform.
+   */
   public boolean fittedCalibration() {
+    Platform platform = Platform.of(gpu);
     return mfu == Calibration.MFU
         && mbu == Calibration.MBU
-        && iterationOverheadNanos == profile.iterationOverheadNanos()
-        && perSequenceOverheadNanos == profile.perSequenceNanos();
+        && iterationOverheadNanos == profile.iterationOverheadNanos() + platform.iterationExtraNanos()
+        && perSequenceOverheadNanos == profile.perSequenceNanos() + platform.perSequenceExtraNanos();
   }
 
   /**
@@ -180,12 +194,19 @@ public record EngineConfig(
   public String describeEngine() {
     EngineProfile p = profile;
     boolean fitted = fittedCalibration();
+    Platform platform = Platform.of(gpu);
+    String extra = platform.iterationExtraNanos() == 0 && platform.perSequenceExtraNanos() == 0
+        ? ""
+        : String.format(java.util.Locale.ROOT, ", of which the %s platform adds %.3f ms + %.3f ms",
+            platform.id(), platform.iterationExtraNanos() / 1e6,
+            platform.perSequenceExtraNanos() / 1e6);
     return String.format(
         java.util.Locale.ROOT,
         "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"
-            + " %.3f ms per iteration + %.3f ms per sequence (%s)",
+            + " %.3f ms per iteration + %.3f ms per sequence (%s%s)",
         p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, mbu,
         iterationOverheadNanos / 1e6, perSequenceOverheadNanos / 1e6,
-        fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags");
+        fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags",
+        fitted ? extra : "");
   }
 }

@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
  * - The two overheads are what the accuracy study fits per profile on published measurements
  *   (docs/SIMULATOR.md, Accuracy): the per-iteration cost of the engine loop (scheduling, input
  *   preparation, synchronisation) and the per-sequence cost (bookkeeping, sampling on the host,
- *   detokenising, streaming). Everything else here is read from the engines' sources.
+ *   detokenising, streaming). Everything else here is read from the engines' sources. They are
+ *   the profile's on NVIDIA GPUs; EngineConfig adds what the GPU's Platform costs on top.
  * </pre>
  *
  * @param id command-line name ({@code --engine vllm})

@@ -6,12 +6,15 @@ import dev.tokenmeter.simulator.accuracy.PublishedPoints.Dataset;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Point;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Source;
 import dev.tokenmeter.simulator.engine.EngineProfile;
+import dev.tokenmeter.simulator.engine.Platform;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * Fits {@link FitParams} to published points, and runs the leave-one-source-out study. Pure
@@ -25,12 +28,19 @@ import java.util.stream.IntStream;
  *   re-simulates at the fit's result. Rounds repeat until the factors do not move: the committed
  *   calibration is a fixed point, which AccuracyFitTest checks with one round.
  * - Coordinate descent over fixed grids (MFU, MBU, then each profile's two overheads), passes
- *   until none moves; ties keep the current value. Grids, not continuous values, so a fixed point
+ *   until none moves; ties keep the current value. Two stages: the shared factors on the CUDA
+ *   points, then each other platform's extras on its own points, the shared factors held.
+ * - The objective (LinearModel) counts TPOT/ITL and throughput, not TTFT: closed loops of
+ *   identical requests keep their users in step, which no step-time factor can correct, and fitting
+ *   the overheads to that bent them (docs/SIMULATOR.md, Method). Grids, not continuous values, so a fixed point
  *   is exact and the committed constants are round numbers.
  * - Leave one source out: the other sources' points, linearized at the all-source fit, fitted
  *   again; the held-out source's points then simulated at that fold's factors. An engine profile
  *   no remaining source runs (SGLang without its one source) takes the vLLM profile's fold values:
- *   the held-out source never informs its own prediction.
+ *   the held-out source never informs its own prediction. A platform no remaining source runs on
+ *   (ROCm without rocm-vllm) takes the prior of no extra, CUDA's figures.
+ * - Platform extras (Platform) are fitted only on the points whose GPU runs that platform, so the
+ *   MI300X runs set the ROCm extra and no longer the vLLM profile's overheads on NVIDIA GPUs.
  * </pre>
  */
 final class AccuracyFit {
@@ -41,8 +51,8 @@ final class AccuracyFit {
 
   private AccuracyFit() {}
 
-  /** A point, the profile its source runs, and its simulation at some factors. */
-  record Simulated(Point point, int profile, FitParams at, Prediction prediction) {}
+  /** A point, the profile its source runs, its GPU's platform, and its simulation at some factors. */
+  record Simulated(Point point, int profile, Platform platform, FitParams at, Prediction prediction) {}
 
   /** Simulates every point at {@code f}, in the order given. */
   static List<Simulated> simulate(Dataset d, List<Point> points, FitParams f) {
@@ -50,7 +60,7 @@ final class AccuracyFit {
     // Points are independent and each simulation deterministic: in parallel, collected in order.
     return points.parallelStream().map(p -> {
       EngineProfile e = profiles.get(p.source());
-      return new Simulated(p, FitParams.index(e), f, Predictor.predict(p, e, f));
+      return new Simulated(p, FitParams.index(e), Predictor.platform(p), f, Predictor.predict(p, e, f));
     }).toList();
   }
 
@@ -66,7 +76,8 @@ final class AccuracyFit {
   static List<Comparison> linearized(List<Simulated> sims, FitParams f) {
     List<Comparison> out = new ArrayList<>();
     for (Simulated s : sims) {
-      out.addAll(AccuracyStudy.compareLinearized(s.point(), s.prediction(), s.at(), f, s.profile()));
+      out.addAll(AccuracyStudy.compareLinearized(s.point(), s.prediction(), s.at(), f, s.profile(),
+          s.platform()));
     }
     return out;
   }
@@ -82,44 +93,60 @@ final class AccuracyFit {
 
   /**
    * One fit of the points of {@code sims} that pass {@code train}, from {@code start}, on the
-   * first-order model.
+   * first-order model: MFU, MBU and the profiles' overheads on the CUDA points alone, then each
+   * other platform's extras on its own points, the shared factors held. A platform's points thus
+   * never move the shared factors, and the extras are not traded against the profiles' overheads.
    */
   static FitParams fit(List<Simulated> sims, Predicate<Point> train, FitParams start) {
     List<Simulated> used = sims.stream().filter(s -> train.test(s.point())).toList();
-    LinearModel model = new LinearModel(used);
     FitParams best = start;
-    double bestScore = model.objective(best);
+    List<Simulated> cuda = used.stream().filter(s -> s.platform() == Platform.CUDA).toList();
+    if (!cuda.isEmpty()) {
+      best = descend(new LinearModel(cuda), cuda, best, null);
+    }
+    for (Platform platform : Platform.values()) {
+      List<Simulated> on = used.stream().filter(s -> s.platform() == platform).toList();
+      if (platform != Platform.CUDA && !on.isEmpty()) {
+        best = descend(new LinearModel(on), on, best, platform);
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Coordinate descent on {@code model} from {@code start}: with {@code platform} null, MFU, MBU
+   * and the overheads of every profile {@code used} runs; else only that platform's two extras.
+   */
+  private static FitParams descend(
+      LinearModel model, List<Simulated> used, FitParams start, Platform platform) {
+    FitParams best = start;
     for (int pass = 0; pass < 50; pass++) {
       FitParams before = best;
-      List<FitParams> candidates = new ArrayList<>();
-      for (double v : MFU) {
-        candidates.add(best.withMfu(v));
-      }
-      best = pick(model, candidates, best, bestScore);
-      bestScore = model.objective(best);
-      candidates.clear();
-      for (double v : MBU) {
-        candidates.add(best.withMbu(v));
-      }
-      best = pick(model, candidates, best, bestScore);
-      bestScore = model.objective(best);
-      for (int e = 0; e < FitParams.PROFILES.size(); e++) {
-        final int profile = e;
-        if (used.stream().noneMatch(s -> s.profile() == profile)) {
-          continue;
+      if (platform != null) {
+        final FitParams a = best;
+        best = pick(model,
+            Arrays.stream(ITERATION_NANOS).mapToObj(v -> a.withPlatformIteration(platform, v)), best);
+        final FitParams b = best;
+        best = pick(model,
+            Arrays.stream(PER_SEQUENCE_NANOS).mapToObj(v -> b.withPlatformPerSequence(platform, v)),
+            best);
+      } else {
+        final FitParams a = best;
+        best = pick(model, Arrays.stream(MFU).mapToObj(a::withMfu), best);
+        final FitParams b = best;
+        best = pick(model, Arrays.stream(MBU).mapToObj(b::withMbu), best);
+        for (int e = 0; e < FitParams.PROFILES.size(); e++) {
+          final int profile = e;
+          if (used.stream().noneMatch(s -> s.profile() == profile)) {
+            continue;
+          }
+          final FitParams c = best;
+          best = pick(model,
+              Arrays.stream(ITERATION_NANOS).mapToObj(v -> c.withIteration(profile, v)), best);
+          final FitParams d = best;
+          best = pick(model,
+              Arrays.stream(PER_SEQUENCE_NANOS).mapToObj(v -> d.withPerSequence(profile, v)), best);
         }
-        candidates.clear();
-        for (long v : ITERATION_NANOS) {
-          candidates.add(best.withIteration(profile, v));
-        }
-        best = pick(model, candidates, best, bestScore);
-        bestScore = model.objective(best);
-        candidates.clear();
-        for (long v : PER_SEQUENCE_NANOS) {
-          candidates.add(best.withPerSequence(profile, v));
-        }
-        best = pick(model, candidates, best, bestScore);
-        bestScore = model.objective(best);
       }
       if (best.equals(before)) {
         break;
@@ -129,11 +156,10 @@ final class AccuracyFit {
   }
 
   /** The candidate of least objective, {@code current} unless one is strictly better. */
-  private static FitParams pick(
-      LinearModel model, List<FitParams> candidates, FitParams current, double currentScore) {
+  private static FitParams pick(LinearModel model, Stream<FitParams> candidates, FitParams current) {
     FitParams best = current;
-    double bestScore = currentScore;
-    for (FitParams c : candidates) {
+    double bestScore = model.objective(current);
+    for (FitParams c : (Iterable<FitParams>) candidates::iterator) {
       double s = model.objective(c);
       if (s < bestScore - 1e-12) {
         best = c;
@@ -175,6 +201,14 @@ final class AccuracyFit {
             .anyMatch(x -> x.profile() == profile && !x.point().source().equals(s.key()));
         if (!trained) {
           f = f.withIteration(e, f.iterationNanos()[vllm]).withPerSequence(e, f.perSequenceNanos()[vllm]);
+        }
+      }
+      for (Platform platform : Platform.values()) {
+        boolean trained = all.stream()
+            .anyMatch(x -> x.platform() == platform && !x.point().source().equals(s.key()));
+        if (!trained) {
+          // The prior of a platform no other source measures: CUDA's, no extra.
+          f = f.withPlatformIteration(platform, 0).withPlatformPerSequence(platform, 0);
         }
       }
       List<Point> held = d.points().stream().filter(p -> p.source().equals(s.key())).toList();

@@ -5,6 +5,7 @@ import dev.tokenmeter.simulator.accuracy.PublishedPoints.Load;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Measured;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Point;
 import dev.tokenmeter.simulator.engine.CostTotals;
+import dev.tokenmeter.simulator.engine.Platform;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -91,8 +92,8 @@ final class AccuracyStudy {
    * and stays. Exact at {@code f == at}; the fit uses it between simulations.
    */
   static List<Comparison> compareLinearized(Point p, Prediction pr, FitParams at, FitParams f,
-      int profile) {
-    double ratio = busyNanos(pr.costs(), at, f, profile) / pr.costs().totalNanos();
+      int profile, Platform platform) {
+    double ratio = busyNanos(pr.costs(), at, f, profile, platform) / pr.costs().totalNanos();
     return figures(p, pr).stream().map(x -> {
       double moved = x.kind() == Kind.LATENCY ? x.predicted() * ratio
           : p.load() == Load.POISSON ? x.predicted() : x.predicted() / ratio;
@@ -101,12 +102,12 @@ final class AccuracyStudy {
   }
 
   /** The engine's busy time had the run used {@code f} instead of {@code at}, to first order. */
-  static double busyNanos(CostTotals c, FitParams at, FitParams f, int profile) {
+  static double busyNanos(CostTotals c, FitParams at, FitParams f, int profile, Platform platform) {
     return c.computeBoundNanos() * at.mfu() / f.mfu()
         + c.memoryBoundNanos() * at.mbu() / f.mbu()
         + c.fixedNanos()
-        + c.iterations() * (double) f.iterationNanos()[profile]
-        + c.sequences() * (double) f.perSequenceNanos()[profile];
+        + c.iterations() * (double) f.iterationOn(profile, platform)
+        + c.sequences() * (double) f.perSequenceOn(profile, platform);
   }
 
   private static Comparison of(Point p, Figure f, double predicted) {
@@ -147,16 +148,17 @@ final class AccuracyStudy {
   }
 
   /**
-   * The fit's objective: the mean, over every source and targeted group it has figures of, of
-   * the median |error| divided by the group's target. Every source weighs the same whatever its
-   * number of points, and a group counts in proportion to how far it is from its own target.
+   * The fit's objective: the mean, over every source and fitted group it has figures of (TPOT/ITL
+   * and throughput; TTFT is predicted, not fitted), of the median |error| divided by the group's
+   * target. Every source weighs the same whatever its number of points, and a group counts in
+   * proportion to how far it is from its own target.
    */
   static double objective(List<Comparison> c, List<String> sources) {
     double sum = 0;
     int n = 0;
     for (String s : sources) {
       for (Group g : Group.values()) {
-        if (Double.isNaN(g.targetPercent)) {
+        if (Double.isNaN(g.targetPercent) || g == Group.TTFT) {
           continue;
         }
         double m = medianAbsErrorPercent(c, x -> x.group() == g && x.point().source().equals(s));

@@ -5,6 +5,7 @@ import dev.tokenmeter.simulator.accuracy.AccuracyStudy.Comparison;
 import dev.tokenmeter.simulator.accuracy.AccuracyStudy.Group;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Load;
 import dev.tokenmeter.simulator.engine.CostTotals;
+import dev.tokenmeter.simulator.engine.Platform;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -12,12 +13,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link AccuracyStudy#objective} of {@link AccuracyStudy#compareLinearized}, in flat arrays: the
- * fit evaluates it tens of thousands of times. Same numbers, none of the objects. Immutable.
+ * {@link AccuracyStudy#objective} of {@link AccuracyStudy#compareLinearized} over the fitted groups
+ * (TPOT/ITL and throughput; TTFT is predicted, not fitted), in flat arrays: the fit evaluates it
+ * tens of thousands of times. Same numbers, none of the objects. Immutable.
  */
 final class LinearModel {
   private final FitParams at;
   private final int[] profile;
+  private final Platform[] platform;
   private final boolean[] open;
   private final double[] computeBound;
   private final double[] memoryBound;
@@ -37,6 +40,7 @@ final class LinearModel {
     this.at = sims.get(0).at();
     int n = sims.size();
     profile = new int[n];
+    platform = new Platform[n];
     open = new boolean[n];
     computeBound = new double[n];
     memoryBound = new double[n];
@@ -54,6 +58,7 @@ final class LinearModel {
       }
       CostTotals c = s.prediction().costs();
       profile[i] = s.profile();
+      platform[i] = s.platform();
       open[i] = s.point().load() == Load.POISSON;
       computeBound[i] = c.computeBoundNanos();
       memoryBound[i] = c.memoryBoundNanos();
@@ -62,8 +67,8 @@ final class LinearModel {
       sequences[i] = c.sequences();
       total[i] = c.totalNanos();
       for (Comparison x : AccuracyStudy.compare(s.point(), s.prediction())) {
-        if (Double.isNaN(x.group().targetPercent)) {
-          continue;
+        if (Double.isNaN(x.group().targetPercent) || x.group() == Group.TTFT) {
+          continue; // TTFT is predicted, not fitted (AccuracyFit)
         }
         String key = s.point().source() + "/" + x.group();
         Integer b = buckets.get(key);
@@ -100,8 +105,8 @@ final class LinearModel {
     double[] ratio = new double[profile.length];
     for (int i = 0; i < ratio.length; i++) {
       double busy = computeBound[i] * at.mfu() / f.mfu() + memoryBound[i] * at.mbu() / f.mbu()
-          + fixed[i] + iterations[i] * f.iterationNanos()[profile[i]]
-          + sequences[i] * f.perSequenceNanos()[profile[i]];
+          + fixed[i] + iterations[i] * f.iterationOn(profile[i], platform[i])
+          + sequences[i] * f.perSequenceOn(profile[i], platform[i]);
       ratio[i] = busy / total[i];
     }
     double[][] errors = new double[bucketSize.length][];

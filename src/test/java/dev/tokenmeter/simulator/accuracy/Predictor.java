@@ -19,6 +19,7 @@ import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Platform;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.engine.Variation;
@@ -103,15 +104,25 @@ final class Predictor {
     }
   }
 
-  /** The deployment a point describes, served by {@code profile} with the factors of {@code f}. */
+  /** The software stack the point's GPU runs. */
+  static Platform platform(Point p) {
+    return Platform.of(gpu(p.gpu()));
+  }
+
+  /**
+   * The deployment a point describes, served by {@code profile} with the factors of {@code f}: the
+   * profile's overheads plus its platform's.
+   */
   static EngineConfig config(Point p, EngineProfile profile, FitParams f) {
     EngineProfile fitted = f.profile(profile);
+    int index = FitParams.index(profile);
+    Platform platform = platform(p);
     EngineConfig c =
         EngineConfig.of(model(p.model()), gpu(p.gpu()), fitted)
             .withTensorParallel(p.tensorParallel())
             .withPrecision(Precision.parse(p.weights()), Precision.parse(p.kvCache()))
-            .withEfficiency(f.mfu(), f.mbu(), fitted.iterationOverheadNanos(),
-                fitted.perSequenceNanos());
+            .withEfficiency(f.mfu(), f.mbu(), f.iterationOn(index, platform),
+                f.perSequenceOn(index, platform));
     if (p.load() == Load.STATIC) {
       int budget = Math.max(c.maxBatchedTokens(), p.concurrency() * p.inputTokens());
       c = c.withLimits(Math.max(1, p.concurrency()), budget);
