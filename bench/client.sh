@@ -9,5 +9,5 @@ fi
 . scripts/find-jdk.sh
 tm_find_jdk
 # shellcheck disable=SC2086
-exec "$TOKENMETER_JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Xss512k \
+exec "$TOKENMETER_JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Xss512k -Dio.netty.leakDetection.level=disabled \
   ${TOKENMETER_JAVA_OPTS:-} -jar "$CLIENT_JAR" "$@"
