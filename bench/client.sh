@@ -7,9 +7,7 @@ if [ -z "${CLIENT_JAR:-}" ]; then
   exec ./tokenmeter "$@"
 fi
 . scripts/find-jdk.sh
-. scripts/jit-flags.sh
 tm_find_jdk
 # shellcheck disable=SC2086
 exec "$TOKENMETER_JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Xss512k -Dio.netty.leakDetection.level=disabled \
-  ${TM_JIT_FLAGS} \
   ${TOKENMETER_JAVA_OPTS:-} -jar "$CLIENT_JAR" "$@"
