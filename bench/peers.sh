@@ -14,7 +14,9 @@
 # tokenmeter's summary.json window rate; for wrk, which counts no tokens, the server's own count of
 # tokens written during the run divided by the run's length (both are the server-paced steady rate;
 # wrk's figure includes the last partial responses). wrk is the Debian package `wrk`, installed via
-# scripts/apt-install.sh when missing.
+# scripts/apt-install.sh when missing. The JIT and loop columns are the part of the process's
+# CPU spent in its JIT compiler threads and in tokenmeter's event loop: a JIT figure well above
+# zero means the window still holds the warm-up (raise WARMUP).
 . "$(dirname "$0")/lib.sh"
 
 CONCURRENCY=${CONCURRENCY:-"64 256"}
@@ -42,14 +44,27 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"model":"tokenmeter-sim","messages":[{"role":"user","content":"one two three four five six seven eight nine ten eleven twelve"}],"max_tokens":$OUTPUT_TOKENS,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}'
 EOF
 
-# sample PID SECONDS_BEFORE SECONDS_OF: "wall_ns ticks_before ticks_after" of PID over an interval.
+# thread_ticks PID PATTERN: user + system clock ticks of PID's threads whose name matches PATTERN.
+thread_ticks() {
+  local t total=0
+  for t in /proc/"$1"/task/*; do
+    if grep -qE "$2" "$t/comm" 2>/dev/null; then
+      total=$((total + $(sed 's/^.*) //' "$t/stat" | awk '{print $12 + $13}')))
+    fi
+  done
+  echo "$total"
+}
+
+# sample PID SECONDS_BEFORE SECONDS_OF: "wall_ns ticks_before ticks_after jit_before jit_after
+# loop_before loop_after" of PID over an interval: the process, its JIT compiler threads and its
+# event loop (tokenmeter-client; 0 for wrk).
 sample() {
-  local pid=$1 t0 p0 t1 p1
+  local pid=$1 t0 p0 t1 p1 j0 j1 l0 l1
   sleep "$2"
-  t0=$(now_ns); p0=$(cpu_ticks "$pid")
+  t0=$(now_ns); p0=$(cpu_ticks "$pid"); j0=$(thread_ticks "$pid" '^C[12] Compiler'); l0=$(thread_ticks "$pid" '^tokenmeter-clie')
   sleep "$3"
-  t1=$(now_ns); p1=$(cpu_ticks "$pid")
-  echo "$((t1 - t0)) $p0 $p1"
+  t1=$(now_ns); p1=$(cpu_ticks "$pid"); j1=$(thread_ticks "$pid" '^C[12] Compiler'); l1=$(thread_ticks "$pid" '^tokenmeter-clie')
+  echo "$((t1 - t0)) $p0 $p1 $j0 $j1 $l0 $l1"
 }
 
 # report CLIENT C DIR TOKENS_PER_S SAMPLE LOAD0 LOAD1: one result line; the CPU-s/Mtok on stdout's last field.
@@ -57,9 +72,9 @@ report() {
   awk -v who="$1" -v c="$2" -v tps="$4" -v s="$5" -v la0="$6" -v la1="$7" 'BEGIN {
     split(s, x); dt = x[1] / 1e9; hz = 100
     u = (x[4] - x[2]) / hz / dt; k = (x[5] - x[3]) / hz / dt
-    m = tps / 1e6
-    printf "%-10s c=%-4s tokens/s %8.0f | CPU-s/Mtok %5.2f (user %4.2f sys %4.2f) = %3.0f%% of a core | load %s -> %s | %.3f\n",
-      who, c, tps, (u + k) / m, u / m, k / m, 100 * (u + k), la0, la1, (u + k) / m
+    m = tps / 1e6; jit = (x[7] - x[6]) / hz / dt; loop = (x[9] - x[8]) / hz / dt
+    printf "%-10s c=%-4s tokens/s %8.0f | CPU-s/Mtok %5.2f (user %4.2f sys %4.2f; JIT %4.2f, loop %4.2f) = %3.0f%% of a core | load %s -> %s | %.3f\n",
+      who, c, tps, (u + k) / m, u / m, k / m, jit / m, loop / m, 100 * (u + k), la0, la1, (u + k) / m
   }' >>"$OUT/results.txt"
   tail -n1 "$OUT/results.txt"
 }

@@ -65,7 +65,7 @@ tm_java_opts() {
       -XX:+Use*GC) gc=$o ;; # the user's collector: adding ours would make the JVM refuse to start
     esac
   done
-  TM_JAVA_OPTS=(--enable-native-access=ALL-UNNAMED -Xss512k "-Xmx${mb}m")
+  TM_JAVA_OPTS=(--enable-native-access=ALL-UNNAMED -Xss512k "-Xmx${mb}m" -Dio.netty.leakDetection.level=disabled)
   if [ "${1:-}" = bench ]; then
     [ -n "$gc" ] || TM_JAVA_OPTS+=(-XX:+UseSerialGC)
     TM_JAVA_OPTS+=(-Xms16m)

@@ -2,6 +2,7 @@ package dev.tokenmeter.core.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -34,5 +35,21 @@ class WordsTest {
       })
   void counts(String text, long expected) {
     assertThat(Words.count(text)).isEqualTo(expected);
+  }
+
+  /** The fast path below U+2E80 agrees with the full script lookup on every code point. */
+  @Test
+  void ideographicFastPathAgreesWithTheScriptLookupEverywhere() {
+    for (int cp = 0; cp <= Character.MAX_CODE_POINT; cp++) {
+      Character.UnicodeScript s = Character.UnicodeScript.of(cp);
+      boolean full =
+          Character.isIdeographic(cp)
+              || s == Character.UnicodeScript.HIRAGANA
+              || s == Character.UnicodeScript.KATAKANA;
+      if (Words.isIdeographic(cp) != full) {
+        assertThat(Words.isIdeographic(cp)).as("U+%04X", cp).isEqualTo(full);
+      }
+    }
+    assertThat(Words.isIdeographic('\u3041')).isTrue(); // Hiragana, just above the bound
   }
 }
