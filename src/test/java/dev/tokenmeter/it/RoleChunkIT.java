@@ -33,7 +33,11 @@ class RoleChunkIT {
       // arrival and was not written earlier.
       assertThat(truth.headersNanos()).isGreaterThanOrEqualTo(truth.arrivalNanos());
       assertThat(truth.actualNanos()[0] - truth.arrivalNanos()).isGreaterThanOrEqualTo(100 * MS);
-      assertThat(j.timeline().headersNanos()).isLessThan(j.timeline().firstTokenNanos() - 90 * MS);
+      // The headers (and the role chunk with them) were read before the server even wrote token 0.
+      // Not "90 ms before the first token": run alone in a cold JVM, the client's first read of a
+      // response can come 40 ms after the server's write (class loading on the loop), though the
+      // stamp is still the read's.
+      assertThat(j.timeline().headersNanos()).as(j.describe()).isLessThan(truth.actualNanos()[0]);
       // The role-only chunk did not count: the first token is stamped at or after the server's
       // write of token 0, 100 ms after the headers (counting the role chunk would stamp it at the
       // headers' read, ~100 ms before that write).
