@@ -8,21 +8,21 @@ package dev.tokenmeter.simulator.engine;
  */
 public final class Calibration {
   /** Share of the matrix peak reached by compute-bound work. */
-  public static final double MFU = 0.575;
+  public static final double MFU = 0.525;
 
   /** Share of the peak memory bandwidth reached streaming weights and KV cache. */
-  public static final double MBU = 0.98;
+  public static final double MBU = 0.96;
 
-  public static final long VLLM_ITERATION_NANOS = 4_000_000L;
-  public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;
-  public static final long SGLANG_ITERATION_NANOS = 6_400_000L;
-  public static final long SGLANG_PER_SEQUENCE_NANOS = 30_000L;
-  public static final long TRT_LLM_ITERATION_NANOS = 7_200_000L;
-  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 22_500L;
+  public static final long VLLM_ITERATION_NANOS = 2_700_000L;
+  public static final long VLLM_PER_SEQUENCE_NANOS = 12_500L;
+  public static final long SGLANG_ITERATION_NANOS = 3_600_000L;
+  public static final long SGLANG_PER_SEQUENCE_NANOS = 132_500L;
+  public static final long TRT_LLM_ITERATION_NANOS = 4_200_000L;
+  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 12_500L;
 
   /** Which data the constants were fitted on: the dataset and its size. */
   public static final String FITTED_ON =
-      "src/test/resources/accuracy/published-points.json: 239 points, 8 sources";
+      "src/test/resources/accuracy/published-points.json: 293 points, 11 sources";
 
   private Calibration() {}
 }
