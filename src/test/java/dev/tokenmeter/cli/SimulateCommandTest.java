@@ -30,7 +30,7 @@ class SimulateCommandTest {
         .contains("client: none: simulated in virtual time").doesNotContain("WARNING");
     assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time")
         .contains("engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration;"
-            + " calibration: MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence"
+            + " calibration: MFU 0.525, MBU 0.96, 2.700 ms per iteration + 0.013 ms per sequence"
             + " (fitted to published measurements, docs/SIMULATOR.md Accuracy)");
 
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
@@ -51,9 +51,9 @@ class SimulateCommandTest {
     assertThat(engine.get("arrival_jitter_ms").asDouble()).isZero();
     assertThat(r.err()).contains("variation: none (exact engine; --variation adds the estimated spread");
 
-    // c=1: ITL is the decode iteration over ~100 cached tokens, 8.6038 ms (SimulationTest).
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 7.4042 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
-    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(8.60, within(0.01));
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(7.40, within(0.01));
     assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
     JsonNode many = summary.at("/stages/1");
     assertThat(many.at("/metrics/decode_tps/p50").asDouble())
@@ -183,16 +183,16 @@ class SimulateCommandTest {
         "--seed", "3", "--out"};
     JsonNode on = summary(dir.resolve("on"), args);
     JsonNode off = summary(dir.resolve("off"), with(args, "--no-prefix-caching"));
-    // Fitted defaults (MFU 0.575, MBU 0.98, vLLM's 4 ms + 7.5 µs per scheduled sequence): a cold
+    // Fitted defaults (MFU 0.525, MBU 0.96, vLLM's 2.7 ms + 12.5 µs per scheduled sequence): a cold
     // 1,100-token prefill is compute-bound,
-    // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 568.905e12 = 29.580188 ms, + 313 ns
-    // sampling + 32 × 40 µs eager launches (1,100 tokens > 512) + 4.0075 ms = 34.868 ms;
+    // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 519.435e12 = 32.397349 ms, + 319 ns
+    // sampling + 32 × 40 µs eager launches (1,100 tokens > 512) + 2.7125 ms = 36.390 ms;
     // behind 64 cached blocks (1,024 tokens) 76 are prefilled, memory-bound:
-    // (15,009,849,344 + 1,100 × 131,072) / 3.283e12 = 4.615909 ms, + 313 ns + one graph launch
-    // (20 µs) + 4.0075 ms = 8.643722 ms (histograms keep 3 significant digits)
-    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(34.868, within(0.04));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(8.644, within(0.015));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(34.868, within(0.05));
+    // (15,009,849,344 + 1,100 × 131,072) / 3.216e12 = 4.712074 ms, + 319 ns + one graph launch
+    // (20 µs) + 2.7125 ms = 7.444893 ms (histograms keep 3 significant digits)
+    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(36.390, within(0.04));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(7.445, within(0.015));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(36.390, within(0.05));
     // every request but the first hits 1,024 of its 1,100 tokens
     long n = Files.readAllLines(dir.resolve("on/requests.jsonl")).size();
     assertThat(n).isGreaterThan(50);

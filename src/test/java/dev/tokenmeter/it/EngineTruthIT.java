@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
  * concurrency, and what the client measures is what the engine scheduled.
  *
  * <p>Mixtral 8x7B on one H200: at batch 1 an iteration reads the 12.9 B active parameters (about
- * 5.4 ms at the fitted MBU, + 4.03 ms of vLLM overheads and a graph launch: 9.4 ms), at batch 32
- * nearly all 46.7 B (about 19.8 ms, + 4 + 32 × 0.0075 ms: 24 ms), so the effect is large and
+ * 5.6 ms at the fitted MBU, + 2.73 ms of vLLM overheads and a graph launch: 8.3 ms), at batch 32
+ * nearly all 46.7 B (about 20.3 ms, + 2.7 + 32 × 0.0125 ms: 23.4 ms), so the effect is large and
  * quick to see.
  */
 @Timeout(60)
