@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  *   re-simulates at the fit's result. Rounds repeat until the factors do not move: the committed
  *   calibration is a fixed point, which AccuracyFitTest checks with one round.
  * - Coordinate descent over fixed grids (MFU, MBU, then each profile's two overheads), passes
- *   until none moves; ties keep the current value. Two stages: the shared factors on the CUDA
+ *   until none moves; ties keep the current value, and a fit (each stage) keeps its start unless
+ *   the first-order objective gains more than MIN_GAIN. Two stages: the shared factors on the CUDA
  *   points, then each other platform's extras on its own points, the shared factors held.
  * - The objective (LinearModel) counts TPOT/ITL and throughput, not TTFT: closed loops of
  *   identical requests keep their users in step, which no step-time factor can correct, and fitting
@@ -47,6 +48,8 @@ final class AccuracyFit {
   static final double[] MFU = grid(0.30, 0.95, 0.025);
   static final double[] MBU = grid(0.50, 0.98, 0.02);
   static final long[] ITERATION_NANOS = IntStream.rangeClosed(0, 120).mapToLong(i -> i * 100_000L).toArray();
+  /** Least relative gain of the first-order objective for a fit to leave its start. */
+  static final double MIN_GAIN = 0.002;
   static final long[] PER_SEQUENCE_NANOS = IntStream.rangeClosed(0, 120).mapToLong(i -> i * 2_500L).toArray();
 
   private AccuracyFit() {}
@@ -152,7 +155,9 @@ final class AccuracyFit {
         break;
       }
     }
-    return best;
+    // The first-order model is exact at the start only: a promised gain smaller than its error
+    // flipped two factors back and forth between rounds (each round's fit undoing the last).
+    return model.objective(best) < model.objective(start) * (1 - MIN_GAIN) ? best : start;
   }
 
   /** The candidate of least objective, {@code current} unless one is strictly better. */
@@ -192,29 +197,38 @@ final class AccuracyFit {
   /** Leave-one-source-out over every source of {@code d}, from the all-source simulation. */
   static List<Fold> leaveOneSourceOut(Dataset d, List<Simulated> all) {
     List<Fold> folds = new ArrayList<>();
-    int vllm = FitParams.index(EngineProfile.VLLM);
     for (Source s : d.sources()) {
-      FitParams f = fit(all, p -> !p.source().equals(s.key()), all.get(0).at());
-      for (int e = 0; e < FitParams.PROFILES.size(); e++) {
-        final int profile = e;
-        boolean trained = all.stream()
-            .anyMatch(x -> x.profile() == profile && !x.point().source().equals(s.key()));
-        if (!trained) {
-          f = f.withIteration(e, f.iterationNanos()[vllm]).withPerSequence(e, f.perSequenceNanos()[vllm]);
-        }
-      }
-      for (Platform platform : Platform.values()) {
-        boolean trained = all.stream()
-            .anyMatch(x -> x.platform() == platform && !x.point().source().equals(s.key()));
-        if (!trained) {
-          // The prior of a platform no other source measures: CUDA's, no extra.
-          f = f.withPlatformIteration(platform, 0).withPlatformPerSequence(platform, 0);
-        }
-      }
+      FitParams f = foldParams(all, s.key());
       List<Point> held = d.points().stream().filter(p -> p.source().equals(s.key())).toList();
       folds.add(new Fold(s.key(), f, exact(simulate(d, held, f))));
     }
     return folds;
+  }
+
+  /**
+   * The factors fitted on every point of {@code all} but {@code heldOut}'s; a profile no
+   * remaining point runs takes the vLLM profile's fitted overheads, a platform none runs on no extra.
+   */
+  static FitParams foldParams(List<Simulated> all, String heldOut) {
+    int vllm = FitParams.index(EngineProfile.VLLM);
+    FitParams f = fit(all, p -> !p.source().equals(heldOut), all.get(0).at());
+    for (int e = 0; e < FitParams.PROFILES.size(); e++) {
+      final int profile = e;
+      boolean trained = all.stream()
+          .anyMatch(x -> x.profile() == profile && !x.point().source().equals(heldOut));
+      if (!trained) {
+        f = f.withIteration(e, f.iterationNanos()[vllm]).withPerSequence(e, f.perSequenceNanos()[vllm]);
+      }
+    }
+    for (Platform platform : Platform.values()) {
+      boolean trained = all.stream()
+          .anyMatch(x -> x.platform() == platform && !x.point().source().equals(heldOut));
+      if (!trained) {
+        // The prior of a platform no other source measures: CUDA's, no extra.
+        f = f.withPlatformIteration(platform, 0).withPlatformPerSequence(platform, 0);
+      }
+    }
+    return f;
   }
 
   private static double[] grid(double from, double to, double step) {
