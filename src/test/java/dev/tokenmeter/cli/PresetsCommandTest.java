@@ -26,12 +26,12 @@ class PresetsCommandTest {
         .containsPattern("llama-3.1-8b .* 8\\.03B +8\\.03B +32 +4096 +8 +128 +131072 +128 KiB")
         .containsPattern("mixtral-8x7b .* 46\\.70B +12\\.88B")
         .containsPattern("h100-sxm .* 80 GiB +3\\.350 +989\\.4 +1978\\.9")
-        .containsPattern("vllm +vLLM V1 \\(0\\.8\\+\\) +mixed +on_demand +1024/256 +8192/2048 +512 +2\\.2ms +0\\.015ms")
-        .containsPattern("sglang .* prefill_first +on_demand .* 160 +6\\.3ms +0\\.0325ms")
-        .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +7\\.2ms +0\\.0225ms")
+        .containsPattern("vllm +vLLM V1 \\(0\\.8\\+\\) +mixed +on_demand +1024/256 +8192/2048 +512 +2\\.3ms +0\\.0075ms")
+        .containsPattern("sglang .* prefill_first +on_demand .* 160 +3\\.2ms +0\\.1225ms")
+        .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +4ms +0\\.02ms")
         .contains("platform cuda adds 0ms per iteration + 0ms per sequence (NVIDIA GPUs: the profiles' own)")
-        .contains("platform rocm adds 3.7ms per iteration + 0.1175ms per sequence (AMD Instinct GPUs, fitted)")
-        .contains("--mfu 0.575  --mbu 0.98")
+        .contains("platform rocm adds 3.4ms per iteration + 0.13ms per sequence (AMD Instinct GPUs, fitted)")
+        .contains("--mfu 0.500  --mbu 0.90")
         .contains("16-token blocks, all-reduce latency 5 us (NVLink, Infinity Fabric) or 20 us (PCIe)")
         .contains("variation (simulate): none by default; --variation: iteration time CV 0.05, arrival jitter 0-2 ms");
   }
@@ -52,10 +52,10 @@ class PresetsCommandTest {
     assertThat(mi300x.get("memory_bandwidth_bytes_per_second").asDouble()).isEqualTo(5.3e12);
     assertThat(mi300x.get("source").asText()).contains("MI300X");
     JsonNode engine = root.get("engine_defaults");
-    assertThat(engine.get("mfu").asDouble()).isEqualTo(0.575);
-    assertThat(engine.get("mbu").asDouble()).isEqualTo(0.98);
-    assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(2.2);
-    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.015);
+    assertThat(engine.get("mfu").asDouble()).isEqualTo(0.5);
+    assertThat(engine.get("mbu").asDouble()).isEqualTo(0.9);
+    assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(2.3);
+    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.0075);
     assertThat(engine.get("max_num_seqs").asInt()).isEqualTo(1024); // vLLM on an H100
     JsonNode profiles = root.get("engine_profiles");
     assertThat(profiles).hasSize(3);
@@ -63,11 +63,11 @@ class PresetsCommandTest {
     assertThat(profiles.get(1).get("scheduling").asText()).isEqualTo("prefill_first");
     assertThat(profiles.get(1).get("cuda_graph_max_batch").asInt()).isEqualTo(160);
     assertThat(profiles.get(2).get("admission").asText()).isEqualTo("reserve_full");
-    assertThat(profiles.get(2).get("iteration_overhead_ms").asDouble()).isEqualTo(7.2);
+    assertThat(profiles.get(2).get("iteration_overhead_ms").asDouble()).isEqualTo(4.0);
     JsonNode rocm = root.get("platforms").get(1);
     assertThat(rocm.get("id").asText()).isEqualTo("rocm");
-    assertThat(rocm.get("iteration_overhead_ms").asDouble()).isEqualTo(3.7);
-    assertThat(rocm.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.1175);
+    assertThat(rocm.get("iteration_overhead_ms").asDouble()).isEqualTo(3.4);
+    assertThat(rocm.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.13);
     assertThat(root.get("platforms").get(0).get("iteration_overhead_ms").asDouble()).isZero();
   }
 

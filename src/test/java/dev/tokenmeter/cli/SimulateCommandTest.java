@@ -30,7 +30,7 @@ class SimulateCommandTest {
         .contains("client: none: simulated in virtual time").doesNotContain("WARNING");
     assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time")
         .contains("engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration;"
-            + " calibration: MFU 0.575, MBU 0.98, 2.200 ms per iteration + 0.015 ms per sequence"
+            + " calibration: MFU 0.500, MBU 0.90, 2.300 ms per iteration + 0.008 ms per sequence"
             + " (fitted to published measurements, docs/SIMULATOR.md Accuracy)");
 
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
@@ -51,9 +51,9 @@ class SimulateCommandTest {
     assertThat(engine.get("arrival_jitter_ms").asDouble()).isZero();
     assertThat(r.err()).contains("variation: none (exact engine; --variation adds the estimated spread");
 
-    // c=1: ITL is the decode iteration over ~100 cached tokens, 6.8113 ms (SimulationTest).
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 7.3106 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
-    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(6.81, within(0.01));
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(7.31, within(0.01));
     assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
     JsonNode many = summary.at("/stages/1");
     assertThat(many.at("/metrics/decode_tps/p50").asDouble())
@@ -163,10 +163,10 @@ class SimulateCommandTest {
     JsonNode v = varied.at("/stages/0/metrics");
     JsonNode e = exact.at("/stages/0/metrics");
     // Exact: 16 identical users start at once and stay in step, every prompt prefilled in the same
-    // two iterations, so every TTFT is the same (220 ms) and p99 = p50.
+    // two iterations, so every TTFT is the same (251 ms) and p99 = p50.
     assertThat(e.at("/ttft_ms/p99").asDouble()).isCloseTo(e.at("/ttft_ms/p50").asDouble(), within(1.0));
     assertThat(e.at("/tpot_ms/p99").asDouble()).isCloseTo(e.at("/tpot_ms/p50").asDouble(), within(0.1));
-    // Varied (seed 4: TTFT p50 271 ms, p99 439 ms; TPOT p50 12.2 ms, p99 15.9 ms): the arrival
+    // Varied (seed 4: TTFT p50 306 ms, p99 499 ms; TPOT p50 11.4 ms, p99 15.6 ms): the arrival
     // jitter splits the cohort where it straddles an iteration's start, so prompts prefill in
     // different iterations and decodes meet different numbers of prefills.
     assertThat(v.at("/ttft_ms/p99").asDouble()).isGreaterThan(1.3 * v.at("/ttft_ms/p50").asDouble());
@@ -183,16 +183,16 @@ class SimulateCommandTest {
         "--seed", "3", "--out"};
     JsonNode on = summary(dir.resolve("on"), args);
     JsonNode off = summary(dir.resolve("off"), with(args, "--no-prefix-caching"));
-    // Fitted defaults (MFU 0.575, MBU 0.98, vLLM's 2.2 ms + 15 µs per scheduled sequence): a cold
+    // Fitted defaults (MFU 0.5, MBU 0.9, vLLM's 2.3 ms + 7.5 µs per scheduled sequence): a cold
     // 1,100-token prefill is compute-bound,
-    // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 568.905e12 = 29.580188 ms, + 313 ns
-    // sampling + 32 × 40 µs eager launches (1,100 tokens > 512) + 2.215 ms = 33.076 ms;
+    // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 494.7e12 = 34.017216 ms, + 340 ns
+    // sampling + 32 × 40 µs eager launches (1,100 tokens > 512) + 2.3075 ms = 37.605 ms;
     // behind 64 cached blocks (1,024 tokens) 76 are prefilled, memory-bound:
-    // (15,009,849,344 + 1,100 × 131,072) / 3.283e12 = 4.615909 ms, + 313 ns + one graph launch
-    // (20 µs) + 2.215 ms = 6.851222 ms (histograms keep 3 significant digits)
-    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(33.076, within(0.04));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(6.851, within(0.015));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(33.076, within(0.05));
+    // (15,009,849,344 + 1,100 × 131,072) / 3.015e12 = 5.026212 ms, + 340 ns + one graph launch
+    // (20 µs) + 2.3075 ms = 7.354052 ms (histograms keep 3 significant digits)
+    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(37.605, within(0.04));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(7.354, within(0.015));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(37.605, within(0.05));
     // every request but the first hits 1,024 of its 1,100 tokens
     long n = Files.readAllLines(dir.resolve("on/requests.jsonl")).size();
     assertThat(n).isGreaterThan(50);

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
  * concurrency, and what the client measures is what the engine scheduled.
  *
  * <p>Mixtral 8x7B on one H200: at batch 1 an iteration reads the 12.9 B active parameters (about
- * 5.4 ms at the fitted MBU, + 2.24 ms of vLLM overheads and a graph launch: 7.6 ms), at batch 32
- * nearly all 46.7 B (about 19.8 ms, + 2.2 + 32 × 0.015 ms: 22.5 ms), so the effect is large and
+ * 6.0 ms at the fitted MBU, + 2.33 ms of vLLM overheads and a graph launch: 8.3 ms), at batch 32
+ * nearly all 46.7 B (about 21.6 ms, + 2.3 + 32 × 0.0075 ms: 24.2 ms), so the effect is large and
  * quick to see.
  */
 @Timeout(60)

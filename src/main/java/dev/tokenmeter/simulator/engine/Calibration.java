@@ -9,25 +9,25 @@ package dev.tokenmeter.simulator.engine;
  */
 public final class Calibration {
   /** Share of the matrix peak reached by compute-bound work. */
-  public static final double MFU = 0.575;
+  public static final double MFU = 0.5;
 
   /** Share of the peak memory bandwidth reached streaming weights and KV cache. */
-  public static final double MBU = 0.98;
+  public static final double MBU = 0.9;
 
-  public static final long VLLM_ITERATION_NANOS = 2_200_000L;
-  public static final long VLLM_PER_SEQUENCE_NANOS = 15_000L;
-  public static final long SGLANG_ITERATION_NANOS = 6_300_000L;
-  public static final long SGLANG_PER_SEQUENCE_NANOS = 32_500L;
-  public static final long TRT_LLM_ITERATION_NANOS = 7_200_000L;
-  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 22_500L;
+  public static final long VLLM_ITERATION_NANOS = 2_300_000L;
+  public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;
+  public static final long SGLANG_ITERATION_NANOS = 3_200_000L;
+  public static final long SGLANG_PER_SEQUENCE_NANOS = 122_500L;
+  public static final long TRT_LLM_ITERATION_NANOS = 4_000_000L;
+  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 20_000L;
 
   /** What the ROCm stack adds per iteration and per sequence to any profile ({@link Platform}). */
-  public static final long ROCM_ITERATION_NANOS = 3_700_000L;
-  public static final long ROCM_PER_SEQUENCE_NANOS = 117_500L;
+  public static final long ROCM_ITERATION_NANOS = 3_400_000L;
+  public static final long ROCM_PER_SEQUENCE_NANOS = 130_000L;
 
   /** Which data the constants were fitted on: the dataset and its size. */
   public static final String FITTED_ON =
-      "src/test/resources/accuracy/published-points.json: 239 points, 8 sources";
+      "src/test/resources/accuracy/published-points.json: 293 points, 11 sources";
 
   private Calibration() {}
 }

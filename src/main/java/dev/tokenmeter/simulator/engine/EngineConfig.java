@@ -188,7 +188,7 @@ public record EngineConfig(
 
   /**
    * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
-   * MFU 0.575, MBU 0.98, 4.000 ms per iteration + 0.008 ms per sequence (fitted ...)"}: the profile
+   * MFU 0.525, MBU 0.96, 2.700 ms per iteration + 0.013 ms per sequence (fitted ...)"}: the profile
    * and the efficiency factors this deployment uses, and whether they are the fitted ones.
    */
   public String describeEngine() {
