@@ -177,7 +177,10 @@ public final class ChunkParser {
           readError(p, t);
         }
         // vLLM's HTTP error body: {"object":"error","message":...,"type":...,"code":...}
-        case "object" -> objectIsError = t == JsonToken.VALUE_STRING && is(p, "error");
+        case "object" -> {
+          objectIsError = t == JsonToken.VALUE_STRING && is(p, "error");
+          p.skipChildren(); // a nested value is skipped whole, not read as the root's fields
+        }
         case "message" -> errorMessage = scalar(p, t, errorMessage);
         case "type" -> errorType = scalar(p, t, errorType);
         case "code" -> errorCode = scalar(p, t, errorCode);

@@ -60,6 +60,16 @@ class ChunkParserTest {
   }
 
   @Test
+  void aNestedObjectValueIsSkippedWholeNotReadAsTheRootsFields() {
+    // Found by ChunkScannerFuzzIT: "object" read only as a string, so the fields inside a nested
+    // "object" were taken for the root's, its closing brace ended the root early, and the rest of
+    // the chunk was rejected as data after the end; the scanner, right, skipped it whole.
+    String chunk =
+        "{\"object\":{\"\":null,\"choices\":[]},\"choices\":[{\"delta\":{\"content\":\"x\"}}]}";
+    assertThat(parse(chunk)).containsExactly(content("x"));
+  }
+
+  @Test
   void severalChoicesAreEmittedInArrayOrder() {
     String chunk =
         "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"length\"},"
