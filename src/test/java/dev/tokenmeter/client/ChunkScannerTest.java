@@ -142,7 +142,11 @@ class ChunkScannerTest {
         "{\"choices\":[],\"x\":[[[[[[[[[[1]]]]]]]]]]}", // deeper than the scanner goes
         "[1]",
         "",
-        "{\"choices\":[{\"delta\":{\"content\":\"\\x\"}}]}"
+        "{\"choices\":[{\"delta\":{\"content\":\"\\x\"}}]}",
+        // surrogate escapes, paired or not (found by ChunkScannerFuzzIT: Jackson rejects a lone
+        // low surrogate in a field name, here inside a skipped object)
+        "{\"choices\":[{\"delta\":{\"content\":\"\\ud83d\\ude00\"}}]}",
+        "{\"choices\":[],\"timings\":{\"a\\ude5cb\":1}}"
       })
   void declinesWhatTheFullParseMustDecide(String payload) {
     assertThat(compare(payload)).isNull();
@@ -173,12 +177,12 @@ class ChunkScannerTest {
     assertThat(
             compare(
                 "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"tool\",\"content\":"
-                    + "\"\\\"caf\\u00e9\\\" \\\\ \\/ \\b\\f\\n\\r\\t 日本 😀 \\ud83d\\ude00\"},"
+                    + "\"\\\"caf\\u00e9\\\" \\\\ \\/ \\b\\f\\n\\r\\t 日本 😀\"},"
                     + "\"logprobs\":{\"content\":[{\"token\":\"x\",\"logprob\":-0.5e-3,\"bytes\":[1,2]}]},"
                     + "\"finish_reason\":\"sto\\u0070\"}],\"usage\":null,\"flag\":true,\"no\":false}"))
         .containsExactly(
             new StreamItem.Role("tool"),
-            new StreamItem.Text("\"café\" \\ / \b\f\n\r\t 日本 😀 😀", TextKind.CONTENT),
+            new StreamItem.Text("\"café\" \\ / \b\f\n\r\t 日本 😀", TextKind.CONTENT),
             new StreamItem.Finish("stop"));
     assertThat(
             compare(
