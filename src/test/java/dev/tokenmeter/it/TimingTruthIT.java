@@ -33,11 +33,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ms late on one leg (the server reading the request, the client's write callback stamping {@code
  * sent}, the client reading the first token). Hence per-chunk delivery within 100 ms (a scheduler
  * stall, not a bug: a wrong timestamp is off by a whole TTFT or ITL, 20-730 ms) with 95% within 5
- * ms; TTFT compared by the median over the stage's requests (5 at c=1, 40 at c=10: one stalled
- * request cannot move it) and by the mean within 5 ms; ITL means within 0.5 ms, because a delivery
- * delay moves both ends of a gap alike. The TTFT median is held to 1 ms at c=10 but 2 ms at c=1:
- * there every token wakes a sleeping event loop, and at load 4 that alone cost 1-2.5 ms per request
- * in about one run of four (means near 0.5 ms otherwise).
+ * ms; TTFT compared over the measured requests (4 at c=1, 30 at c=10; the warm-up round, sent at
+ * once on new connections, queues at the server's accept and read, see below) by the median (one
+ * stalled request cannot move it) and by 80% within 5 ms; ITL means within 0.5 ms, because a
+ * delivery delay moves both ends of a gap alike. The TTFT median is held to 1 ms at c=10 but 2 ms
+ * at c=1: there every token wakes a sleeping event loop, and at load 4 that alone cost 1-2.5 ms
+ * per request in about one run of four (means near 0.5 ms otherwise).
  */
 @Timeout(60)
 class TimingTruthIT {
@@ -115,7 +116,9 @@ class TimingTruthIT {
       }
       assertThat(t.firstTokenNanos()).isEqualTo(t.chunkNanos(0));
       long serverTtft = actual[0] - truth.arrivalNanos();
-      ttftDiffs[r++] = m.ttftNanos() - serverTtft;
+      if (t.phase() == Phase.MEASURED) {
+        ttftDiffs[r++] = m.ttftNanos() - serverTtft;
+      }
 
       // TPOT from the chunk arrivals and the server's token count, by hand.
       double tpot = (double) (t.chunkNanos(n - 1) - t.chunkNanos(0)) / (n - 1);
@@ -141,7 +144,14 @@ class TimingTruthIT {
     Arrays.sort(deliveries);
     assertThat(deliveries[(int) (d * 0.95)]).isLessThanOrEqualTo(P95_DELIVERY_NANOS);
 
-    // TTFT: client (firstToken − sent) against server (actual[0] − arrival).
+    // TTFT: client (firstToken − sent) against server (actual[0] − arrival), measured requests
+    // only. The warm-up round's requests go out on new connections in the same millisecond, and
+    // the server accepts and reads them one after another: its arrival stamps (taken at its read)
+    // fall 2-7 ms after the client's sends, 0.3 ms later for each request in turn (seen at c=10 with
+    // two builds beside the test, and in one CI run: 9 of 10 warm-up requests at +5.5 to +6.3 ms).
+    // That queue is part of the client's TTFT and rightly so; the server's TTFT leaves it out.
+    assertThat(r).isEqualTo(measured);
+    ttftDiffs = Arrays.copyOf(ttftDiffs, r);
     Arrays.sort(ttftDiffs);
     double median = (ttftDiffs[(r - 1) / 2] + ttftDiffs[r / 2]) / 2;
     String diffsMs =
