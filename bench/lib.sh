@@ -9,6 +9,11 @@ export JAVA_HOME="$TOKENMETER_JAVA_HOME"
 JAVA="$JAVA_HOME/bin/java"
 JMH_JAR="$ROOT/target/tokenmeter-jmh.jar"
 SERVER_PID=""
+# The CPUs (a taskset list) the client and the server run on: one each by default, which is all a
+# 2-core machine has; on a bigger one e.g. CLIENT_CPUS=0-3 SERVER_CPUS=4-7 gives each side room for
+# its JIT, collector and counting threads beside its event loop.
+CLIENT_CPUS=${CLIENT_CPUS:-0}
+SERVER_CPUS=${SERVER_CPUS:-1}
 
 bt() { "$JAVA" -cp "$JMH_JAR" dev.tokenmeter.bench.BenchTools "$@"; }
 
@@ -19,7 +24,8 @@ build() {
 
 machine() {
   echo "machine: nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)," \
-    "JDK $("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.runtime\.version = //p')"
+    "JDK $("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.runtime\.version = //p')," \
+    "client CPUs $CLIENT_CPUS, server CPUs $SERVER_CPUS, load $(loadavg)"
 }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -33,11 +39,11 @@ begin_results() {
   echo "client JVM options: TOKENMETER_JAVA_OPTS='${TOKENMETER_JAVA_OPTS:-}'" | tee -a "$OUT/machine.txt"
 }
 
-# start_server PORT LOGFILE ARGS...: `tokenmeter sim serve` alone on CPU 1; waits until it answers.
+# start_server PORT LOGFILE ARGS...: `tokenmeter sim serve` alone on SERVER_CPUS; waits until it answers.
 # TOKENMETER_JAVA_OPTS is for the client only; the server gets SERVER_JAVA_OPTS.
 start_server() {
   local port=$1 log=$2; shift 2
-  TOKENMETER_JAVA_OPTS="${SERVER_JAVA_OPTS:-}" taskset -c 1 ./tokenmeter sim serve --port "$port" "$@" 2>"$log" &
+  TOKENMETER_JAVA_OPTS="${SERVER_JAVA_OPTS:-}" taskset -c "$SERVER_CPUS" ./tokenmeter sim serve --port "$port" "$@" 2>"$log" &
   SERVER_PID=$!
   await_port "$port" "server" "$log"
 }
@@ -61,11 +67,11 @@ stop_pid() {
   fi
 }
 
-# start_zero_delay_client PORT C WARMUP_S WINDOW_S DIR: `tokenmeter bench` on CPU 0 in the
+# start_zero_delay_client PORT C WARMUP_S WINDOW_S DIR: `tokenmeter bench` on CLIENT_CPUS in the
 # background (its PID in $!), closed loop, 16 prompt tokens, OUTPUT_TOKENS output tokens
 # (ignore_eos), as client-capacity.sh and peers.sh run it.
 start_zero_delay_client() {
-  taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$1" --concurrency "$2" \
+  taskset -c "$CLIENT_CPUS" bench/client.sh bench --url "http://127.0.0.1:$1" --concurrency "$2" \
     --warmup "${3}s" --duration "${4}s" --cooldown 0s --input-tokens 16 \
     --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$5" >"$5/client.log" 2>&1 &
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Peers: the tokenmeter client against wrk (reads the HTTP response, parses no SSE) on the same
 # server, alternating run by run, each client alone on CPU 0 and a fresh zero-delay
-# `tokenmeter sim serve` alone on CPU 1. Prints each client's CPU seconds per million streamed
+# `tokenmeter sim serve` alone on CPU 1 (CLIENT_CPUS and SERVER_CPUS choose others, bench/lib.sh). Prints each client's CPU seconds per million streamed
 # tokens and the ratio tokenmeter / wrk of each pair of neighbouring runs.
 #
 #   bench/peers.sh                                   # 64 and 256 streams, batch 1, 3 pairs each
@@ -83,7 +83,7 @@ run_wrk() {
   local c=$1 dir=$2 secs=$((WARMUP + WINDOW))
   start_server "$PORT" "$dir/server.log" --zero-delay --zero-delay-batch "$BATCH"
   local load0; load0=$(loadavg)
-  taskset -c 0 wrk -t 1 -c "$c" -d "${secs}s" --timeout 30s -s "$OUT/chat.lua" \
+  taskset -c "$CLIENT_CPUS" wrk -t 1 -c "$c" -d "${secs}s" --timeout 30s -s "$OUT/chat.lua" \
     "http://127.0.0.1:$PORT/v1/chat/completions" >"$dir/wrk.log" 2>&1 &
   local pid=$!
   local s; s=$(sample $pid $((WARMUP + 3)) $((WINDOW - 5)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Timing fidelity: the server (`tokenmeter sim serve --ttft 50ms --itl 20ms`, its own process on
-# CPU 1) writes when it actually emitted every token (--ground-truth, System.nanoTime); the client
-# (CPU 0) runs `bench --raw-times` at 1, 100 and 1000 streams; BenchTools joins the two by request
+# SERVER_CPUS, default CPU 1) writes when it actually emitted every token (--ground-truth,
+# System.nanoTime); the client (CLIENT_CPUS, default CPU 0) runs `bench --raw-times` at 1, 100 and 1000 streams; BenchTools joins the two by request
 # id (X-Request-Id tm-<run>-<id>) and compares TTFT and ITL: server (actual[0] - arrival, actual
 # gaps), client (chunk[0] - sent, chunk gaps) and what summary.json reports. Each side's threads'
 # time on a CPU and time runnable but kept off one (/proc/PID/task/*/schedstat) says how much of the
@@ -9,6 +9,7 @@
 #
 #   bench/timing-fidelity.sh
 #   CONCURRENCY="100" REPEATS=1 bench/timing-fidelity.sh
+#   CLIENT_CPUS=0-3 SERVER_CPUS=4-7 SERVER_IO_THREADS=2 bench/timing-fidelity.sh   # a bigger machine
 . "$(dirname "$0")/lib.sh"
 
 CONCURRENCY=${CONCURRENCY:-"1 100 1000"}
@@ -26,10 +27,11 @@ for rep in $(seq 1 "$REPEATS"); do
   for c in $CONCURRENCY; do
     dir="$OUT/c$c-r$rep"
     mkdir -p "$dir"
-    start_server "$PORT" "$dir/server.log" --ttft 50ms --itl 20ms --ground-truth "$dir/ground-truth.jsonl"
+    start_server "$PORT" "$dir/server.log" --ttft 50ms --itl 20ms --ground-truth "$dir/ground-truth.jsonl" \
+      ${SERVER_IO_THREADS:+--io-threads "$SERVER_IO_THREADS"}
     load0=$(loadavg)
     server0=$(sched_ms "$SERVER_PID")
-    taskset -c 0 bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
+    taskset -c "$CLIENT_CPUS" bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
       --warmup "${WARMUP}s" --duration "${WINDOW}s" --cooldown 0s --input-tokens 16 \
       --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' --raw-times -q \
       --out "$dir" >"$dir/client.log" 2>&1 &
