@@ -36,10 +36,10 @@ final class EngineOptions {
   @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
   String kvPrecision = "bf16";
 
-  @Option(names = "--engine", paramLabel = "PROFILE", description = "Serving engine simulated: vllm, sglang, trt-llm (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists the profiles).")
+  @Option(names = "--engine", paramLabel = "PROFILE", description = "Serving engine simulated: vllm, sglang, trt-llm, lmdeploy (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists the profiles).")
   String engine = "vllm";
 
-  @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default, as in vLLM V1: prompt blocks already in the KV cache skip prefill).")
+  @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default where the engine has one, as in vLLM V1: prompt blocks already in the KV cache skip prefill; lmdeploy has none).")
   boolean noPrefixCaching;
 
   // Efficiency factors: null keeps EngineConfig's fitted default (`sim presets` prints them).

@@ -66,13 +66,14 @@ public final class PresetsListing {
               g.int8OpsPerSecond() / 1e12, g.interconnect()));
     }
     sb.append("\nEngine profiles (--engine; overheads fitted to published measurements, docs/SIMULATOR.md)\n");
-    sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %9s %9s %6s %11s %12s%n",
-        "id", "engine", "scheduling", "admission", "max seqs", "budget", "graphs", "per iter", "per seq"));
+    sb.append(String.format(Locale.ROOT, "  %-8s %-42s %-13s %-12s %9s %13s %6s %5s %11s %12s%n",
+        "id", "engine", "scheduling", "admission", "max seqs", "budget", "graphs", "block",
+        "per iter", "per seq"));
     for (EngineProfile p : EngineProfile.all()) {
-      sb.append(String.format(Locale.ROOT, "  %-8s %-40s %-13s %-12s %4d/%-4d %4d/%-4d %6d %9sms %10sms%n",
+      sb.append(String.format(Locale.ROOT, "  %-8s %-42s %-13s %-12s %4d/%-4d %6d/%-6d %6d %5d %9sms %10sms%n",
           p.id(), p.name(), p.scheduling().name().toLowerCase(Locale.ROOT),
           p.admission().name().toLowerCase(Locale.ROOT), p.maxNumSeqs(), p.smallGpuMaxNumSeqs(),
-          p.maxBatchedTokens(), p.smallGpuMaxBatchedTokens(), p.graphMaxBatch(),
+          p.maxBatchedTokens(), p.smallGpuMaxBatchedTokens(), p.graphMaxBatch(), p.blockTokens(),
           millis(p.iterationOverheadNanos()), millis(p.perSequenceNanos())));
     }
     for (Platform p : Platform.values()) {
@@ -85,12 +86,13 @@ public final class PresetsListing {
             Locale.ROOT,
             "  limits: GPUs of >= 70 GiB other than A100 / smaller ones. Every profile: --mfu %.3f"
                 + "  --mbu %.2f (flags change them, and --iteration-overhead, --per-sequence-overhead)%n"
-                + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU, %d-token blocks,"
+                + "  gpu_memory_utilization %.2f, reserve %d GiB per GPU (lmdeploy: its KV cache is"
+                + " %.1f of the whole memory instead), blocks of the profile's tokens (default %d),"
                 + " all-reduce latency %d us (NVLink, Infinity Fabric) or %d us (PCIe)%n"
                 + "  variation (simulate): none by default; --variation: iteration time CV %.2f,"
                 + " arrival jitter 0-%d ms (docs/SIMULATOR.md, Tails)%n",
             e.mfu(), e.mbu(), e.gpuMemoryUtilization(), e.reserveBytesPerGpu() >> 30,
-            e.blockTokens(), GpuSpec.LINK_ALL_REDUCE_NANOS / 1_000,
+            EngineProfile.LMDEPLOY.kvMemoryShare(), e.blockTokens(), GpuSpec.LINK_ALL_REDUCE_NANOS / 1_000,
             GpuSpec.PCIE_ALL_REDUCE_NANOS / 1_000, Variation.ESTIMATED_ITERATION_CV,
             Variation.ESTIMATED_ARRIVAL_JITTER_NANOS / 1_000_000));
     return sb.toString();
@@ -143,6 +145,9 @@ public final class PresetsListing {
         g.writeNumberField("small_gpu_max_num_batched_tokens", p.smallGpuMaxBatchedTokens());
         g.writeNumberField("cuda_graph_max_batch", p.graphMaxBatch());
         g.writeBooleanField("cuda_graphs_cover_prefill", p.graphCoversPrefill());
+        g.writeNumberField("block_tokens", p.blockTokens());
+        g.writeNumberField("kv_memory_share", p.kvMemoryShare());
+        g.writeBooleanField("prefix_caching", p.prefixCaching());
         g.writeNumberField("iteration_overhead_ms", p.iterationOverheadNanos() / 1e6);
         g.writeNumberField("per_sequence_overhead_ms", p.perSequenceNanos() / 1e6);
         g.writeStringField("source", p.source());

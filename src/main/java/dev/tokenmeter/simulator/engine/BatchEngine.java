@@ -28,6 +28,8 @@ import java.util.Map;
  *   budget, max_num_seqs and free KV blocks allow (the admission queue). Nothing new is admitted
  *   in an iteration that had to preempt. PREFILL_FIRST (SGLang): the same, decoding sequences
  *   left out, whenever that schedules any prompt token; otherwise a decode-only iteration.
+ *   LMDeploy's TurboMind 0.1 composes as MIXED with a token budget its prompts never reach, so
+ *   each admitted prompt is prefilled whole in the iteration that admits it.
  * - Admission RESERVE_FULL (TensorRT-LLM's GUARANTEED_NO_EVICT): a request's blocks for its whole
  *   prompt and output are taken when it is admitted, so running sequences never need more and are
  *   never preempted.

@@ -9,17 +9,19 @@ package dev.tokenmeter.simulator.engine;
  */
 public final class Calibration {
   /** Share of the matrix peak reached by compute-bound work. */
-  public static final double MFU = 0.5;
+  public static final double MFU = 0.525;
 
   /** Share of the peak memory bandwidth reached streaming weights and KV cache. */
   public static final double MBU = 0.9;
 
   public static final long VLLM_ITERATION_NANOS = 2_300_000L;
   public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;
-  public static final long SGLANG_ITERATION_NANOS = 3_200_000L;
-  public static final long SGLANG_PER_SEQUENCE_NANOS = 122_500L;
-  public static final long TRT_LLM_ITERATION_NANOS = 4_000_000L;
+  public static final long SGLANG_ITERATION_NANOS = 3_100_000L;
+  public static final long SGLANG_PER_SEQUENCE_NANOS = 137_500L;
+  public static final long TRT_LLM_ITERATION_NANOS = 5_700_000L;
   public static final long TRT_LLM_PER_SEQUENCE_NANOS = 20_000L;
+  public static final long LMDEPLOY_ITERATION_NANOS = 1_000_000L;
+  public static final long LMDEPLOY_PER_SEQUENCE_NANOS = 25_000L;
 
   /** What the ROCm stack adds per iteration and per sequence to any profile ({@link Platform}). */
   public static final long ROCM_ITERATION_NANOS = 3_400_000L;

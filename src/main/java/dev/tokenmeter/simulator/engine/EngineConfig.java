@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param maxNumSeqs most sequences running at once ({@code --max-num-seqs})
  * @param maxBatchedTokens token budget of one iteration, decode and prefill together ({@code
  *     --max-num-batched-tokens}, chunked prefill)
- * @param blockTokens tokens per KV-cache block (vLLM's paged attention: 16)
+ * @param blockTokens tokens per KV-cache block (the profile's: vLLM's paged attention 16, LMDeploy
+ *     128)
  * @param mfu model FLOPs utilisation: share of the matrix peak reached by compute-bound work
  * @param mbu memory bandwidth utilisation: share of the peak bandwidth reached when streaming
  *     weights and KV cache
@@ -30,7 +31,8 @@ import java.util.Objects;
  * @param allReduceLatencyNanos fixed latency of one tensor-parallel all-reduce (the GPU's
  *     interconnect class, {@link GpuSpec#allReduceLatencyNanos()})
  * @param prefixCaching whether full prompt blocks already in the KV cache (same content, same
- *     position) skip prefill: vLLM's automatic prefix caching, on by default as in vLLM V1
+ *     position) skip prefill: vLLM's automatic prefix caching, on by default as in vLLM V1 (off
+ *     for a profile whose engine has none)
  * @param profile the serving engine: its scheduling and admission policies and CUDA graphs
  */
 public record EngineConfig(
@@ -79,7 +81,8 @@ public record EngineConfig(
 
   /**
    * {@code model} on one {@code gpu} served by vLLM ({@link EngineProfile#VLLM}): BF16 weights and
-   * KV cache, memory utilisation 0.9, 3 GiB reserve, 16-token blocks, prefix caching on, the
+   * KV cache, memory utilisation 0.9, 3 GiB reserve, the profile's block size (16 tokens) and
+   * prefix caching (on), the
    * profile's limits for this GPU, the all-reduce latency of its interconnect and the fitted
    * efficiency factors (docs/SIMULATOR.md, Accuracy).
    */
@@ -95,23 +98,25 @@ public record EngineConfig(
     Platform platform = Platform.of(gpu);
     return new EngineConfig(
         model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES,
-        profile.maxNumSeqs(gpu), profile.maxBatchedTokens(gpu), 16, Calibration.MFU,
-        Calibration.MBU, profile.iterationOverheadNanos() + platform.iterationExtraNanos(),
+        profile.maxNumSeqs(gpu), profile.maxBatchedTokens(gpu), profile.blockTokens(),
+        Calibration.MFU, Calibration.MBU,
+        profile.iterationOverheadNanos() + platform.iterationExtraNanos(),
         profile.perSequenceNanos() + platform.perSequenceExtraNanos(),
-        gpu.allReduceLatencyNanos(), true, profile);
+        gpu.allReduceLatencyNanos(), profile.prefixCaching(), profile);
   }
 
   /**
-   * This deployment served by another engine: the profile's limits for this GPU and its fitted
-   * overheads (plus the platform's) replace the current ones; everything else stays.
+   * This deployment served by another engine: the profile's limits for this GPU, its block size
+   * and its fitted overheads (plus the platform's) replace the current ones; prefix caching stays
+   * on only where the profile's engine has it; everything else stays.
    */
   public EngineConfig withProfile(EngineProfile p) {
     Platform platform = Platform.of(gpu);
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
-        reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), blockTokens, mfu, mbu,
+        reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), p.blockTokens(), mfu, mbu,
         p.iterationOverheadNanos() + platform.iterationExtraNanos(),
         p.perSequenceNanos() + platform.perSequenceExtraNanos(), allReduceLatencyNanos,
-        prefixCaching, p);
+        prefixCaching && p.prefixCaching(), p);
   }
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
@@ -157,11 +162,15 @@ public record EngineConfig(
         profile);
   }
 
-  /** This deployment with prefix caching on or off. */
+  /**
+   * This deployment with prefix caching on or off; on only where the profile's engine has it
+   * (LMDeploy's TurboMind 0.1 has none).
+   */
   public EngineConfig withPrefixCaching(boolean enabled) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
-        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, enabled,
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos,
+        enabled && profile.prefixCaching(),
         profile);
   }
 

@@ -7,8 +7,9 @@ import java.util.stream.Collectors;
 /**
  * How one serving engine schedules and what it costs beyond the GPU's own work: its batch limits,
  * scheduling and admission policies, which batches run as CUDA graphs, and its host-side
- * overheads. Immutable, thread-safe; the built-in profiles are {@link #VLLM}, {@link #SGLANG} and
- * {@link #TRT_LLM} (docs/SIMULATOR.md, "Engine profiles", lists every figure and its source).
+ * overheads. Immutable, thread-safe; the built-in profiles are {@link #VLLM}, {@link #SGLANG},
+ * {@link #TRT_LLM} and {@link #LMDEPLOY} (docs/SIMULATOR.md, "Engine profiles", lists every figure
+ * and its source).
  *
  * <pre>
  * design notes
@@ -35,6 +36,11 @@ import java.util.stream.Collectors;
  *     iterations with prefill tokens unless {@code graphCoversPrefill}, launch kernels eagerly
  * @param graphCoversPrefill whether iterations of up to {@code graphMaxBatch} tokens of any kind run
  *     as graphs (vLLM V1's piecewise graphs) or only decode-only ones do
+ * @param blockTokens tokens per KV-cache block
+ * @param kvMemoryShare share of each GPU's whole memory the KV cache is given (LMDeploy's
+ *     cache_max_entry_count), at most what the weights and reserve leave of it; 0: all they leave
+ *     of gpu_memory_utilization (vLLM's rule)
+ * @param prefixCaching whether the engine reuses cached prompt blocks (automatic prefix caching)
  * @param iterationOverheadNanos host time per iteration, fitted
  * @param perSequenceNanos host time per scheduled sequence and iteration, fitted
  * @param source where the policies and limits come from
@@ -50,6 +56,9 @@ public record EngineProfile(
     int smallGpuMaxBatchedTokens,
     int graphMaxBatch,
     boolean graphCoversPrefill,
+    int blockTokens,
+    double kvMemoryShare,
+    boolean prefixCaching,
     long iterationOverheadNanos,
     long perSequenceNanos,
     String source) {
@@ -98,7 +107,7 @@ public record EngineProfile(
    */
   public static final EngineProfile VLLM =
       new EngineProfile("vllm", "vLLM V1 (0.8+)", Scheduling.MIXED, Admission.ON_DEMAND,
-          1024, 8192, 256, 2048, 512, true,
+          1024, 8192, 256, 2048, 512, true, 16, 0, true,
           Calibration.VLLM_ITERATION_NANOS, Calibration.VLLM_PER_SEQUENCE_NANOS,
           "vllm/engine/arg_utils.py get_batch_defaults; vllm/config cuda_graph_sizes; vLLM V1 scheduler");
 
@@ -108,7 +117,7 @@ public record EngineProfile(
    */
   public static final EngineProfile SGLANG =
       new EngineProfile("sglang", "SGLang (0.3+)", Scheduling.PREFILL_FIRST, Admission.ON_DEMAND,
-          4096, 8192, 4096, 2048, 160, false,
+          4096, 8192, 4096, 2048, 160, false, 16, 0, true,
           Calibration.SGLANG_ITERATION_NANOS, Calibration.SGLANG_PER_SEQUENCE_NANOS,
           "python/sglang/srt/server_args.py (chunked_prefill_size, cuda_graph_max_bs); its scheduler");
 
@@ -119,20 +128,43 @@ public record EngineProfile(
    */
   public static final EngineProfile TRT_LLM =
       new EngineProfile("trt-llm", "TensorRT-LLM (0.10+, in-flight batching)", Scheduling.MIXED,
-          Admission.RESERVE_FULL, 2048, 8192, 2048, 8192, 2048, false,
+          Admission.RESERVE_FULL, 2048, 8192, 2048, 8192, 2048, false, 16, 0, true,
           Calibration.TRT_LLM_ITERATION_NANOS, Calibration.TRT_LLM_PER_SEQUENCE_NANOS,
           "tensorrt_llm/llmapi/llm_args.py (capacity_scheduler_policy, max_num_tokens); "
               + "docs/source/performance/perf-overview.md (cuda_graph_config batch sizes)");
 
-  private static final List<EngineProfile> ALL = List.of(VLLM, SGLANG, TRT_LLM);
+  /**
+   * LMDeploy's TurboMind engine as of v0.1 (lmdeploy/turbomind/deploy/target_model/base.py and
+   * src/turbomind/models/llama/{LlamaBatch,SequenceManager,BlockManager}.cc at tag v0.1.0a1):
+   * persistent batch of max_batch_size 64 slots; each loop iteration takes new requests into free
+   * slots, gives every sequence the blocks of its context + 1 token (newest arrivals preempted
+   * first, a request that gets none waits), prefills every newly admitted prompt whole (sub-batches
+   * of session_len tokens, one after another in the same iteration: no chunking across iterations)
+   * and then decodes the whole batch. KV cache: cache_max_entry_count 0.5 of the GPU's total
+   * memory, blocks of cache_block_seq_len 128 tokens. No CUDA graphs and no prefix caching in that
+   * version. The token budget 262,144 is its 64 slots at Llama 2's session_len of 4,096: the engine
+   * itself sets none.
+   */
+  public static final EngineProfile LMDEPLOY =
+      new EngineProfile("lmdeploy", "LMDeploy TurboMind (0.1, persistent batch)", Scheduling.MIXED,
+          Admission.ON_DEMAND, 64, 64 * 4096, 64, 64 * 4096, 0, false, 128, 0.5, false,
+          Calibration.LMDEPLOY_ITERATION_NANOS, Calibration.LMDEPLOY_PER_SEQUENCE_NANOS,
+          "lmdeploy/turbomind/deploy/target_model/base.py (max_batch_size, cache_max_entry_count,"
+              + " cache_block_seq_len); src/turbomind/models/llama/LlamaBatch.cc,"
+              + " SequenceManager.cc, BlockManager.cc (v0.1.0a1)");
+
+  private static final List<EngineProfile> ALL = List.of(VLLM, SGLANG, TRT_LLM, LMDEPLOY);
 
   public EngineProfile {
     if (maxNumSeqs < 1 || maxBatchedTokens < 1 || smallGpuMaxNumSeqs < 1
-        || smallGpuMaxBatchedTokens < 1 || graphMaxBatch < 0) {
+        || smallGpuMaxBatchedTokens < 1 || graphMaxBatch < 0 || blockTokens < 1) {
       throw new IllegalArgumentException("engine profile " + id + ": limits must be >= 1");
     }
     if (iterationOverheadNanos < 0 || perSequenceNanos < 0) {
       throw new IllegalArgumentException("engine profile " + id + ": overheads must be >= 0");
+    }
+    if (!(kvMemoryShare >= 0 && kvMemoryShare <= 1)) {
+      throw new IllegalArgumentException("engine profile " + id + ": KV memory share must be in [0, 1]");
     }
   }
 
@@ -181,10 +213,20 @@ public record EngineProfile(
     return decoding == sequences && sequences <= graphMaxBatch;
   }
 
+  /**
+   * This profile with another KV memory share: a deployment that configures its cache (LMDeploy's
+   * cache_max_entry_count set in its config.ini).
+   */
+  public EngineProfile withKvMemoryShare(double share) {
+    return new EngineProfile(id, name, scheduling, admission, maxNumSeqs, maxBatchedTokens,
+        smallGpuMaxNumSeqs, smallGpuMaxBatchedTokens, graphMaxBatch, graphCoversPrefill,
+        blockTokens, share, prefixCaching, iterationOverheadNanos, perSequenceNanos, source);
+  }
+
   /** This profile with other fitted overheads (the accuracy study's folds). */
   public EngineProfile withOverheads(long iterationNanos, long perSequence) {
     return new EngineProfile(id, name, scheduling, admission, maxNumSeqs, maxBatchedTokens,
         smallGpuMaxNumSeqs, smallGpuMaxBatchedTokens, graphMaxBatch, graphCoversPrefill,
-        iterationNanos, perSequence, source);
+        blockTokens, kvMemoryShare, prefixCaching, iterationNanos, perSequence, source);
   }
 }

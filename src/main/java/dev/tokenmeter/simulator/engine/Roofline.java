@@ -21,7 +21,9 @@ package dev.tokenmeter.simulator.engine;
  *   scheduled sequence's context read once + the new tokens' KV written.
  * - all-reduces: two per layer (after attention and after the MLP) of tokens × hidden × 2 bytes,
  *   ring: latency + 2(N−1)/N × bytes / link bandwidth. None on one GPU.
- * - KV capacity = memory × utilisation − weights − reserve, per GPU, in whole blocks.
+ * - KV capacity = memory × utilisation − weights − reserve, per GPU, in whole blocks; a profile
+ *   with a KV memory share (LMDeploy's cache_max_entry_count) takes that share of the whole
+ *   memory instead, at most what the weights and reserve leave of it.
  * </pre>
  */
 public final class Roofline {
@@ -48,6 +50,12 @@ public final class Roofline {
     this.kvBytesPerTokenPerGpu = config.model().kvBytesPerTokenPerGpu(config.kvCache(), tp);
     double usable = config.gpu().memoryBytes() * config.gpuMemoryUtilization();
     double kvBytes = usable - weightBytesPerGpu - config.reserveBytesPerGpu();
+    double share = config.profile().kvMemoryShare();
+    if (share > 0) {
+      // LMDeploy sizes its cache from the whole memory, not gpu_memory_utilization
+      kvBytes = Math.min(config.gpu().memoryBytes() * share,
+          config.gpu().memoryBytes() - weightBytesPerGpu - config.reserveBytesPerGpu());
+    }
     long blocks = (long) Math.floor(kvBytes / (kvBytesPerTokenPerGpu * config.blockTokens()));
     if (blocks < 1) {
       int needed = gpusNeeded(config);

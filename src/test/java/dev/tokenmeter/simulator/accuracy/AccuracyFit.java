@@ -38,8 +38,9 @@ import java.util.stream.Stream;
  *   is exact and the committed constants are round numbers.
  * - Leave one source out: the other sources' points, linearized at the all-source fit, fitted
  *   again; the held-out source's points then simulated at that fold's factors. An engine profile
- *   no remaining source runs (SGLang without its one source) takes the vLLM profile's fold values:
- *   the held-out source never informs its own prediction. A platform no remaining source runs on
+ *   no remaining source runs (LMDeploy without its one source) takes its stand-in's fold values
+ *   (TensorRT-LLM's for LMDeploy, vLLM's for the others; standIn): the held-out source never
+ *   informs its own prediction. A platform no remaining source runs on
  *   (ROCm without rocm-vllm) takes the prior of no extra, CUDA's figures.
  * - Platform extras (Platform) are fitted only on the points whose GPU runs that platform, so the
  *   MI300X runs set the ROCm extra and no longer the vLLM profile's overheads on NVIDIA GPUs.
@@ -220,11 +221,20 @@ final class AccuracyFit {
   }
 
   /**
+   * The profile whose fitted overheads stand in for {@code p}'s in a fold that has no point of
+   * {@code p}: TensorRT-LLM's for LMDeploy's TurboMind (both C++ engine loops grown from NVIDIA's
+   * FasterTransformer, no Python in the step), vLLM's for the others.
+   */
+  static EngineProfile standIn(EngineProfile p) {
+    return p == EngineProfile.LMDEPLOY ? EngineProfile.TRT_LLM : EngineProfile.VLLM;
+  }
+
+  /**
    * The factors fitted on every point of {@code all} but {@code heldOut}'s; a profile no
-   * remaining point runs takes the vLLM profile's fitted overheads, a platform none runs on no extra.
+   * remaining point runs takes its {@link #standIn}'s fitted overheads, a platform none runs on no
+   * extra.
    */
   static FitParams foldParams(List<Simulated> all, String heldOut) {
-    int vllm = FitParams.index(EngineProfile.VLLM);
     // No least gain here: a fold is one fit, not rounds that could flip, and a fold kept at its
     // start would be the all-source fit, which the held-out source informed.
     FitParams f = fit(all, p -> !p.source().equals(heldOut), all.get(0).at(), 0);
@@ -233,7 +243,8 @@ final class AccuracyFit {
       boolean trained = all.stream()
           .anyMatch(x -> x.profile() == profile && !x.point().source().equals(heldOut));
       if (!trained) {
-        f = f.withIteration(e, f.iterationNanos()[vllm]).withPerSequence(e, f.perSequenceNanos()[vllm]);
+        int in = FitParams.index(standIn(FitParams.PROFILES.get(e)));
+        f = f.withIteration(e, f.iterationNanos()[in]).withPerSequence(e, f.perSequenceNanos()[in]);
       }
     }
     for (Platform platform : Platform.values()) {

@@ -50,7 +50,8 @@ import java.util.SplittableRandom;
  *   the source's includes. At most OFFLINE_CAP requests are simulated (the source's 30,000 short
  *   ones would take seconds; the tail's share is small either way).
  * - POISSON: `requests` (at most POISSON_CAP) arriving at `rate` per second.
- * - The engine profile is the source's; efficiency factors and overheads come from the caller.
+ * - The engine profile is the source's; efficiency factors and overheads come from the caller. A
+ *   point that names the KV-cache blocks its run configured (kv_cache_blocks) gets that cache.
  * </pre>
  */
 final class Predictor {
@@ -117,6 +118,13 @@ final class Predictor {
     EngineProfile fitted = f.profile(profile);
     int index = FitParams.index(profile);
     Platform platform = platform(p);
+    if (p.kvCacheBlocks() > 0) {
+      // the run's block count as a share of the memory, half a block over so that it floors to it
+      ModelSpec m = model(p.model());
+      double block = m.kvBytesPerTokenPerGpu(Precision.parse(p.kvCache()), p.tensorParallel())
+          * profile.blockTokens();
+      fitted = fitted.withKvMemoryShare((p.kvCacheBlocks() + 0.5) * block / gpu(p.gpu()).memoryBytes());
+    }
     EngineConfig c =
         EngineConfig.of(model(p.model()), gpu(p.gpu()), fitted)
             .withTensorParallel(p.tensorParallel())

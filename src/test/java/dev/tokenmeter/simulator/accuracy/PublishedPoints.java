@@ -23,7 +23,7 @@ final class PublishedPoints {
    * A document the figures were read from.
    *
    * @param profile the engine profile its engine is simulated with ({@code vllm}, {@code sglang},
-   *     {@code trt-llm})
+   *     {@code trt-llm}, {@code lmdeploy})
    */
   record Source(String key, String title, String url, String engine, String profile) {}
 
@@ -77,6 +77,8 @@ final class PublishedPoints {
    * @param concurrency users in a closed loop, or the static batch size
    * @param requests requests the source sent (OFFLINE, POISSON; 0 when not stated)
    * @param ratePerSecond arrival rate of a POISSON load (0 otherwise)
+   * @param kvCacheBlocks KV-cache blocks per GPU the run configured its engine with (LMDeploy's
+   *     benchmark scripts set cache_max_entry_count to a block count); 0: the profile's sizing
    */
   record Point(
       String id,
@@ -95,7 +97,8 @@ final class PublishedPoints {
       int requests,
       double ratePerSecond,
       Load load,
-      Measured measured) {
+      Measured measured,
+      int kvCacheBlocks) {
 
     /** {@code "mistral-7b 1×h100-sxm fp8, 128/2048, batch 120"}. */
     String setup() {
@@ -167,7 +170,8 @@ final class PublishedPoints {
         p.has("requests") ? p.get("requests").asInt() : 0,
         p.has("rate") ? p.get("rate").asDouble() : 0,
         Load.valueOf(text(p, "load").toUpperCase(java.util.Locale.ROOT)),
-        measured);
+        measured,
+        p.has("kv_cache_blocks") ? p.get("kv_cache_blocks").asInt() : 0);
   }
 
   private static String text(JsonNode node, String field) {

@@ -23,7 +23,8 @@ class EngineProfileTest {
     assertThat(EngineProfile.all()).first().isSameAs(EngineProfile.VLLM);
     assertThatThrownBy(() -> EngineProfile.of("tgi"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("unknown engine 'tgi'; profiles: vllm, sglang, trt-llm");
+        .hasMessage("unknown engine 'tgi'; profiles: vllm, sglang, trt-llm, lmdeploy");
+    assertThat(EngineProfile.of("LMDeploy")).isSameAs(EngineProfile.LMDEPLOY);
     assertThat(EngineConfig.of(LLAMA_8B, H100).profile()).isSameAs(EngineProfile.VLLM);
   }
 
@@ -146,6 +147,84 @@ class EngineProfileTest {
         assertThat(e.preemptions()).isZero();
       }
       assertThat(e.freeBlocks()).isEqualTo(10);
+    }
+  }
+
+  @Test
+  void lmdeployTakesHalfTheMemoryIn128TokenBlocksAnd64Slots() {
+    // TurboMind 0.1: cache_max_entry_count 0.5 of the whole 80 GiB = 40 GiB, blocks of
+    // 128 × 131,072 B = 16 MiB: 2,560 blocks, 327,680 tokens (vLLM's rule leaves 442,704 tokens)
+    GpuSpec a100 = Presets.gpu("a100-80gb");
+    EngineConfig c = EngineConfig.of(LLAMA_8B, a100, EngineProfile.LMDEPLOY);
+    assertThat(c.blockTokens()).isEqualTo(128);
+    assertThat(c.maxNumSeqs()).isEqualTo(64);
+    assertThat(c.maxBatchedTokens()).isEqualTo(262_144);
+    assertThat(new Roofline(c).kvCapacityBlocks()).isEqualTo(2_560);
+    assertThat(new Roofline(c).kvCapacityTokens()).isEqualTo(327_680);
+    assertThat(new Roofline(EngineConfig.of(LLAMA_8B, a100)).kvCapacityTokens()).isEqualTo(442_704);
+    // it ignores gpu_memory_utilization; where the weights and reserve leave less than half the
+    // memory, the KV cache gets what they leave: 80 GiB − 16.06 GB − 48 GiB in 16 MiB blocks
+    EngineConfig tight = c.withMemory(0.5, 48L << 30);
+    double left = a100.memoryBytes() - 16_060_522_496.0 - (48L << 30);
+    assertThat(new Roofline(tight).kvCapacityBlocks())
+        .isEqualTo((long) Math.floor(left / (128 * 131_072.0)))
+        .isEqualTo(1_090);
+    assertThat(new Roofline(c.withMemory(0.5, 0)).kvCapacityBlocks()).isEqualTo(2_560);
+    // no prefix caching in that version, whatever is asked; switching back keeps it off
+    assertThat(c.prefixCaching()).isFalse();
+    assertThat(c.withPrefixCaching(true).prefixCaching()).isFalse();
+    assertThat(EngineConfig.of(LLAMA_8B, a100).withProfile(EngineProfile.LMDEPLOY).blockTokens())
+        .isEqualTo(128);
+  }
+
+  @Test
+  void lmdeployLaunchesEveryKernelEagerly() {
+    // no CUDA graphs in TurboMind 0.1: even a decode of one sequence pays 32 layers × 40 µs
+    assertThat(EngineProfile.LMDEPLOY.graphed(1, 1, 1)).isFalse();
+    Roofline r = new Roofline(ideal(EngineProfile.LMDEPLOY));
+    assertThat(r.cost(1, 101.0, 100L, 1, 1, 1).launchNanos()).isEqualTo(1_280_000L);
+  }
+
+  @Test
+  void lmdeployAdmitsOnTheContextItNeedsNowAndPrefillsEveryPromptWhole() {
+    // The same 50,332,648 B of KV cache: 3 blocks of 128 tokens for LMDeploy, 24 of 16 for
+    // TensorRT-LLM. Three requests of 100 + 100 tokens arrive at once.
+    double weights = 16_060_522_496.0;
+    double kvBytes = 3 * 128 * 131_072.0 + 1_000;
+    for (EngineProfile p : List.of(EngineProfile.LMDEPLOY, EngineProfile.TRT_LLM)) {
+      EngineConfig c = ideal(p).withMemory(1, (long) (H100.memoryBytes() - weights - kvBytes));
+      BatchEngine e = new BatchEngine(c, (id, index, at) -> {});
+      for (long id = 1; id <= 3; id++) {
+        e.submit(id, 100, 100, 0);
+      }
+      BatchEngine.Iteration first = e.step();
+      run(e);
+      if (p == EngineProfile.LMDEPLOY) {
+        // each needs 1 block for its 100-token prompt now: all three admitted and prefilled in
+        // the first iteration; at 129 tokens each needs a second block, so the newest is preempted
+        assertThat(first.prefillSequences()).isEqualTo(3);
+        assertThat(first.tokens()).isEqualTo(300);
+        assertThat(first.usedBlocks()).isEqualTo(3);
+        assertThat(e.preemptions()).isPositive();
+        assertThat(e.freeBlocks()).isEqualTo(3);
+      } else {
+        // each reserves its 200 tokens, 13 blocks, at admission: one runs, two queue behind it
+        assertThat(first.prefillSequences()).isEqualTo(1);
+        assertThat(first.usedBlocks()).isEqualTo(13);
+        assertThat(first.waiting()).isEqualTo(2);
+        assertThat(e.preemptions()).isZero();
+        assertThat(e.freeBlocks()).isEqualTo(24);
+      }
+    }
+    // No chunking: four 3,000-token prompts on an A100 prefill in one iteration of 12,000 tokens,
+    // where vLLM's 2,048-token budget on that GPU chunks them
+    GpuSpec a100 = Presets.gpu("a100-80gb");
+    for (EngineProfile p : List.of(EngineProfile.LMDEPLOY, EngineProfile.VLLM)) {
+      BatchEngine e = new BatchEngine(EngineConfig.of(LLAMA_8B, a100, p), (id, index, at) -> {});
+      for (long id = 1; id <= 4; id++) {
+        e.submit(id, 3_000, 2, 0);
+      }
+      assertThat(e.step().tokens()).as(p.id()).isEqualTo(p == EngineProfile.LMDEPLOY ? 12_000 : 2_048);
     }
   }
 
