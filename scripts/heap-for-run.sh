@@ -7,7 +7,7 @@
 # - 24 KiB per stream: 10-13 KB live per stream in flight (its connection, its request and
 #   response objects: 24-28 MB live at 1,000 streams), doubled so that the old generation's room
 #   for the requests that die there (they live seconds, so they are promoted first) grows with the
-#   streams and a full collection comes no more often at 1,000 streams than at 100;
+#   streams: at 1,000 paced streams a full collection every ~21 s;
 # - 32 bytes per in-flight token (a request keeps its chunks in a ChunkLog, about 5 bytes each, and
 #   the answer text for the word and token counts, 5-10 bytes a token; doubled for the buffers'
 #   growth);
