@@ -1,14 +1,24 @@
 # Sourced by ./tokenmeter: `tm_heap_mb ARGS...` prints the heap cap (MiB) for one command line.
 #
-# A closed-loop `bench` whose in-flight data is known from its arguments gets a heap sized to it:
-# 128 MiB (the JVM's own data, 1,000 connections, a tiktoken encoding and the report: 13.7 MB live
-# at 100 streams, 24-28 MB at 1,000, +33 MB with o200k_base, docs/PERFORMANCE.md §3) plus 32 bytes
-# per in-flight token (a request keeps its chunks in a ChunkLog, about 5 bytes each, and the answer
-# text for the word and token counts, 5-10 bytes a token; doubled for the buffers' growth).
+# A closed-loop `bench` whose in-flight data is known from its arguments gets a heap sized to it
+# (docs/PERFORMANCE.md §3, "Issue 13, the heap cap follows the run"):
+# - 64 MiB: the JVM's own data and the report, 15 MB live in a 1-stream run, with room for the
+#   young generation;
+# - 24 KiB per stream: 10-13 KB live per stream in flight (its connection, its request and
+#   response objects: 24-28 MB live at 1,000 streams), doubled so that the old generation's room
+#   for the requests that die there (they live seconds, so they are promoted first) grows with the
+#   streams: at 1,000 paced streams a full collection every ~21 s;
+# - 32 bytes per in-flight token (a request keeps its chunks in a ChunkLog, about 5 bytes each, and
+#   the answer text for the word and token counts, 5-10 bytes a token; doubled for the buffers'
+#   growth);
+# - 40 MiB more when `--model` is given: a named model may load a tokenizer (o200k_base holds
+#   33 MB live). Without --model the bench uses the model the server lists first, which the
+#   launcher cannot see; tm_java_opts then tells the client (-Dtokenmeter.heap.noTokenizerMb) so
+#   that it warns when that model does load one.
 # Anything whose memory the arguments do not bound (open loop, prompt or traffic files, a Hugging
 # Face tokenizer, variants, searches, other commands) keeps the 1 GiB cap.
 tm_heap_mb() {
-  local default=1024 streams="" tokens=256 a v n
+  local default=1024 streams="" tokens=256 tokenizer=0 a v n
   [ "${1:-}" = bench ] || { echo "$default"; return; }
   shift
   while [ $# -gt 0 ]; do
@@ -19,6 +29,7 @@ tm_heap_mb() {
       --*=*) v=${a#*=}; a=${a%%=*} ;;
     esac
     case "$a" in
+      --model) tokenizer=40 ;;
       --rate | --max-concurrency | --prompts | --traffic | --tokenizer | --tokenizer-map | --variant \
         | --find-max-concurrency | --find-max-rate | --turns | --repeat)
         echo "$default"; return ;;
@@ -35,7 +46,16 @@ tm_heap_mb() {
     esac
   done
   [ -n "$streams" ] || { echo "$default"; return; }
-  echo $((128 + (streams * tokens * 32 + 1048575) / 1048576))
+  echo $(((64 * 1048576 + streams * 24576 + streams * tokens * 32 + 1048575) / 1048576 + tokenizer))
+}
+
+# `tm_names_model ARGS...`: whether the command line gives --model.
+tm_names_model() {
+  local a
+  for a in "$@"; do
+    case "$a" in --model | --model=*) return 0 ;; esac
+  done
+  return 1
 }
 
 # `tm_java_opts ARGS...` sets the array TM_JAVA_OPTS: the JVM options ./tokenmeter (and
@@ -70,6 +90,9 @@ tm_java_opts() {
     [ -n "$gc" ] || TM_JAVA_OPTS+=(-XX:+UseSerialGC)
     TM_JAVA_OPTS+=(-Xms16m)
     [ "${TOKENMETER_JAVA_MAJOR:-21}" -lt 22 ] || TM_JAVA_OPTS+=(-XX:TrimNativeHeapInterval=1000)
+    if [ "$mb" != 1024 ] && [ "$limit" = "-Xmx${mb}m" ] && ! tm_names_model "$@"; then
+      TM_JAVA_OPTS+=("-Dtokenmeter.heap.noTokenizerMb=$mb")
+    fi
   elif [ -z "$gc" ]; then
     TM_JAVA_OPTS+=(-XX:+UseParallelGC)
   fi

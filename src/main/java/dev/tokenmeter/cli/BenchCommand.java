@@ -97,6 +97,11 @@ final class BenchCommand implements Callable<Integer> {
       scrape = serverMetrics.resolve(cfg);
       var requests = workload.factory(cfg.model());
       err.println("tokenmeter: " + workload.tokenizerLine());
+      String heap = TokenizerHeapCheck.warning(workload.tokenizer() == null ? null : workload.tokenizer().name(),
+          cfg.model(), System.getProperty(TokenizerHeapCheck.PROPERTY));
+      if (heap != null) {
+        err.println(heap);
+      }
       lanes = BenchRun.single(cfg, requests, workload.describe(), outDir);
     } else {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
