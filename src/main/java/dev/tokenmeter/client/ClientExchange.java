@@ -66,7 +66,6 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
   private boolean sawFinish;
   private String finishReason;
   private Outcome pendingFailure;
-  private byte[] scratch = new byte[2048];
 
   ClientExchange(OpenAiEndpoint endpoint, RequestSpec spec, ExchangeListener listener) {
     this.endpoint = endpoint;
@@ -121,7 +120,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
       body = new ByteArrayOutputStream();
     } else if (contentType.startsWith("text/event-stream")) {
       mode = Mode.SSE;
-      framer = new SseFramer(this);
+      framer = handler.sseFramer();
     } else if (endpoint.api().lineDelimited() && isLineDelimited()) {
       mode = Mode.LINES;
       lines = new LineFramer(this::onLine);
@@ -148,9 +147,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     nowNanos = nanos;
     switch (mode) {
       case SSE, LINES -> {
-        if (scratch.length < n) {
-          scratch = new byte[Math.max(n, scratch.length * 2)];
-        }
+        byte[] scratch = endpoint.readScratch(n);
         content.getBytes(content.readerIndex(), scratch, 0, n);
         try {
           if (mode == Mode.SSE) {
@@ -180,9 +177,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
   }
 
   private void append(ByteBuf content, int n) {
-    if (scratch.length < n) {
-      scratch = new byte[n];
-    }
+    byte[] scratch = endpoint.readScratch(n);
     content.getBytes(content.readerIndex(), scratch, 0, n);
     body.write(scratch, 0, n);
   }

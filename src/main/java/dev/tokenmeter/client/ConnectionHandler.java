@@ -1,5 +1,6 @@
 package dev.tokenmeter.client;
 
+import dev.tokenmeter.sse.SseFramer;
 import dev.tokenmeter.core.time.Ticker;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,6 +24,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private ClientExchange current;
   /** After an exchange ended early (on [DONE]) the rest of its body is drained before reuse. */
   private boolean draining;
+  /** The connection's SSE framer, reset for each response: its buffers are not allocated per request. */
+  private SseFramer framer;
 
   ConnectionHandler(OpenAiEndpoint endpoint, Ticker ticker, ReadBatchProbe readBatches) {
     this.endpoint = endpoint;
@@ -40,6 +43,26 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   ChannelHandler stamp() {
     return stamp;
+  }
+
+  /**
+   * The connection's SSE framer, reset for a new response; its events go to the current exchange
+   * (none once it ended: a drained body's events are dropped).
+   */
+  SseFramer sseFramer() {
+    if (framer == null) {
+      framer =
+          new SseFramer(
+              event -> {
+                ClientExchange x = current;
+                if (x != null) {
+                  x.onEvent(event);
+                }
+              });
+    } else {
+      framer.reset();
+    }
+    return framer;
   }
 
   void attach(ClientExchange x) {

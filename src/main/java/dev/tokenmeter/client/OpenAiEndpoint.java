@@ -76,6 +76,9 @@ public final class OpenAiEndpoint implements Endpoint {
   private final String path;
   private final RequestBodyEncoder encoder;
   private final ChunkParser parser = new ChunkParser();
+  // Every exchange copies each read into this array and hands it on before it returns (the framers
+  // keep no reference): one per event loop, not 2 KiB per request that lives as long as the request.
+  private byte[] readScratch = new byte[2048];
   private final ReadBatchProbe readBatches = new ReadBatchProbe();
   private final ArrayDeque<Channel> idle = new ArrayDeque<>();
   private final String runToken = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
@@ -345,6 +348,14 @@ public final class OpenAiEndpoint implements Endpoint {
 
   long tickerNanos() {
     return ticker.nanos();
+  }
+
+  /** The loop's read buffer, at least {@code n} bytes; valid until the caller returns. Loop thread only. */
+  byte[] readScratch(int n) {
+    if (readScratch.length < n) {
+      readScratch = new byte[Math.max(n, readScratch.length * 2)];
+    }
+    return readScratch;
   }
 
   /** A decoder for one response stream (the OpenAI parser is shared by every stream on the loop). */
