@@ -1,7 +1,7 @@
 package dev.tokenmeter.client;
 
-import dev.tokenmeter.sse.SseFramer;
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.sse.SseFramer;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -27,18 +27,69 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   /** The connection's SSE framer, reset for each response: its buffers are not allocated per request. */
   private SseFramer framer;
 
-  ConnectionHandler(OpenAiEndpoint endpoint, Ticker ticker, ReadBatchProbe readBatches) {
+  ConnectionHandler(OpenAiEndpoint endpoint, Ticker ticker, ReadBatchProbe readBatches, HeldReads held) {
     this.endpoint = endpoint;
     this.ticker = ticker;
-    this.stamp =
-        new ChannelInboundHandlerAdapter() {
-          @Override
-          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            readNanos = ConnectionHandler.this.ticker.nanos();
-            readBatches.read(readNanos);
-            ctx.fireChannelRead(msg);
-          }
-        };
+    this.stamp = new Stamp(readBatches, held);
+  }
+
+  /**
+   * The head of the pipeline: stamps each socket read the moment it returns, and while the loop is
+   * still reading other ready sockets holds the read (and the connection's later events) in {@link
+   * HeldReads}, so that no read's stamp waits for another read's processing.
+   */
+  private final class Stamp extends ChannelInboundHandlerAdapter implements HeldReads.Target {
+    private final ReadBatchProbe readBatches;
+    private final HeldReads held;
+
+    Stamp(ReadBatchProbe readBatches, HeldReads held) {
+      this.readBatches = readBatches;
+      this.held = held;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      long nanos = ticker.nanos();
+      readBatches.read(nanos);
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.READ, msg, nanos);
+      } else {
+        deliverRead(ctx, msg, nanos);
+      }
+    }
+
+    @Override
+    public void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
+      readNanos = nanos;
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.READ_COMPLETE, null, 0);
+      } else {
+        ctx.fireChannelReadComplete();
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.INACTIVE, null, 0);
+      } else {
+        ctx.fireChannelInactive();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.EXCEPTION, cause, 0);
+      } else {
+        ctx.fireExceptionCaught(cause);
+      }
+    }
   }
 
   ChannelHandler stamp() {

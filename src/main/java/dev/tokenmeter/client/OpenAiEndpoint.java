@@ -80,6 +80,7 @@ public final class OpenAiEndpoint implements Endpoint {
   // keep no reference): one per event loop, not 2 KiB per request that lives as long as the request.
   private byte[] readScratch = new byte[2048];
   private final ReadBatchProbe readBatches = new ReadBatchProbe();
+  private final HeldReads heldReads = new HeldReads();
   private final ArrayDeque<Channel> idle = new ArrayDeque<>();
   private final String runToken = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
   private long connectionsOpened;
@@ -113,7 +114,7 @@ public final class OpenAiEndpoint implements Endpoint {
 
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io =
-        ReadBatchProbe.wrap(epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory(), readBatches);
+        ReadBatchProbe.wrap(epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory(), readBatches, heldReads);
     this.group = NettyLoop.group(io, r -> newThread(r, "tokenmeter-client"));
     this.eventLoop = group.next();
     this.loop = new NettyLoop(eventLoop);
@@ -128,7 +129,7 @@ public final class OpenAiEndpoint implements Endpoint {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ConnectionHandler handler = new ConnectionHandler(OpenAiEndpoint.this, ticker, readBatches);
+                    ConnectionHandler handler = new ConnectionHandler(OpenAiEndpoint.this, ticker, readBatches, heldReads);
                     ch.pipeline().addLast("stamp", handler.stamp());
                     if (ssl != null) {
                       SslHandler tlsHandler = ssl.newHandler(ch.alloc(), url.getHost(), port);

@@ -49,12 +49,15 @@ final class ReadBatchProbe {
     reads = 0;
   }
 
-  /** {@code factory}'s handlers, each ending a turn of {@code probe} after every run. */
-  static IoHandlerFactory wrap(IoHandlerFactory factory, ReadBatchProbe probe) {
-    return executor -> new Handler(factory.newHandler(executor), probe);
+  /**
+   * {@code factory}'s handlers, each holding {@code held}'s events while it reads the sockets of a
+   * wake-up and handing them on after it; then it ends a turn of {@code probe}.
+   */
+  static IoHandlerFactory wrap(IoHandlerFactory factory, ReadBatchProbe probe, HeldReads held) {
+    return executor -> new Handler(factory.newHandler(executor), probe, held);
   }
 
-  private record Handler(IoHandler delegate, ReadBatchProbe probe) implements IoHandler {
+  private record Handler(IoHandler delegate, ReadBatchProbe probe, HeldReads held) implements IoHandler {
     @Override
     public void initialize() {
       delegate.initialize();
@@ -62,9 +65,13 @@ final class ReadBatchProbe {
 
     @Override
     public int run(IoHandlerContext context) {
-      int handled = delegate.run(context);
-      probe.endTurn();
-      return handled;
+      held.beginTurn();
+      try {
+        return delegate.run(context);
+      } finally {
+        probe.endTurn(); // the turn's stamps, all taken before any of its reads was processed
+        held.endTurn();
+      }
     }
 
     @Override

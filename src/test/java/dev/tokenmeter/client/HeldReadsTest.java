@@ -1,0 +1,163 @@
+package dev.tokenmeter.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Events held while the loop reads, handed on in order after it, each read with its own stamp. */
+class HeldReadsTest {
+  private final HeldReads held = new HeldReads();
+  private final List<String> seen = new ArrayList<>();
+  private long clock = 100;
+
+  /** A stamp handler as the client's: stamps at the read, holds while the loop reads. */
+  private final class Stamp extends ChannelInboundHandlerAdapter implements HeldReads.Target {
+    private final String name;
+
+    Stamp(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      long nanos = clock++;
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.READ, msg, nanos);
+      } else {
+        deliverRead(ctx, msg, nanos);
+      }
+    }
+
+    @Override
+    public void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
+      seen.add(name + " read@" + nanos);
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.READ_COMPLETE, null, 0);
+      } else {
+        ctx.fireChannelReadComplete();
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.INACTIVE, null, 0);
+      } else {
+        ctx.fireChannelInactive();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (held.holding()) {
+        held.hold(this, ctx, HeldReads.EXCEPTION, cause, 0);
+      } else {
+        ctx.fireExceptionCaught(cause);
+      }
+    }
+  }
+
+  /** What the rest of the pipeline sees. */
+  private final class Sink extends ChannelInboundHandlerAdapter {
+    private final String name;
+
+    Sink(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf b = (ByteBuf) msg;
+      seen.add(name + " got " + b.toString(StandardCharsets.US_ASCII));
+      b.release();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      seen.add(name + " complete");
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      seen.add(name + " inactive");
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      seen.add(name + " error " + cause.getMessage());
+    }
+  }
+
+  private EmbeddedChannel channel(String name) {
+    return new EmbeddedChannel(new Stamp(name), new Sink(name));
+  }
+
+  private static ByteBuf text(String s) {
+    return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void readsOfOneTurnAreStampedFirstAndHandedOnAfterInOrder() {
+    EmbeddedChannel a = channel("a");
+    EmbeddedChannel b = channel("b");
+    held.beginTurn();
+    a.writeInbound(text("a1"));
+    b.writeInbound(text("b1"));
+    a.writeInbound(text("a2"));
+    assertThat(seen).as("nothing handed on while the loop reads").isEmpty();
+    held.endTurn();
+    // Each read keeps the stamp taken when it was read (100, 101, 102), not the hand-on time; the
+    // channel's read-complete (EmbeddedChannel fires one per writeInbound) stays in its place.
+    assertThat(seen)
+        .containsExactly(
+            "a read@100", "a got a1", "a complete",
+            "b read@101", "b got b1", "b complete",
+            "a read@102", "a got a2", "a complete");
+    assertThat(held.holding()).isFalse();
+  }
+
+  @Test
+  void theEndOfAStreamAndErrorsComeAfterTheReadsBeforeThem() {
+    EmbeddedChannel a = channel("a");
+    EmbeddedChannel b = channel("b");
+    held.beginTurn();
+    a.writeInbound(text("last"));
+    a.pipeline().fireChannelInactive();
+    b.pipeline().fireExceptionCaught(new IllegalStateException("reset"));
+    held.endTurn();
+    assertThat(seen).containsExactly("a read@100", "a got last", "a complete", "a inactive", "b error reset");
+  }
+
+  @Test
+  void outsideTheReadPhaseEventsPassAtOnceAndTheArraysGrow() {
+    EmbeddedChannel a = channel("a");
+    a.writeInbound(text("now"));
+    assertThat(seen).containsExactly("a read@100", "a got now", "a complete");
+    seen.clear();
+    held.beginTurn();
+    for (int i = 0; i < 100; i++) { // 200 held events: past the initial 64
+      a.writeInbound(text("x" + i));
+    }
+    held.endTurn();
+    assertThat(seen).hasSize(300);
+    assertThat(seen.get(297)).isEqualTo("a read@200");
+    assertThat(seen.get(298)).isEqualTo("a got x99");
+    // The next turn starts empty: nothing handed on twice.
+    held.beginTurn();
+    held.endTurn();
+    assertThat(seen).hasSize(300);
+  }
+}
