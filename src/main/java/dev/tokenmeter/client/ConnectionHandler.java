@@ -33,62 +33,26 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     this.stamp = new Stamp(readBatches, held);
   }
 
-  /**
-   * The head of the pipeline: stamps each socket read the moment it returns, and while the loop is
-   * still reading other ready sockets holds the read (and the connection's later events) in {@link
-   * HeldReads}, so that no read's stamp waits for another read's processing.
-   */
-  private final class Stamp extends ChannelInboundHandlerAdapter implements HeldReads.Target {
+  /** Stamps each socket read with the ticker and notes it in the loop's read-batch probe. */
+  private final class Stamp extends HeldReads.Stamping {
     private final ReadBatchProbe readBatches;
-    private final HeldReads held;
 
     Stamp(ReadBatchProbe readBatches, HeldReads held) {
+      super(held);
       this.readBatches = readBatches;
-      this.held = held;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    long stamp() {
       long nanos = ticker.nanos();
       readBatches.read(nanos);
-      if (held.holding()) {
-        held.hold(this, ctx, HeldReads.READ, msg, nanos);
-      } else {
-        deliverRead(ctx, msg, nanos);
-      }
+      return nanos;
     }
 
     @Override
-    public void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
+    void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
       readNanos = nanos;
       ctx.fireChannelRead(msg);
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      if (held.holding()) {
-        held.hold(this, ctx, HeldReads.READ_COMPLETE, null, 0);
-      } else {
-        ctx.fireChannelReadComplete();
-      }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      if (held.holding()) {
-        held.hold(this, ctx, HeldReads.INACTIVE, null, 0);
-      } else {
-        ctx.fireChannelInactive();
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      if (held.holding()) {
-        held.hold(this, ctx, HeldReads.EXCEPTION, cause, 0);
-      } else {
-        ctx.fireExceptionCaught(cause);
-      }
     }
   }
 

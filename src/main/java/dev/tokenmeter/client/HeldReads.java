@@ -1,6 +1,7 @@
 package dev.tokenmeter.client;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Arrays;
 
@@ -27,30 +28,74 @@ import java.util.Arrays;
  * </pre>
  */
 final class HeldReads {
-  /** The kinds of event held. */
-  static final byte READ = 0;
-  static final byte READ_COMPLETE = 1;
-  static final byte INACTIVE = 2;
-  static final byte EXCEPTION = 3;
+  // The kinds of event held.
+  private static final byte READ = 0;
+  private static final byte READ_COMPLETE = 1;
+  private static final byte INACTIVE = 2;
+  private static final byte EXCEPTION = 3;
 
-  /** Where a held event goes: the stamp handler of the connection that read it. */
-  interface Target {
+  /**
+   * The head of a connection's pipeline: stamps each read the moment it returns and, while the loop
+   * is still reading other ready sockets, holds it (and the connection's later events) here.
+   */
+  abstract static class Stamping extends ChannelInboundHandlerAdapter {
+    private final HeldReads held;
+
+    Stamping(HeldReads held) {
+      this.held = held;
+    }
+
+    /** The time of the read that just returned. */
+    abstract long stamp();
+
     /** Hands on a read stamped at {@code nanos}: the connection's read time, then the message. */
-    void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos);
+    abstract void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos);
+
+    @Override
+    public final void channelRead(ChannelHandlerContext ctx, Object msg) {
+      long nanos = stamp();
+      if (held.reading) {
+        held.hold(this, ctx, READ, msg, nanos);
+      } else {
+        deliverRead(ctx, msg, nanos);
+      }
+    }
+
+    @Override
+    public final void channelReadComplete(ChannelHandlerContext ctx) {
+      if (held.reading) {
+        held.hold(this, ctx, READ_COMPLETE, null, 0);
+      } else {
+        ctx.fireChannelReadComplete();
+      }
+    }
+
+    @Override
+    public final void channelInactive(ChannelHandlerContext ctx) {
+      if (held.reading) {
+        held.hold(this, ctx, INACTIVE, null, 0);
+      } else {
+        ctx.fireChannelInactive();
+      }
+    }
+
+    @Override
+    public final void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (held.reading) {
+        held.hold(this, ctx, EXCEPTION, cause, 0);
+      } else {
+        ctx.fireExceptionCaught(cause);
+      }
+    }
   }
 
-  private boolean reading;
-  private Target[] targets = new Target[64];
+  private boolean reading; // the loop is reading the sockets of a wake-up: events are held
+  private Stamping[] targets = new Stamping[64];
   private ChannelHandlerContext[] contexts = new ChannelHandlerContext[64];
   private Object[] messages = new Object[64];
   private long[] stamps = new long[64];
   private byte[] kinds = new byte[64];
   private int size;
-
-  /** Whether the loop is reading its sockets now: events are to be held. */
-  boolean holding() {
-    return reading;
-  }
 
   /** The loop starts reading the sockets of one wake-up. */
   void beginTurn() {
@@ -58,7 +103,7 @@ final class HeldReads {
   }
 
   /** Holds one event; {@code message} is the read's message or the exception, else null. */
-  void hold(Target target, ChannelHandlerContext ctx, byte kind, Object message, long nanos) {
+  private void hold(Stamping target, ChannelHandlerContext ctx, byte kind, Object message, long nanos) {
     if (size == kinds.length) {
       int n = size * 2;
       targets = Arrays.copyOf(targets, n);
@@ -81,7 +126,7 @@ final class HeldReads {
     int i = 0;
     try {
       for (; i < size; i++) {
-        Target target = targets[i];
+        Stamping target = targets[i];
         ChannelHandlerContext ctx = contexts[i];
         Object message = messages[i];
         targets[i] = null;
