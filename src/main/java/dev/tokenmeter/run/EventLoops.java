@@ -1,0 +1,53 @@
+package dev.tokenmeter.run;
+
+import java.util.Locale;
+
+/**
+ * How many event loops a bench's client reads its sockets with ({@code --event-loops N|auto}).
+ *
+ * <p>One loop reads every socket that is ready at a wake-up one after another, stamping each read
+ * as it returns; when a server sends a token on 1,000 streams at once, the last stamp lags the first
+ * by the whole pass (about 8 µs per read measured on the project's machines), which is the ITL p99
+ * error at 1,000 streams in docs/PERFORMANCE.md §8. Several loops read their shares at the same
+ * time on different cores. {@code auto} gives one loop per {@value #STREAMS_PER_LOOP} streams of
+ * the largest stage, at most half the cores (the other half for the JIT, the collector, the token
+ * counter, and the server when it shares the machine), at least one: one loop below 257 streams,
+ * where one loop met the issue's timing targets, and one on a 2- or 3-core machine. Stateless.
+ */
+public final class EventLoops {
+  /** Streams one loop serves under {@code auto}. */
+  public static final int STREAMS_PER_LOOP = 256;
+
+  /** The most loops {@code --event-loops} takes. */
+  public static final int MAX = 64;
+
+  private EventLoops() {}
+
+  /** {@code auto}'s choice for {@code streams} in flight (0 when not known) on {@code cores} cores. */
+  public static int auto(int streams, int cores) {
+    int byStreams = (int) ((Math.max(streams, 1) + (long) STREAMS_PER_LOOP - 1) / STREAMS_PER_LOOP);
+    return Math.max(1, Math.min(byStreams, cores / 2));
+  }
+
+  /**
+   * {@code value} ({@code auto} or a count from 1 to {@value #MAX}) for a lane with {@code streams}
+   * in flight at most; a bad value is an {@link IllegalArgumentException} naming the fix.
+   */
+  public static int resolve(String value, int streams, int cores) {
+    String v = value.strip().toLowerCase(Locale.ROOT);
+    if (v.equals("auto")) {
+      return auto(streams, cores);
+    }
+    int n;
+    try {
+      n = Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 1 || n > MAX) {
+      throw new IllegalArgumentException("--event-loops '" + value + "': give auto or a whole number from 1 to " + MAX
+          + " (one loop per " + STREAMS_PER_LOOP + " streams is what auto picks)");
+    }
+    return n;
+  }
+}
