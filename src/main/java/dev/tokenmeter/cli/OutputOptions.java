@@ -31,7 +31,7 @@ final class OutputOptions {
   @Option(names = {"-q", "--quiet"}, description = "No live progress line.")
   boolean quiet;
 
-  @Option(names = "--event-loops", paramLabel = "N|auto", description = "Threads that read the sockets: auto is one per 256 streams of the largest stage, at most half the cores (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--event-loops", paramLabel = "N|auto", description = "Threads that read the sockets: auto is one per 256 streams of the largest stage, at most one per core (two on one core) (default: ${DEFAULT-VALUE}).")
   String eventLoops = "auto";
 
   /**

@@ -9,10 +9,12 @@ import java.util.Locale;
  * as it returns; when a server sends a token on 1,000 streams at once, the last stamp lags the first
  * by the whole pass (about 8 µs per read measured on the project's machines), which is the ITL p99
  * error at 1,000 streams in docs/PERFORMANCE.md §8. Several loops read their shares at the same
- * time on different cores. {@code auto} gives one loop per {@value #STREAMS_PER_LOOP} streams of
- * the largest stage, at most half the cores (the other half for the JIT, the collector, the token
- * counter, and the server when it shares the machine), at least one: one loop below 257 streams,
- * where one loop met the issue's timing targets, and one on a 2- or 3-core machine. Stateless.
+ * time on different cores, and even on one core the kernel switches to a loop whose sockets became
+ * ready while another works through its pass (2 loops sharing one CPU at 1,000 paced streams: ITL
+ * p99 error +0.3 to +3.0 ms against +4.2 to +6.2 with one loop, 3 pairs, §8). {@code auto} gives one
+ * loop per {@value #STREAMS_PER_LOOP} streams of the largest stage, at most as many as the cores
+ * (two on one core), at least one: one loop up to 256 streams, where one loop met the issue's timing
+ * targets and a second cost 3 to 9% more CPU per token. Stateless.
  */
 public final class EventLoops {
   /** Streams one loop serves under {@code auto}. */
@@ -26,7 +28,7 @@ public final class EventLoops {
   /** {@code auto}'s choice for {@code streams} in flight (0 when not known) on {@code cores} cores. */
   public static int auto(int streams, int cores) {
     int byStreams = (int) ((Math.max(streams, 1) + (long) STREAMS_PER_LOOP - 1) / STREAMS_PER_LOOP);
-    return Math.max(1, Math.min(byStreams, cores / 2));
+    return Math.max(1, Math.min(byStreams, Math.max(2, cores)));
   }
 
   /**

@@ -8,21 +8,23 @@ import org.junit.jupiter.api.Test;
 class EventLoopsTest {
 
   @Test
-  void autoIsOneLoopPer256StreamsAtMostHalfTheCores() {
+  void autoIsOneLoopPer256StreamsAtMostOnePerCoreButTwoOnOne() {
     assertThat(EventLoops.auto(100, 16)).isEqualTo(1);
     assertThat(EventLoops.auto(256, 16)).isEqualTo(1);
     assertThat(EventLoops.auto(257, 16)).isEqualTo(2);
     assertThat(EventLoops.auto(1_000, 16)).isEqualTo(4);
-    assertThat(EventLoops.auto(10_000, 16)).isEqualTo(8); // half of 16 cores
-    assertThat(EventLoops.auto(1_000, 2)).isEqualTo(1); // the project's 2-core machines
-    assertThat(EventLoops.auto(1_000, 4)).isEqualTo(2);
+    assertThat(EventLoops.auto(10_000, 16)).isEqualTo(16); // one per core
+    assertThat(EventLoops.auto(1_000, 2)).isEqualTo(2); // the project's 2-core machines
+    assertThat(EventLoops.auto(1_000, 1)).isEqualTo(2); // a client pinned to one CPU
+    assertThat(EventLoops.auto(200, 1)).isEqualTo(1);
     assertThat(EventLoops.auto(0, 64)).isEqualTo(1); // an unbounded open loop
-    assertThat(EventLoops.auto(Integer.MAX_VALUE, 1)).isEqualTo(1);
+    assertThat(EventLoops.auto(Integer.MAX_VALUE, 1)).isEqualTo(2);
   }
 
   @Test
   void aCountOrAuto() {
     assertThat(EventLoops.resolve("auto", 1_000, 16)).isEqualTo(4);
+    assertThat(EventLoops.resolve("auto", 100, 16)).isEqualTo(1);
     assertThat(EventLoops.resolve(" AUTO ", 1_000, 16)).isEqualTo(4);
     assertThat(EventLoops.resolve("3", 10, 2)).isEqualTo(3);
     assertThat(EventLoops.resolve("64", 10, 2)).isEqualTo(64);
