@@ -248,54 +248,50 @@ public final class SpreadEndpoint implements Endpoint {
       ended = true;
       ended(k, outcome);
       listener.end(outcome, ticker.nanos());
-      // Queued after the task that started the exchange there, so it runs after it.
-      loops[k].loop().execute(() -> exchange.abort(outcome));
+      // Queued after the task that started the exchange there, so it runs after it (null only
+      // when that start threw, which the loop has logged).
+      loops[k].loop().execute(() -> {
+        if (exchange != null) {
+          exchange.abort(outcome);
+        }
+      });
     }
 
     @Override
     public void connected(long connectStartNanos, long connectedNanos) {
-      engine.execute(() -> {
-        if (!ended) {
-          listener.connected(connectStartNanos, connectedNanos);
-        }
-      });
+      deliver(() -> listener.connected(connectStartNanos, connectedNanos));
     }
 
     @Override
     public void sent(long nanos) {
-      engine.execute(() -> {
-        if (!ended) {
-          listener.sent(nanos);
-        }
-      });
+      deliver(() -> listener.sent(nanos));
     }
 
     @Override
     public void headers(int status, long nanos) {
-      engine.execute(() -> {
-        if (!ended) {
-          listener.headers(status, nanos);
-        }
-      });
+      deliver(() -> listener.headers(status, nanos));
     }
 
     @Override
     public void item(StreamItem item, long nanos) {
+      deliver(() -> listener.item(item, nanos));
+    }
+
+    /** Runs {@code call} on the engine's loop, unless the engine has seen this exchange end by then. */
+    private void deliver(Runnable call) {
       engine.execute(() -> {
         if (!ended) {
-          listener.item(item, nanos);
+          call.run();
         }
       });
     }
 
     @Override
     public void end(Outcome outcome, long nanos) {
-      engine.execute(() -> {
-        if (!ended) {
-          ended = true;
-          ended(k, outcome);
-          listener.end(outcome, nanos);
-        }
+      deliver(() -> {
+        ended = true;
+        ended(k, outcome);
+        listener.end(outcome, nanos);
       });
     }
   }
