@@ -14,6 +14,9 @@ SERVER_PID=""
 # its JIT, collector and counting threads beside its event loop.
 CLIENT_CPUS=${CLIENT_CPUS:-0}
 SERVER_CPUS=${SERVER_CPUS:-1}
+# The client's --event-loops (auto, the default, is one loop per 256 streams, at most half the
+# machine's cores: always one on 2 cores).
+EVENT_LOOPS=${EVENT_LOOPS:-auto}
 
 bt() { "$JAVA" -cp "$JMH_JAR" dev.tokenmeter.bench.BenchTools "$@"; }
 
@@ -25,7 +28,7 @@ build() {
 machine() {
   echo "machine: nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)," \
     "JDK $("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.runtime\.version = //p')," \
-    "client CPUs $CLIENT_CPUS, server CPUs $SERVER_CPUS, load $(loadavg)"
+    "client CPUs $CLIENT_CPUS, server CPUs $SERVER_CPUS, client event loops $EVENT_LOOPS, load $(loadavg)"
 }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -71,7 +74,7 @@ stop_pid() {
 # background (its PID in $!), closed loop, 16 prompt tokens, OUTPUT_TOKENS output tokens
 # (ignore_eos), as client-capacity.sh and peers.sh run it.
 start_zero_delay_client() {
-  taskset -c "$CLIENT_CPUS" bench/client.sh bench --url "http://127.0.0.1:$1" --concurrency "$2" \
+  taskset -c "$CLIENT_CPUS" bench/client.sh bench --url "http://127.0.0.1:$1" --concurrency "$2" --event-loops "$EVENT_LOOPS" \
     --warmup "${3}s" --duration "${4}s" --cooldown 0s --input-tokens 16 \
     --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$5" >"$5/client.log" 2>&1 &
 }

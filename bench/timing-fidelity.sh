@@ -31,7 +31,7 @@ for rep in $(seq 1 "$REPEATS"); do
       ${SERVER_IO_THREADS:+--io-threads "$SERVER_IO_THREADS"}
     load0=$(loadavg)
     server0=$(sched_ms "$SERVER_PID")
-    taskset -c "$CLIENT_CPUS" bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" \
+    taskset -c "$CLIENT_CPUS" bench/client.sh bench --url "http://127.0.0.1:$PORT" --concurrency "$c" --event-loops "$EVENT_LOOPS" \
       --warmup "${WARMUP}s" --duration "${WINDOW}s" --cooldown 0s --input-tokens 16 \
       --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' --raw-times -q \
       --out "$dir" >"$dir/client.log" 2>&1 &

@@ -76,6 +76,7 @@ final class BenchCommand implements Callable<Integer> {
       LoadSplit.check(load.requests, load.concurrency, load.maxConcurrency, parsed.size());
     }
     workload.rateFromProfile(load, System.err);
+    int streams = LoadOptions.largestStreams(load.concurrency, load.maxConcurrency, slo.searchMaxConcurrency());
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {
       throw new UsageException("--variant cannot be combined with --slo or a capacity search: compare the variants,"
@@ -85,6 +86,7 @@ final class BenchCommand implements Callable<Integer> {
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
+    int eventLoops = output.eventLoops(streams / Math.max(1, parsed.size())); // each variant has its share
     var exportSettings = export.settings();
     Path outDir = output.outDir(Instant.now());
     List<BenchRun.Lane> lanes;
@@ -107,7 +109,8 @@ final class BenchCommand implements Callable<Integer> {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
     }
-    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings);
+    return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings,
+        eventLoops);
   }
 
   /**

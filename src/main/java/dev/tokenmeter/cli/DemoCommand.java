@@ -84,6 +84,7 @@ final class DemoCommand implements Callable<Integer> {
     load.duration = duration;
     load.warmup = warmup;
     load.cooldown = cooldown;
+    int streams = LoadOptions.largestStreams(concurrency, null, slo.searchMaxConcurrency());
     SloRun sloRun = slo.resolve(load);
     var stages = repeats.sequence(sloRun.stages());
     var pricing = cost.model(engine.gpus);
@@ -121,7 +122,7 @@ final class DemoCommand implements Callable<Integer> {
               true, true, 5_000);
       Path outDir = output.outDir(Instant.now());
       return Runs.bench(outDir, BenchRun.single(cfg, requests, workload.describe(), outDir), stages, workload, output,
-          load.seed, pricing, spec, sloRun, null, LiveExport.Settings.NONE);
+          load.seed, pricing, spec, sloRun, null, LiveExport.Settings.NONE, output.eventLoops(streams));
     }
   }
 }

@@ -130,4 +130,19 @@ final class LoadOptions {
       default -> throw new UsageException("--arrival '" + arrival + "': use constant, poisson or gamma");
     };
   }
+
+  /**
+   * The most requests any stage may hold in flight: the largest {@code --concurrency}, {@code
+   * --max-concurrency} or {@code searchMax} (a capacity search's upper bound); 0 when nothing
+   * bounds them (an open loop without a cap).
+   */
+  static int largestStreams(List<Integer> concurrency, Integer maxConcurrency, int searchMax) {
+    int most = Math.max(searchMax, maxConcurrency == null ? 0 : maxConcurrency);
+    for (Integer c : concurrency) {
+      if (c != null) {
+        most = Math.max(most, c);
+      }
+    }
+    return most;
+  }
 }

@@ -1,13 +1,14 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.engine.Timeouts;
+import dev.tokenmeter.run.EventLoops;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import picocli.CommandLine.Option;
 
-/** Timeouts and where results go. */
+/** Timeouts, the client's event loops and where results go. */
 final class OutputOptions {
   private static final DateTimeFormatter FOLDER =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
@@ -29,6 +30,21 @@ final class OutputOptions {
 
   @Option(names = {"-q", "--quiet"}, description = "No live progress line.")
   boolean quiet;
+
+  @Option(names = "--event-loops", paramLabel = "N|auto", description = "Threads that read the sockets: auto is one per 256 streams of the largest stage, at most one per core (two on one core) (default: ${DEFAULT-VALUE}).")
+  String eventLoops = "auto";
+
+  /**
+   * {@code --event-loops} for lanes of at most {@code streams} requests in flight each (0 when the
+   * load does not bound them), on this machine's cores.
+   */
+  int eventLoops(int streams) {
+    try {
+      return EventLoops.resolve(eventLoops, streams, Runtime.getRuntime().availableProcessors());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
 
   Timeouts timeouts() {
     return new Timeouts(

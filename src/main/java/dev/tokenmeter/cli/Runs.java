@@ -21,7 +21,8 @@ final class Runs {
    * of {@code bench} and {@code demo}. One lane is a plain run into the results folder; more are
    * variants, each into the subfolder of its name. {@code export} is the live export ({@code bench
    * --metrics-port}, {@code --otlp}; {@link LiveExport.Settings#NONE} for none), closed after the run;
-   * {@code serverMetrics} is {@code --server-metrics}, or null.
+   * {@code serverMetrics} is {@code --server-metrics}, or null; {@code eventLoops} each lane's event
+   * loops ({@code --event-loops}).
    */
   static int bench(
       Path outDir,
@@ -34,7 +35,8 @@ final class Runs {
       CommandSpec spec,
       SloRun slo,
       ServerWatch.Settings serverMetrics,
-      LiveExport.Settings exportSettings) {
+      LiveExport.Settings exportSettings,
+      int eventLoops) {
     try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
       BenchRun run =
           new BenchRun(
@@ -50,7 +52,8 @@ final class Runs {
                   workload.outputCounter(),
                   cost,
                   slo,
-                  serverMetrics),
+                  serverMetrics,
+                  eventLoops),
               export,
               System.out,
               System.err);

@@ -44,6 +44,11 @@ final class SloOptions {
   @Option(names = "--max-probes", paramLabel = "N", description = "Most stages a search runs (default: ${DEFAULT-VALUE}).")
   int maxProbes = 20;
 
+  /** The largest concurrency {@code --find-max-concurrency} may try, 0 without one. */
+  int searchMaxConcurrency() {
+    return findMaxConcurrency == null ? 0 : (int) range("--find-max-concurrency", findMaxConcurrency, true)[1];
+  }
+
   /** Whether a capacity search was asked for. */
   boolean searching() {
     return findMaxConcurrency != null || findMaxRate != null;

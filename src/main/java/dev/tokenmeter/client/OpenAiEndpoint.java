@@ -82,15 +82,16 @@ public final class OpenAiEndpoint implements Endpoint {
   private final ReadBatchProbe readBatches = new ReadBatchProbe();
   private final HeldReads heldReads = new HeldReads();
   private final ArrayDeque<Channel> idle = new ArrayDeque<>();
-  private final String runToken = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+  private final String runToken;
   private long connectionsOpened;
   private final boolean tls;
   /** Bumped by {@link #closeIdleConnections()}; a connection from an older epoch is never reused. */
   private int epoch;
 
-  private OpenAiEndpoint(EndpointConfig config, Ticker ticker) {
+  private OpenAiEndpoint(EndpointConfig config, Ticker ticker, String runToken, String threadName) {
     this.config = config;
     this.ticker = ticker;
+    this.runToken = runToken;
     this.encoder = new RequestBodyEncoder(config);
     URI url = config.baseUrl();
     String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(java.util.Locale.ROOT);
@@ -115,7 +116,7 @@ public final class OpenAiEndpoint implements Endpoint {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io =
         ReadBatchProbe.wrap(epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory(), readBatches, heldReads);
-    this.group = NettyLoop.group(io, r -> newThread(r, "tokenmeter-client"));
+    this.group = NettyLoop.group(io, r -> newThread(r, threadName));
     this.eventLoop = group.next();
     this.loop = new NettyLoop(eventLoop);
     this.bootstrap =
@@ -144,7 +145,20 @@ public final class OpenAiEndpoint implements Endpoint {
 
   /** Creates an endpoint with its own single-thread event loop. */
   public static OpenAiEndpoint create(EndpointConfig config, Ticker ticker) {
-    return new OpenAiEndpoint(config, ticker);
+    return new OpenAiEndpoint(config, ticker, newRunToken(), "tokenmeter-client");
+  }
+
+  /**
+   * One of the endpoints of a {@link SpreadEndpoint}: its loop's thread named {@code threadName},
+   * its {@code X-Request-Id}s made with the spread's {@code runToken}.
+   */
+  static OpenAiEndpoint create(EndpointConfig config, Ticker ticker, String runToken, String threadName) {
+    return new OpenAiEndpoint(config, ticker, runToken, threadName);
+  }
+
+  /** A random token for one endpoint's {@code X-Request-Id}s ({@link #requestIdHeader}). */
+  static String newRunToken() {
+    return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
   }
 
   /**

@@ -243,7 +243,8 @@ public final class ConsoleReport {
             "loop lag p99 %s ms, send lag p99 %s ms, CPU %.0f%% of one core",
             num(h.loopLagMillis().p99()),
             num(h.sendLagMillis().p99()),
-            100 * h.cpuFractionOfOneCore());
+            100 * h.cpuFractionOfOneCore())
+            + (h.eventLoops() > 1 ? ", " + h.eventLoops() + " event loops" : "");
     if (h.bottleneck()) {
       return base + System.lineSeparator() + "  WARNING: the client may have been the bottleneck: "
           + String.join("; ", h.reasons());

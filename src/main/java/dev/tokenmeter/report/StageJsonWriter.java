@@ -258,6 +258,7 @@ final class StageJsonWriter {
     number(g, "cpu_fraction_of_all_cores", h.cpuFractionOfAllCores());
     number(g, "loop_thread_cpu_fraction", h.loopThreadCpuFraction());
     g.writeNumberField("available_processors", h.availableProcessors());
+    g.writeNumberField("event_loops", h.eventLoops());
     number(g, "output_tokens_per_cpu_second", h.outputTokensPerCpuSecond());
     g.writeEndObject();
   }

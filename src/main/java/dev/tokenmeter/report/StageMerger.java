@@ -273,6 +273,11 @@ final class StageMerger {
     number(h, "cpu_fraction_of_all_cores", max(parts, "/client_health/cpu_fraction_of_all_cores"));
     number(h, "loop_thread_cpu_fraction", max(parts, "/client_health/loop_thread_cpu_fraction"));
     h.put("available_processors", sum(parts, "/client_health/available_processors"));
+    int loops = 0;
+    for (JsonNode p : parts) {
+      loops += p.at("/client_health/event_loops").asInt(1); // absent before schema 1.5: one loop
+    }
+    h.put("event_loops", loops);
     double tokens = 0;
     for (JsonNode p : parts) {
       JsonNode c = p.get("client_health");

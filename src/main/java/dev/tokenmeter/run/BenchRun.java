@@ -68,7 +68,8 @@ public final class BenchRun {
   /**
    * Everything a run needs. {@code lanes} are run side by side, each stage started in all of them
    * together, each with its share of the stage's load ({@link LoadSplit}); {@code outDir} is the
-   * run's folder (a plain run's one lane writes into it, variants into its subfolders).
+   * run's folder (a plain run's one lane writes into it, variants into its subfolders); {@code
+   * eventLoops} is each lane's number of event loops ({@link EventLoops}).
    */
   public record Settings(
       List<Lane> lanes,
@@ -82,9 +83,13 @@ public final class BenchRun {
       OutputTokenCounter counter,
       Cost.Model cost,
       SloRun slo,
-      ServerWatch.Settings serverMetrics) {
+      ServerWatch.Settings serverMetrics,
+      int eventLoops) {
     public Settings {
       lanes = List.copyOf(lanes);
+      if (eventLoops < 1) {
+        throw new IllegalArgumentException("a lane needs at least one event loop, got " + eventLoops);
+      }
       if (lanes.isEmpty()) {
         throw new IllegalArgumentException("a run needs at least one lane");
       }
@@ -146,7 +151,7 @@ public final class BenchRun {
       try (CountingThread counting = new CountingThread("tokenmeter-counter");
           ProgressLine progress = new ProgressLine(err, s.progress())) {
         for (Lane lane : s.lanes()) {
-          lanes.add(LaneRun.open(lane, ticker, runStartNanos, s.rawTimes()));
+          lanes.add(LaneRun.open(lane, ticker, runStartNanos, s.rawTimes(), s.eventLoops()));
         }
         if (s.serverMetrics() != null) {
           server = ServerWatch.start(s.serverMetrics(), ticker, err);

@@ -1,6 +1,6 @@
 package dev.tokenmeter.run;
 
-import dev.tokenmeter.client.OpenAiEndpoint;
+import dev.tokenmeter.client.SpreadEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSink;
@@ -30,31 +30,34 @@ import java.util.concurrent.Executor;
  */
 final class LaneRun implements AutoCloseable {
   private final BenchRun.Lane lane;
-  private final OpenAiEndpoint endpoint;
+  private final SpreadEndpoint endpoint;
   private final RequestsJsonlWriter jsonl;
-  private final long loopThreadId;
+  private final long[] loopThreadIds;
   private final List<StageResult> results = new ArrayList<>();
   private volatile StageRunner current;
   private volatile TargetWatch watch;
   private CompletableFuture<Long> done;
-  private long loopCpu0;
+  private long[] loopCpu0;
 
-  private LaneRun(BenchRun.Lane lane, OpenAiEndpoint endpoint, RequestsJsonlWriter jsonl) {
+  private LaneRun(BenchRun.Lane lane, SpreadEndpoint endpoint, RequestsJsonlWriter jsonl) {
     this.lane = lane;
     this.endpoint = endpoint;
     this.jsonl = jsonl;
-    this.loopThreadId = loopThreadId(endpoint);
+    this.loopThreadIds = loopThreadIds(endpoint);
   }
 
-  /** Creates the lane's folder, opens its endpoint and its {@code requests.jsonl}. */
-  static LaneRun open(BenchRun.Lane lane, Ticker ticker, long runStartNanos, boolean rawTimes) {
+  /**
+   * Creates the lane's folder, opens its endpoint over {@code eventLoops} event loops and its
+   * {@code requests.jsonl}.
+   */
+  static LaneRun open(BenchRun.Lane lane, Ticker ticker, long runStartNanos, boolean rawTimes, int eventLoops) {
     try {
       Files.createDirectories(lane.outDir());
     } catch (IOException e) {
       throw new RunFailedException("cannot create the results folder " + lane.outDir() + ": " + e.getMessage()
           + ". Choose another with --out DIR.");
     }
-    OpenAiEndpoint endpoint = OpenAiEndpoint.create(lane.endpoint(), ticker);
+    SpreadEndpoint endpoint = SpreadEndpoint.open(lane.endpoint(), ticker, eventLoops);
     try {
       return new LaneRun(lane, endpoint, BenchRun.openJsonl(lane.outDir().resolve("requests.jsonl"), runStartNanos, rawTimes));
     } catch (RuntimeException e) {
@@ -92,7 +95,7 @@ final class LaneRun implements AutoCloseable {
     }
     this.watch = watch;
     current = runner;
-    loopCpu0 = threadCpuNanos(loopThreadId);
+    loopCpu0 = threadCpuNanos(loopThreadIds);
     done = runner.start();
     return runner;
   }
@@ -116,15 +119,24 @@ final class LaneRun implements AutoCloseable {
   /**
    * The result of the stage that ended at {@code endNanos}, its goodput filled in, added to {@link
    * #results()}. The process CPU (from {@code cpu0Nanos} to {@code cpuNanos}) is the whole client's,
-   * every lane's together; the loop CPU is this lane's own.
+   * every lane's together; the loop CPU is this lane's busiest event loop's.
    */
   StageResult finish(long endNanos, long cpu0Nanos, long cpuNanos, SloRun slo) {
-    long loopCpu = threadCpuNanos(loopThreadId);
+    long[] loopCpu = threadCpuNanos(loopThreadIds);
+    long busiest = -1;
+    for (int i = 0; i < loopCpu.length; i++) {
+      if (loopCpu0[i] < 0 || loopCpu[i] < 0) {
+        busiest = -1;
+        break;
+      }
+      busiest = Math.max(busiest, loopCpu[i] - loopCpu0[i]);
+    }
     ClientCpu clientCpu =
         new ClientCpu(
             cpu0Nanos < 0 || cpuNanos < 0 ? -1 : cpuNanos - cpu0Nanos,
-            loopCpu0 < 0 || loopCpu < 0 ? -1 : loopCpu - loopCpu0,
-            Runtime.getRuntime().availableProcessors());
+            busiest,
+            Runtime.getRuntime().availableProcessors(),
+            loopThreadIds.length);
     StageResult r = slo.withGoodput(current.recorder().finish(endNanos, clientCpu));
     results.add(r);
     return r;
@@ -158,10 +170,15 @@ final class LaneRun implements AutoCloseable {
     }
   }
 
-  private static long loopThreadId(OpenAiEndpoint endpoint) {
-    CompletableFuture<Long> id = new CompletableFuture<>();
-    endpoint.loop().execute(() -> id.complete(Thread.currentThread().threadId()));
-    return id.join();
+  private static long[] loopThreadIds(SpreadEndpoint endpoint) {
+    List<dev.tokenmeter.core.engine.Loop> loops = endpoint.loops();
+    long[] ids = new long[loops.size()];
+    for (int i = 0; i < ids.length; i++) {
+      CompletableFuture<Long> id = new CompletableFuture<>();
+      loops.get(i).execute(() -> id.complete(Thread.currentThread().threadId()));
+      ids[i] = id.join();
+    }
+    return ids;
   }
 
   static long processCpuNanos() {
@@ -171,8 +188,13 @@ final class LaneRun implements AutoCloseable {
     return -1;
   }
 
-  private static long threadCpuNanos(long threadId) {
+  /** Each thread's CPU time so far, -1 where unknown. */
+  private static long[] threadCpuNanos(long[] threadIds) {
     ThreadMXBean t = ManagementFactory.getThreadMXBean();
-    return t.isThreadCpuTimeSupported() ? t.getThreadCpuTime(threadId) : -1;
+    long[] cpu = new long[threadIds.length];
+    for (int i = 0; i < cpu.length; i++) {
+      cpu[i] = t.isThreadCpuTimeSupported() ? t.getThreadCpuTime(threadIds[i]) : -1;
+    }
+    return cpu;
   }
 }

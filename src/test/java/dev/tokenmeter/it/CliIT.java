@@ -18,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -117,9 +119,10 @@ class CliIT {
     assertUsageError(r, "empty-prompts.jsonl");
   }
 
-  @Test
-  void aRealRunWritesSummaryAndOneLinePerRequest() throws IOException {
-    Path out = tmp.resolve("run");
+  @ParameterizedTest(name = "--event-loops {0}")
+  @CsvSource({"auto, 1", "2, 2"})
+  void aRealRunWritesSummaryAndOneLinePerRequest(String loops, int expectedLoops) throws IOException {
+    Path out = tmp.resolve("run-" + loops);
     Cli.Result r;
     try (SimFixture sim = SimFixture.start(SimFixture.config(5, 2))) {
       r =
@@ -141,12 +144,16 @@ class CliIT {
               "4",
               "--extra-body",
               "{\"ignore_eos\":true}",
+              "--event-loops",
+              loops,
               "--out",
               out.toString(),
               "-q");
     }
     assertThat(r.exitCode()).as(r.both()).isZero();
     assertNoStackTrace(r);
+    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve("summary.json").toFile())
+        .at("/stages/0/client_health/event_loops").asInt()).isEqualTo(expectedLoops);
     // 2 users, 5 measured, no warm-up or cool-down: exactly 5 requests were sent.
     List<JsonNode> lines = jsonl(out.resolve("requests.jsonl"));
     assertThat(lines).hasSize(5);

@@ -64,7 +64,7 @@ class ServerMetricsIT {
     }
     assertThat(r.exitCode()).as(r.both()).isZero();
     JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
-    assertThat(summary.get("schema_version").asText()).isEqualTo("1.4");
+    assertThat(summary.get("schema_version").asText()).isEqualTo(dev.tokenmeter.report.RunSummary.SCHEMA_VERSION);
     JsonNode stage = summary.get("stages").get(0);
     JsonNode server = stage.get("server");
     assertThat(server.get("server").asText()).isEqualTo("vllm");

@@ -43,6 +43,7 @@ class SummaryMergerTest {
               .put("count", 2 * one.at("/tokens/prompt_overhead/count").asLong())
               .put("estimated_count", 2 * one.at("/tokens/prompt_overhead/estimated_count").asLong()).toString());
     }
+    assertThat(m.at("/stages/0/client_health/event_loops").asInt()).isEqualTo(2 * run.at("/stages/0/client_health/event_loops").asInt());
     assertThat(m.get("sweep").isNull()).isTrue();
     assertThat(m.at("/stages/0/label").asText()).isEqualTo("c=" + 2 * run.at("/stages/0/load/concurrency").asInt());
     double rate = run.at("/stages/1/load/rate_per_s").asDouble();
@@ -52,6 +53,18 @@ class SummaryMergerTest {
         .endsWith(run.at("/stages/1/label").asText().replaceFirst("^rate=[^/]*/s", ""));
     assertThat(m.get("partial").asBoolean()).isTrue(); // the sample was interrupted
     assertThat(m.get("partial_detail").asText()).startsWith("part 0: Ctrl-C");
+  }
+
+  @Test
+  void aPartWrittenBeforeSchema15CountsAsOneEventLoop() throws Exception {
+    JsonNode run = JSON.readTree(SummaryJsonWriter.toJson(SampleRun.summary()));
+    JsonNode old = run.deepCopy();
+    for (JsonNode stage : old.get("stages")) {
+      ((ObjectNode) stage.get("client_health")).remove("event_loops");
+    }
+    ((ObjectNode) run.at("/stages/0/client_health")).put("event_loops", 3);
+    JsonNode m = SummaryMerger.merge(parts(run, old), List.of("tokenmeter", "merge"), false).summary();
+    assertThat(m.at("/stages/0/client_health/event_loops").asInt()).isEqualTo(4);
   }
 
   @Test

@@ -2,7 +2,7 @@ package dev.tokenmeter.testkit;
 
 import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.EndpointConfig;
-import dev.tokenmeter.client.OpenAiEndpoint;
+import dev.tokenmeter.client.SpreadEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.engine.RequestSink;
@@ -18,6 +18,7 @@ import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.time.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongToIntFunction;
 
 /**
- * Runs one {@link StageRunner} stage over a real {@link OpenAiEndpoint}, wired as {@code BenchRun}
+ * Runs one {@link StageRunner} stage over a real {@link SpreadEndpoint}, wired as {@code BenchRun}
  * wires it (system ticker, no tokenizer), with a sink that keeps every finished request.
  *
  * <pre>{@code
@@ -40,7 +41,7 @@ import java.util.function.LongToIntFunction;
  * token), closed when the stage ends, so stages never share connections or request ids. Defaults:
  * chat API, streamed with usage, {@code {"ignore_eos":true}} (exactly {@code max_tokens} tokens),
  * 30 tokens, closed loop c=1, 1 measured request, no warm-up or cool-down, timeouts of 10 s (first
- * token, idle) and 30 s (total), a stage bounded at 30 s.
+ * token, idle) and 30 s (total), a stage bounded at 30 s, one event loop.
  */
 public final class StageKit {
   private static final long MS = 1_000_000L;
@@ -88,9 +89,16 @@ public final class StageKit {
     private Timeouts timeouts = new Timeouts(10_000 * MS, 10_000 * MS, 30_000 * MS);
     private long stageLimitMillis = 30_000;
     private RequestSink alsoTo = (t, m) -> {};
+    private int eventLoops = 1;
 
     private Spec(URI baseUrl) {
       this.baseUrl = baseUrl;
+    }
+
+    /** The client reads its sockets with {@code n} event loops ({@code bench --event-loops}). */
+    public Spec eventLoops(int n) {
+      this.eventLoops = n;
+      return this;
     }
 
     /** Every finished request is also handed to {@code sink} (a {@code requests.jsonl} writer). */
@@ -182,6 +190,10 @@ public final class StageKit {
       return this;
     }
 
+    public Timeouts timeouts() {
+      return timeouts;
+    }
+
     public EndpointConfig endpointConfig() {
       return new EndpointConfig(
           baseUrl, api, "tokenmeter-sim", null, Map.of(), extraBody, stream, true, 2_000);
@@ -208,7 +220,7 @@ public final class StageKit {
   public static StageRun run(Spec spec) {
     Ticker ticker = Ticker.system();
     ConcurrentLinkedQueue<StageRun.Finished> finished = new ConcurrentLinkedQueue<>();
-    try (OpenAiEndpoint endpoint = OpenAiEndpoint.create(spec.endpointConfig(), ticker)) {
+    try (SpreadEndpoint endpoint = SpreadEndpoint.open(spec.endpointConfig(), ticker, spec.eventLoops)) {
       StageRunner runner =
           new StageRunner(
               endpoint,
@@ -235,9 +247,8 @@ public final class StageKit {
         throw new AssertionError("stage failed", e.getCause());
       }
       StageResult result = runner.recorder().finish(endNanos, ClientCpu.UNKNOWN);
-      CompletableFuture<Long> opened = new CompletableFuture<>();
-      endpoint.loop().execute(() -> opened.complete(endpoint.connectionsOpened()));
-      return new StageRun(result, new ArrayList<>(finished), opened.join());
+      List<Long> started = java.util.Arrays.stream(endpoint.startedPerLoop()).boxed().toList();
+      return new StageRun(result, new ArrayList<>(finished), endpoint.connectionsOpened(), started);
     }
   }
 }

@@ -17,11 +17,13 @@ import java.util.Map;
  * @param result the recorder's analysis of the stage
  * @param requests every request the sink received
  * @param connectionsOpened TCP connections the endpoint opened during the stage
+ * @param startedPerLoop requests started on each of the client's event loops
  */
-public record StageRun(StageResult result, List<Finished> requests, long connectionsOpened) {
+public record StageRun(StageResult result, List<Finished> requests, long connectionsOpened, List<Long> startedPerLoop) {
 
   public StageRun {
     requests = List.copyOf(requests);
+    startedPerLoop = List.copyOf(startedPerLoop);
   }
 
   /**

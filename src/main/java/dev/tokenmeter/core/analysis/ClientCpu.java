@@ -7,11 +7,13 @@ package dev.tokenmeter.core.analysis;
  *
  * @param processCpuNanos CPU time of the whole process during the stage (user + system), -1 when
  *     unknown
- * @param loopThreadCpuNanos CPU time of the event-loop thread during the stage, -1 when unknown
+ * @param loopThreadCpuNanos CPU time of the busiest event-loop thread during the stage, -1 when
+ *     unknown
  * @param availableProcessors cores the JVM may use ({@code Runtime.availableProcessors()}), 0 when
  *     unknown
+ * @param eventLoops the client's event loops (threads reading the sockets), at least 1
  */
-public record ClientCpu(long processCpuNanos, long loopThreadCpuNanos, int availableProcessors) {
+public record ClientCpu(long processCpuNanos, long loopThreadCpuNanos, int availableProcessors, int eventLoops) {
 
   /** Nothing measured. */
   public static final ClientCpu UNKNOWN = new ClientCpu(-1, -1, 0);
@@ -20,5 +22,13 @@ public record ClientCpu(long processCpuNanos, long loopThreadCpuNanos, int avail
     if (availableProcessors < 0) {
       throw new IllegalArgumentException("available processors must not be negative");
     }
+    if (eventLoops < 1) {
+      throw new IllegalArgumentException("a client has at least one event loop, got " + eventLoops);
+    }
+  }
+
+  /** CPU of a client with one event loop. */
+  public ClientCpu(long processCpuNanos, long loopThreadCpuNanos, int availableProcessors) {
+    this(processCpuNanos, loopThreadCpuNanos, availableProcessors, 1);
   }
 }

@@ -19,8 +19,9 @@ import org.HdrHistogram.AbstractHistogram;
  *   <li>send lag p99 &gt; {@value #SEND_LAG_P99_LIMIT_MS} ms, open loop only (a closed loop sends
  *       when the last request ended, there is no schedule to fall behind): at 100 requests/s a
  *       10 ms lag is a whole inter-arrival gap, the offered load is no longer the one asked for;
- *   <li>event-loop thread CPU &gt; {@value #LOOP_THREAD_CPU_LIMIT} of one core: the loop has no
- *       idle time left, reads queue up and their timestamps come late;
+ *   <li>event-loop thread CPU &gt; {@value #LOOP_THREAD_CPU_LIMIT} of one core (the busiest loop's,
+ *       when the client runs several): the loop has no idle time left, reads queue up and their
+ *       timestamps come late;
  *   <li>process CPU &gt; {@value #PROCESS_CPU_LIMIT} of all cores: the machine itself is saturated
  *       (on the 2-core machines the project is tested on, the server may be sharing it).
  * </ul>
@@ -30,8 +31,10 @@ import org.HdrHistogram.AbstractHistogram;
  * @param cpuSeconds process CPU seconds during the stage, NaN when unknown
  * @param cpuFractionOfOneCore process CPU time / stage length (2.0 = two cores busy), NaN unknown
  * @param cpuFractionOfAllCores process CPU time / (stage length × cores), NaN unknown
- * @param loopThreadCpuFraction event-loop thread CPU time / stage length, NaN unknown
+ * @param loopThreadCpuFraction event-loop thread CPU time / stage length (the busiest loop's),
+ *     NaN unknown
  * @param availableProcessors cores available to the JVM, 0 unknown
+ * @param eventLoops the client's event loops (bench {@code --event-loops})
  * @param outputTokensPerCpuSecond output tokens received in the stage per process CPU-second, NaN
  *     unknown
  * @param bottleneck true when any threshold was crossed
@@ -45,6 +48,7 @@ public record ClientHealth(
     double cpuFractionOfAllCores,
     double loopThreadCpuFraction,
     int availableProcessors,
+    int eventLoops,
     double outputTokensPerCpuSecond,
     boolean bottleneck,
     List<String> reasons) {
@@ -107,7 +111,8 @@ public record ClientHealth(
     if (loopCpu > LOOP_THREAD_CPU_LIMIT) {
       reasons.add(
           fmt(
-              "event-loop thread used %.0f%% of a core (limit %.0f%%)",
+              "%s used %.0f%% of a core (limit %.0f%%)",
+              cpu.eventLoops() == 1 ? "event-loop thread" : "busiest of " + cpu.eventLoops() + " event-loop threads",
               loopCpu * 100, LOOP_THREAD_CPU_LIMIT * 100));
     }
     if (allCores > PROCESS_CPU_LIMIT) {
@@ -124,6 +129,7 @@ public record ClientHealth(
         allCores,
         loopCpu,
         cpu.availableProcessors(),
+        cpu.eventLoops(),
         perCpuSecond,
         !reasons.isEmpty(),
         reasons);

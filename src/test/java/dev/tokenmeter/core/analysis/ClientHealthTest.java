@@ -1,6 +1,7 @@
 package dev.tokenmeter.core.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import org.HdrHistogram.Histogram;
@@ -43,6 +44,22 @@ class ClientHealthTest {
         .anySatisfy(r -> assertThat(r).startsWith("send lag p99 20.0"))
         .anySatisfy(r -> assertThat(r).startsWith("event-loop thread used 95% of a core"))
         .anySatisfy(r -> assertThat(r).startsWith("client process used 95% of all 2 cores"));
+  }
+
+  @Test
+  void withSeveralLoopsTheBusiestOneIsNamed() {
+    ClientHealth h =
+        ClientHealth.assess(lags(MS), lags(MS), new ClientCpu(30_000_000_000L, 9_500_000_000L, 16, 4),
+            TEN_S, 1, false);
+    assertThat(h.eventLoops()).isEqualTo(4);
+    assertThat(h.reasons()).containsExactly("busiest of 4 event-loop threads used 95% of a core (limit 90%)");
+  }
+
+  @Test
+  void aClientHasAtLeastOneLoop() {
+    assertThatThrownBy(() -> new ClientCpu(1, 1, 2, 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least one event loop");
+    assertThat(new ClientCpu(1, 1, 2).eventLoops()).isEqualTo(1);
   }
 
   @Test

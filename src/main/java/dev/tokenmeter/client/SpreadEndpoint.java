@@ -1,0 +1,298 @@
+package dev.tokenmeter.client;
+
+import dev.tokenmeter.core.engine.Endpoint;
+import dev.tokenmeter.core.engine.Exchange;
+import dev.tokenmeter.core.engine.ExchangeListener;
+import dev.tokenmeter.core.engine.Loop;
+import dev.tokenmeter.core.request.Outcome;
+import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.core.request.StreamItem;
+import dev.tokenmeter.core.time.Ticker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An endpoint whose connections are spread over several event loops, each an {@link
+ * OpenAiEndpoint} with a thread of its own, so that reading, stamping and parsing many streams
+ * runs on several cores (with one loop, 1,000 streams that receive a token at the same moment are
+ * read one after another, and the last one's stamp lags the first by the whole read pass:
+ * docs/PERFORMANCE.md §8).
+ *
+ * <p>The engine stays single-threaded: it runs on the first loop ({@link #loop()}), which also
+ * carries its share of the connections. Every callback of an exchange on another loop is handed to
+ * the engine's loop in the order it was made; its timestamp was taken at the socket read, on the
+ * exchange's own loop, so the hand-over's delay is in no measured time. An {@link Exchange#abort}
+ * ends the exchange for the engine at once, as on one loop, and closes its connection on its own
+ * loop a moment later; whatever that loop reports after the abort is dropped.
+ *
+ * <p>Which loop a request goes to: one where the engine last saw a request complete and not yet
+ * reused (its keep-alive connection is probably idle there, so a closed loop's next request reuses
+ * it rather than opening another connection on another loop), else the loop with the fewest
+ * requests in flight. With one loop this is the {@link OpenAiEndpoint} itself, nothing in between.
+ *
+ * <p>Threading: as {@link Endpoint}. {@link #start}, {@link Exchange#abort} and every listener
+ * callback on {@link #loop()}.
+ */
+public final class SpreadEndpoint implements Endpoint {
+  private final OpenAiEndpoint[] loops;
+  private final Loop engine;
+  private final Ticker ticker;
+  /** Requests started on each loop and not yet ended for the engine. Engine loop only. */
+  private final int[] inFlight;
+  /** Requests that completed on each loop since its last start there (likely idle connections). */
+  private final int[] completed;
+  /** Requests started on each loop so far. Engine loop only. */
+  private final long[] started;
+  private int rotor;
+
+  private SpreadEndpoint(OpenAiEndpoint[] loops, Ticker ticker) {
+    this.loops = loops;
+    this.engine = loops[0].loop();
+    this.ticker = ticker;
+    this.inFlight = new int[loops.length];
+    this.completed = new int[loops.length];
+    this.started = new long[loops.length];
+  }
+
+  /**
+   * An endpoint over {@code loops} event loops (at least 1), their threads named {@code
+   * tokenmeter-client}, {@code tokenmeter-client-2}, ...
+   */
+  public static SpreadEndpoint open(EndpointConfig config, Ticker ticker, int loops) {
+    if (loops < 1) {
+      throw new IllegalArgumentException("an endpoint needs at least one event loop, got " + loops);
+    }
+    String token = OpenAiEndpoint.newRunToken();
+    OpenAiEndpoint[] opened = new OpenAiEndpoint[loops];
+    try {
+      for (int i = 0; i < loops; i++) {
+        opened[i] = OpenAiEndpoint.create(config, ticker, token, i == 0 ? "tokenmeter-client" : "tokenmeter-client-" + (i + 1));
+      }
+    } catch (RuntimeException e) {
+      for (OpenAiEndpoint o : opened) {
+        if (o != null) {
+          o.close();
+        }
+      }
+      throw e;
+    }
+    return new SpreadEndpoint(opened, ticker);
+  }
+
+  /** The engine's loop: the first of {@link #loops()}. */
+  @Override
+  public Loop loop() {
+    return engine;
+  }
+
+  /** Every event loop, the engine's first. */
+  public List<Loop> loops() {
+    List<Loop> all = new ArrayList<>(loops.length);
+    for (OpenAiEndpoint o : loops) {
+      all.add(o.loop());
+    }
+    return all;
+  }
+
+  @Override
+  public Exchange start(RequestSpec spec, ExchangeListener listener) {
+    if (loops.length == 1) {
+      started[0]++;
+      return loops[0].start(spec, listener);
+    }
+    int k = pick();
+    inFlight[k]++;
+    started[k]++;
+    if (k == 0) {
+      return loops[0].start(spec, new Local(listener));
+    }
+    Remote r = new Remote(k, listener);
+    OpenAiEndpoint there = loops[k];
+    there.loop().execute(() -> r.exchange = there.start(spec, r));
+    return r;
+  }
+
+  /** The loop for the next request (see the class comment). */
+  private int pick() {
+    int n = loops.length;
+    for (int i = 0; i < n; i++) {
+      int k = (rotor + i) % n;
+      if (completed[k] > 0) {
+        completed[k]--;
+        return k;
+      }
+    }
+    int best = rotor % n;
+    for (int i = 1; i < n; i++) {
+      int k = (rotor + i) % n;
+      if (inFlight[k] < inFlight[best]) {
+        best = k;
+      }
+    }
+    rotor = best + 1;
+    return best;
+  }
+
+  /** An exchange on loop {@code k} ended for the engine. Engine loop only. */
+  private void ended(int k, Outcome outcome) {
+    inFlight[k]--;
+    if (outcome instanceof Outcome.Completed) {
+      completed[k]++;
+    }
+  }
+
+  /**
+   * Closes every loop's idle connections and retires its busy ones ({@link
+   * OpenAiEndpoint#closeIdleConnections}); completes with how many were idle, in all.
+   */
+  public CompletableFuture<Integer> closeIdleConnections() {
+    List<CompletableFuture<Integer>> each = new ArrayList<>();
+    for (OpenAiEndpoint o : loops) {
+      each.add(o.closeIdleConnections());
+    }
+    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+        .thenApply(v -> each.stream().mapToInt(CompletableFuture::join).sum());
+  }
+
+  /**
+   * Connections opened so far on every loop together. Any thread but the loops' own: it waits for
+   * each loop to read its count.
+   */
+  public long connectionsOpened() {
+    long sum = 0;
+    for (OpenAiEndpoint o : loops) {
+      CompletableFuture<Long> n = new CompletableFuture<>();
+      o.loop().execute(() -> n.complete(o.connectionsOpened()));
+      sum += n.join();
+    }
+    return sum;
+  }
+
+  /** Requests started on each loop so far (for diagnostics and tests). As {@link #connectionsOpened}. */
+  public long[] startedPerLoop() {
+    CompletableFuture<long[]> copy = new CompletableFuture<>();
+    engine.execute(() -> copy.complete(started.clone()));
+    return copy.join();
+  }
+
+  /** The {@code X-Request-Id} sent for request {@code requestId} (the same on every loop). */
+  public String requestIdHeader(long requestId) {
+    return loops[0].requestIdHeader(requestId);
+  }
+
+  @Override
+  public void close() {
+    for (OpenAiEndpoint o : loops) {
+      o.close();
+    }
+  }
+
+  /** The engine's listener for an exchange on the engine's own loop: counts its end. */
+  private final class Local implements ExchangeListener {
+    private final ExchangeListener listener;
+
+    Local(ExchangeListener listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public void connected(long connectStartNanos, long connectedNanos) {
+      listener.connected(connectStartNanos, connectedNanos);
+    }
+
+    @Override
+    public void sent(long nanos) {
+      listener.sent(nanos);
+    }
+
+    @Override
+    public void headers(int status, long nanos) {
+      listener.headers(status, nanos);
+    }
+
+    @Override
+    public void item(StreamItem item, long nanos) {
+      listener.item(item, nanos);
+    }
+
+    @Override
+    public void end(Outcome outcome, long nanos) {
+      ended(0, outcome);
+      listener.end(outcome, nanos);
+    }
+  }
+
+  /**
+   * An exchange on another loop: to the engine an {@link Exchange}, to that loop's endpoint an
+   * {@link ExchangeListener} whose every call is handed to the engine's loop.
+   */
+  private final class Remote implements Exchange, ExchangeListener {
+    private final int k;
+    private final ExchangeListener listener;
+    /** The exchange on loop {@code k}. That loop's thread only. */
+    Exchange exchange;
+    /** Whether the engine has seen this exchange end. Engine loop only. */
+    private boolean ended;
+
+    Remote(int k, ExchangeListener listener) {
+      this.k = k;
+      this.listener = listener;
+    }
+
+    @Override
+    public void abort(Outcome outcome) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      ended(k, outcome);
+      listener.end(outcome, ticker.nanos());
+      // Queued after the task that started the exchange there, so it runs after it (null only
+      // when that start threw, which the loop has logged).
+      loops[k].loop().execute(() -> {
+        if (exchange != null) {
+          exchange.abort(outcome);
+        }
+      });
+    }
+
+    @Override
+    public void connected(long connectStartNanos, long connectedNanos) {
+      deliver(() -> listener.connected(connectStartNanos, connectedNanos));
+    }
+
+    @Override
+    public void sent(long nanos) {
+      deliver(() -> listener.sent(nanos));
+    }
+
+    @Override
+    public void headers(int status, long nanos) {
+      deliver(() -> listener.headers(status, nanos));
+    }
+
+    @Override
+    public void item(StreamItem item, long nanos) {
+      deliver(() -> listener.item(item, nanos));
+    }
+
+    /** Runs {@code call} on the engine's loop, unless the engine has seen this exchange end by then. */
+    private void deliver(Runnable call) {
+      engine.execute(() -> {
+        if (!ended) {
+          call.run();
+        }
+      });
+    }
+
+    @Override
+    public void end(Outcome outcome, long nanos) {
+      deliver(() -> {
+        ended = true;
+        ended(k, outcome);
+        listener.end(outcome, nanos);
+      });
+    }
+  }
+}
