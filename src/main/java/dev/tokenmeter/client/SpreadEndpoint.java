@@ -87,6 +87,7 @@ public final class SpreadEndpoint implements Endpoint {
   }
 
   /** Every event loop, the engine's first. */
+  @Override
   public List<Loop> loops() {
     List<Loop> all = new ArrayList<>(loops.length);
     for (OpenAiEndpoint o : loops) {

@@ -55,6 +55,21 @@ class EventLoopsIT {
   }
 
   @Test
+  void everyLoopsLagIsProbed() {
+    long[] probes = new long[2];
+    int[] loops = {1, 3};
+    try (SimFixture sim = SimFixture.start(SimFixture.config(10, 5))) {
+      for (int i = 0; i < 2; i++) {
+        StageRun run = StageKit.run(StageKit.stage(sim).closed(3).durationMillis(1_000).maxTokens(5).eventLoops(loops[i]));
+        probes[i] = run.result().clientHealth().loopLagMillis().count();
+      }
+    }
+    // 100 probes a second on each loop: about 100 with one loop, 300 with three.
+    assertThat(probes[0]).isBetween(50L, 150L);
+    assertThat(probes[1]).isGreaterThan(2 * probes[0]);
+  }
+
+  @Test
   void timeoutsEndTheRequestsOfEveryLoopOnce() {
     StageRun run;
     try (SimFixture sim = SimFixture.start(SimFixture.config(10, 200))) {

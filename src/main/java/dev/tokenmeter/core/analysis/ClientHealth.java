@@ -27,7 +27,7 @@ import org.HdrHistogram.AbstractHistogram;
  * </ul>
  *
  * @param sendLagMillis how late requests began versus their schedule, ms
- * @param loopLagMillis how late the event loop ran due tasks, ms
+ * @param loopLagMillis how late the event loops ran due tasks (every loop's probes), ms
  * @param cpuSeconds process CPU seconds during the stage, NaN when unknown
  * @param cpuFractionOfOneCore process CPU time / stage length (2.0 = two cores busy), NaN unknown
  * @param cpuFractionOfAllCores process CPU time / (stage length × cores), NaN unknown

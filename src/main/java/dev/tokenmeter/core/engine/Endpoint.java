@@ -1,6 +1,7 @@
 package dev.tokenmeter.core.engine;
 
 import dev.tokenmeter.core.request.RequestSpec;
+import java.util.List;
 
 /**
  * The port through which the engine sends requests: one implementation per API (OpenAI chat,
@@ -15,6 +16,15 @@ public interface Endpoint extends AutoCloseable {
 
   /** The event loop that runs this endpoint's I/O and on which the engine schedules its work. */
   Loop loop();
+
+  /**
+   * Every event loop that reads this endpoint's sockets, {@link #loop()} first: the engine probes
+   * each one's lag, since a late loop stamps its reads late. One, unless the endpoint spreads its
+   * connections over several.
+   */
+  default List<Loop> loops() {
+    return List.of(loop());
+  }
 
   /**
    * Starts one exchange. Must be called on {@link #loop()}. The listener receives, in order: at

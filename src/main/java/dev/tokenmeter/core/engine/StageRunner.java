@@ -79,6 +79,8 @@ public final class StageRunner {
   private long measuredOutstanding;
   private boolean allMeasuredIssued;
   private boolean stopping;
+  /** Set when the stage stops: the probes on the endpoint's other loops read it there. */
+  private volatile boolean probesOff;
   private long nextId;
   private ArrivalSchedule arrivals;
   private long nextArrivalNanos;
@@ -164,6 +166,11 @@ public final class StageRunner {
     loop.schedule(this::sweep, SWEEP_NANOS);
     long probeDue = ticker.nanos() + PROBE_NANOS;
     loop.schedule(() -> probe(probeDue), PROBE_NANOS);
+    List<Loop> loops = endpoint.loops();
+    for (int i = 1; i < loops.size(); i++) {
+      Loop other = loops.get(i);
+      other.schedule(() -> probeOn(other, probeDue), PROBE_NANOS);
+    }
     switch (plan.load()) {
       case LoadModel.Closed c -> {
         for (int u = 0; u < c.concurrency(); u++) {
@@ -400,6 +407,7 @@ public final class StageRunner {
       return;
     }
     stopping = true;
+    probesOff = true;
     // An interrupted window stays open: finish() ends it at the stage end and marks it incomplete.
     waiting.clear();
     for (Flight f : new ArrayList<>(inFlight)) {
@@ -422,6 +430,26 @@ public final class StageRunner {
     recorder.loopLag(Math.max(0, now - dueNanos));
     long nextDue = now + PROBE_NANOS;
     loop.schedule(() -> probe(nextDue), PROBE_NANOS);
+  }
+
+  /**
+   * The same probe on another of the endpoint's loops ({@link Endpoint#loops}), run there: its lag
+   * goes into the same histogram, handed to the engine's loop.
+   */
+  private void probeOn(Loop other, long dueNanos) {
+    if (probesOff) {
+      return;
+    }
+    long now = ticker.nanos();
+    long lag = Math.max(0, now - dueNanos);
+    loop.execute(() -> {
+      if (!stopping) {
+        advanceWindow();
+        recorder.loopLag(lag);
+      }
+    });
+    long nextDue = now + PROBE_NANOS;
+    other.schedule(() -> probeOn(other, nextDue), PROBE_NANOS);
   }
 
   private void sweep() {
