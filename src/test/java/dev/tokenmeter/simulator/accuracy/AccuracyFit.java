@@ -221,6 +221,34 @@ final class AccuracyFit {
   }
 
   /**
+   * One fold refitted without one more source: {@code heldOut}'s points predicted with the factors
+   * fitted on every source but it and {@code dropped}.
+   */
+  record Sensitivity(String heldOut, String dropped, FitParams params, List<Comparison> comparisons) {}
+
+  /**
+   * How much each fold rests on each other source ({@code -Daccuracy.sensitivity=true}, about 5
+   * minutes): every fold of {@code folds} refitted without each other source in turn. A refit that
+   * returns the fold's own factors reuses its predictions.
+   */
+  static List<Sensitivity> sensitivity(Dataset d, List<Simulated> all, List<Fold> folds) {
+    List<Sensitivity> out = new ArrayList<>();
+    for (Fold fold : folds) {
+      List<Point> held = d.points().stream().filter(p -> p.source().equals(fold.source())).toList();
+      for (Source drop : d.sources()) {
+        if (drop.key().equals(fold.source())) {
+          continue;
+        }
+        List<Simulated> without = all.stream().filter(x -> !x.point().source().equals(drop.key())).toList();
+        FitParams f = foldParams(without, fold.source());
+        List<Comparison> c = f.equals(fold.params()) ? fold.comparisons() : exact(simulate(d, held, f));
+        out.add(new Sensitivity(fold.source(), drop.key(), f, c));
+      }
+    }
+    return out;
+  }
+
+  /**
    * The profile whose fitted overheads stand in for {@code p}'s in a fold that has no point of
    * {@code p}: TensorRT-LLM's for LMDeploy's TurboMind (both C++ engine loops grown from NVIDIA's
    * FasterTransformer, no Python in the step), vLLM's for the others.

@@ -90,6 +90,33 @@ final class Tables {
     return b.append('\n').append(END).append('\n').toString();
   }
 
+  /**
+   * The rows of {@code refits} that move a held-out median (TPOT, throughput, TTFT) by 3 points or
+   * more from its fold's: which source a fold's factors rest on.
+   */
+  static String sensitivity(List<Fold> folds, List<AccuracyFit.Sensitivity> refits) {
+    Group[] groups = {Group.TPOT, Group.THROUGHPUT, Group.TTFT};
+    StringBuilder sb = new StringBuilder();
+    sb.append("| held out | also left out | TPOT / ITL | output throughput | TTFT | fold's factors |\n");
+    sb.append("| --- | --- | ---: | ---: | ---: | --- |\n");
+    for (AccuracyFit.Sensitivity r : refits) {
+      Fold fold = folds.stream().filter(f -> f.source().equals(r.heldOut())).findFirst().orElseThrow();
+      boolean moved = false;
+      StringBuilder cells = new StringBuilder();
+      for (Group g : groups) {
+        double before = AccuracyStudy.medianAbsErrorPercent(fold.comparisons(), c -> c.group() == g);
+        double after = AccuracyStudy.medianAbsErrorPercent(r.comparisons(), c -> c.group() == g);
+        moved |= !Double.isNaN(before) && Math.abs(after - before) >= 3;
+        cells.append(Double.isNaN(before) ? "—" : pct(before) + " → " + pct(after)).append(" | ");
+      }
+      if (moved) {
+        sb.append("| `").append(r.heldOut()).append("` | `").append(r.dropped()).append("` | ").append(cells)
+            .append(r.params()).append(" |\n");
+      }
+    }
+    return sb.toString();
+  }
+
   private static String row(Comparison c) {
     return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %+.1f%% |", c.point().id(),
         c.point().setup(), c.what(), num(c.published()), num(c.predicted()), c.errorPercent());
