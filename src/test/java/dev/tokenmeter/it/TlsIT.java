@@ -110,6 +110,16 @@ class TlsIT {
   }
 
   @Test
+  void everyEventLoopHandshakesItsOwnConnections(@TempDir Path out) throws IOException {
+    // 4 users over 2 loops: each loop opens and handshakes 2 connections with its own TLS handler.
+    Cli.Result r = Cli.run("bench", "--url", url(), "--insecure", "--concurrency", "4", "--requests", "12",
+        "--warmup", "0s", "--input-tokens", "8", "--output-tokens", "5", "--event-loops", "2", "-q", "--out",
+        out.toString());
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(0);
+    assertThat(measured(out)).hasSize(12).allSatisfy(l -> assertThat(l.get("ok").asBoolean()).isTrue());
+  }
+
+  @Test
   void caCertThatIsNotPemIsAUsageError() throws IOException {
     Path bogus = certs.resolve("bogus.pem");
     Files.writeString(bogus, "not a certificate\n");
