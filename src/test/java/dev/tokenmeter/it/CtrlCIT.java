@@ -14,7 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,12 +31,13 @@ class CtrlCIT {
 
   @TempDir Path tmp;
 
-  @Test
-  void sigintStopsTheRunWritesPartialResultsAndExits130() throws Exception {
+  @ParameterizedTest(name = "--event-loops {0}")
+  @ValueSource(strings = {"auto", "2"})
+  void sigintStopsTheRunWritesPartialResultsAndExits130(String loops) throws Exception {
     Assumptions.assumeTrue(Files.isRegularFile(JAR), "needs the packaged jar (mvn verify)");
-    Path out = tmp.resolve("interrupted");
+    Path out = tmp.resolve("interrupted-" + loops);
     try (CliProcess p = CliProcess.startJar(JAR, "demo", "--concurrency", "4", "--duration", "20s", "--warmup", "0s",
-        "--output-tokens", "16", "--out", out.toString())) {
+        "--output-tokens", "16", "--event-loops", loops, "--out", out.toString())) {
       assertThat(p.awaitErrLine(l -> l.startsWith("Stage 1/1"), Duration.ofSeconds(30)))
           .as("stage start; stderr: %s", p.err())
           .isTrue();
