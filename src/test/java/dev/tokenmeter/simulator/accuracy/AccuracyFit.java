@@ -227,9 +227,9 @@ final class AccuracyFit {
   record Sensitivity(String heldOut, String dropped, FitParams params, List<Comparison> comparisons) {}
 
   /**
-   * How much each fold rests on each other source ({@code -Daccuracy.sensitivity=true}, about 5
-   * minutes): every fold of {@code folds} refitted without each other source in turn. A refit that
-   * returns the fold's own factors reuses its predictions.
+   * How much each fold rests on each other source (docs/SIMULATOR.md, "What each fold rests on"):
+   * every fold of {@code folds} refitted without each other source in turn. A refit that returns the
+   * fold's own factors reuses its predictions.
    */
   static List<Sensitivity> sensitivity(Dataset d, List<Simulated> all, List<Fold> folds) {
     List<Sensitivity> out = new ArrayList<>();
