@@ -67,7 +67,8 @@ public final class SpreadEndpoint implements Endpoint {
     OpenAiEndpoint[] opened = new OpenAiEndpoint[loops];
     try {
       for (int i = 0; i < loops; i++) {
-        opened[i] = OpenAiEndpoint.create(config, ticker, token, i == 0 ? "tokenmeter-client" : "tokenmeter-client-" + (i + 1));
+        String thread = i == 0 ? "tokenmeter-client" : "tokenmeter-client-" + (i + 1);
+        opened[i] = OpenAiEndpoint.create(config, ticker, token, thread);
       }
     } catch (RuntimeException e) {
       for (OpenAiEndpoint o : opened) {

@@ -204,27 +204,24 @@ class AccuracyFitTest {
 
   @Test
   void theDocHoldsTheGeneratedSensitivityTable() throws IOException {
-    String doc = Files.readString(DOC, StandardCharsets.UTF_8);
-    int begin = doc.indexOf(Tables.SENSITIVITY_BEGIN);
-    int end = doc.indexOf(Tables.SENSITIVITY_END);
-    assertThat(begin).as("docs/SIMULATOR.md has the sensitivity block markers").isNotNegative();
-    assertThat(end).isGreaterThan(begin);
-    String block = doc.substring(begin, end + Tables.SENSITIVITY_END.length()) + "\n";
-    assertThat(block)
-        .as("docs/SIMULATOR.md's sensitivity table is stale: copy target/accuracy-sensitivity.md over it")
-        .isEqualTo(sensitivity);
+    assertDocBlock(Tables.SENSITIVITY_BEGIN, Tables.SENSITIVITY_END, sensitivity, "sensitivity",
+        "target/accuracy-sensitivity.md");
   }
 
   @Test
   void theDocHoldsTheGeneratedTable() throws IOException {
+    assertDocBlock(Tables.BEGIN, Tables.END, table, "accuracy", "target/accuracy-table.md");
+  }
+
+  /** docs/SIMULATOR.md's block from {@code begin} to {@code end} is {@code rendered}. */
+  private static void assertDocBlock(String begin, String end, String rendered, String what, String file)
+      throws IOException {
     String doc = Files.readString(DOC, StandardCharsets.UTF_8);
-    int begin = doc.indexOf(Tables.BEGIN);
-    int end = doc.indexOf(Tables.END);
-    assertThat(begin).as("docs/SIMULATOR.md has the accuracy block markers").isNotNegative();
-    assertThat(end).isGreaterThan(begin);
-    String block = doc.substring(begin, end + Tables.END.length()) + "\n";
-    assertThat(block)
-        .as("docs/SIMULATOR.md's accuracy table is stale: copy target/accuracy-table.md over it")
-        .isEqualTo(table);
+    int from = doc.indexOf(begin);
+    int to = doc.indexOf(end);
+    assertThat(from).as("docs/SIMULATOR.md has the %s block markers", what).isNotNegative();
+    assertThat(to).isGreaterThan(from);
+    String block = doc.substring(from, to + end.length()) + "\n";
+    assertThat(block).as("docs/SIMULATOR.md's %s table is stale: copy %s over it", what, file).isEqualTo(rendered);
   }
 }
