@@ -24,15 +24,15 @@ import java.util.Objects;
  * and is promoted to the old generation, and so is every array a doubling builder outgrows: 2,272
  * bytes of garbage and a 2,302-byte array for a 1,220-char answer, against 1,280 bytes here. The
  * heap's cap has to leave room for that garbage (scripts/heap-for-run.sh, docs/PERFORMANCE.md §3).
- * Text whose chars are all below U+0100 (English prose, code, JSON) is kept a byte a char in blocks
- * that are never copied: a 256-byte first block, then 1 KiB blocks, each full but the last. The
+ * Text whose chars are all below U+0100 (English prose, code, JSON) is kept a byte a char in
+ * 256-byte blocks that are never copied, each full but the last (small, because most answers are
+ * short: a 64-token answer takes two). The
  * first char above U+00FF moves the text into a StringBuilder (UTF-16) for the rest of the request.
  */
 public final class AnswerText implements CharSequence {
-  private static final int FIRST_BLOCK_CHARS = 256;
-  private static final int BLOCK_CHARS = 1024;
+  private static final int BLOCK_CHARS = 256;
 
-  private byte[][] blocks = {new byte[FIRST_BLOCK_CHARS]}; // null once wide
+  private byte[][] blocks = {new byte[BLOCK_CHARS]}; // null once wide
   private int last; // index of the block being written
   private byte[] block = blocks[0]; // blocks[last]
   private int size; // chars in it
@@ -102,11 +102,7 @@ public final class AnswerText implements CharSequence {
     if (wide != null) {
       return wide.charAt(index);
     }
-    if (index < FIRST_BLOCK_CHARS) {
-      return (char) (blocks[0][index] & 0xFF);
-    }
-    int i = index - FIRST_BLOCK_CHARS;
-    return (char) (blocks[1 + i / BLOCK_CHARS][i % BLOCK_CHARS] & 0xFF);
+    return (char) (blocks[index / BLOCK_CHARS][index % BLOCK_CHARS] & 0xFF);
   }
 
   @Override

@@ -34,7 +34,7 @@ class AnswerTextTest {
 
   @Test
   void blockBoundariesHoldEveryChar() {
-    for (int length : new int[] {0, 1, 255, 256, 257, 1279, 1280, 1281, 5000}) {
+    for (int length : new int[] {0, 1, 255, 256, 257, 511, 512, 513, 5000}) {
       AnswerText text = new AnswerText();
       StringBuilder expected = new StringBuilder();
       for (int i = 0; i < length; i++) {
