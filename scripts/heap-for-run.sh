@@ -4,13 +4,17 @@
 # (docs/PERFORMANCE.md §3, "Issue 13, the heap cap follows the run"):
 # - 64 MiB: the JVM's own data and the report, 15 MB live in a 1-stream run, with room for the
 #   young generation;
-# - 24 KiB per stream: 10-13 KB live per stream in flight (its connection, its request and
-#   response objects: 24-28 MB live at 1,000 streams), doubled so that the old generation's room
+# - 16 KiB per stream: 10-13 KB live per stream in flight (its connection, its request and
+#   response objects: 24-28 MB live at 1,000 streams), and more so that the old generation's room
 #   for the requests that die there (they live seconds, so they are promoted first) grows with the
-#   streams: at 1,000 paced streams a full collection every ~21 s;
+#   streams. Since a request's text and chunk log stopped doubling (2026-11-27) about 5 KB of each
+#   request is promoted, not 10 (at 1,000 paced streams 0.8-0.9 MiB/s instead of 1.6-1.8), so the
+#   term went from 24 to 16 KiB with full collections still rarer than before. Lower caps were
+#   measured and not taken: 56 MiB + 16 KiB put a full collection into a 20 s window at 1,000
+#   streams of 64 tokens (docs/PERFORMANCE.md §3);
 # - 32 bytes per in-flight token (a request keeps its chunks in a ChunkLog, about 5 bytes each, and
-#   the answer text for the word and token counts, 5-10 bytes a token; doubled for the buffers'
-#   growth);
+#   the answer text for the word and token counts, 5-10 bytes a token; doubled: text outside
+#   Latin-1 takes two bytes a char, in a buffer that grows by doubling);
 # - 40 MiB more when `--model` is given: a named model may load a tokenizer (o200k_base holds
 #   33 MB live). Without --model the bench uses the model the server lists first, which the
 #   launcher cannot see; tm_java_opts then tells the client (-Dtokenmeter.heap.noTokenizerMb) so
@@ -46,7 +50,7 @@ tm_heap_mb() {
     esac
   done
   [ -n "$streams" ] || { echo "$default"; return; }
-  echo $(((64 * 1048576 + streams * 24576 + streams * tokens * 32 + 1048575) / 1048576 + tokenizer))
+  echo $(((64 * 1048576 + streams * 16384 + streams * tokens * 32 + 1048575) / 1048576 + tokenizer))
 }
 
 # `tm_names_model ARGS...`: whether the command line gives --model.

@@ -70,6 +70,8 @@ public class SseParseBenchmark {
   private SseEvent[] events;
   private SseFramer framerOnly;
   private SseFramer framerAndParser;
+  private SseFramer lendingFramer;
+  private SseFramer lendingFramerAndParser;
   private ChunkParser parser;
   private Blackhole blackhole;
   private Consumer<StreamItem> sink;
@@ -98,6 +100,9 @@ public class SseParseBenchmark {
     events = framed.toArray(new SseEvent[0]);
     framerOnly = new SseFramer(blackhole::consume);
     framerAndParser = new SseFramer(event -> parser.parse(event, sink));
+    lendingFramer = SseFramer.lending((type, data, offset, length) -> bh.consume(data));
+    lendingFramerAndParser =
+        SseFramer.lending((type, data, offset, length) -> parser.parse(data, offset, length, sink));
   }
 
   /** Framing only: find the lines, copy the data out once, build the event. */
@@ -112,6 +117,20 @@ public class SseParseBenchmark {
   @OperationsPerInvocation(CHUNKS)
   public void framerAndParser() {
     feedChunks(framerAndParser);
+  }
+
+  /** Framing that lends each event's data instead of copying it (the client's framer). */
+  @Benchmark
+  @OperationsPerInvocation(CHUNKS)
+  public void lendingFramer() {
+    feedChunks(lendingFramer);
+  }
+
+  /** The client's hot path since the framer lends: framing plus parsing, no event, no copy. */
+  @Benchmark
+  @OperationsPerInvocation(CHUNKS)
+  public void lendingFramerAndParser() {
+    feedChunks(lendingFramerAndParser);
   }
 
   /** JSON parsing only, from already framed events. */

@@ -29,9 +29,16 @@ public final class SseParseCpuTime {
     SseParseBenchmark bench = new SseParseBenchmark();
     bench.setUp(blackhole);
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    String[] names = {"framer", "framerAndParser", "parser", "framerOneRead"};
+    String[] names = {
+      "framer", "framerAndParser", "parser", "framerOneRead", "lendingFramer", "lendingFramerAndParser"
+    };
     Runnable[] workloads = {
-      bench::framer, bench::framerAndParser, bench::parser, bench::framerOneRead
+      bench::framer,
+      bench::framerAndParser,
+      bench::parser,
+      bench::framerOneRead,
+      bench::lendingFramer,
+      bench::lendingFramerAndParser
     };
     for (int round = 0; round < 5; round++) {
       StringBuilder line = new StringBuilder("round " + round + ":");

@@ -5,7 +5,6 @@ import dev.tokenmeter.core.engine.ExchangeListener;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.StreamItem;
-import dev.tokenmeter.sse.SseEvent;
 import dev.tokenmeter.sse.SseException;
 import dev.tokenmeter.sse.SseFramer;
 import io.netty.buffer.ByteBuf;
@@ -33,7 +32,7 @@ import java.util.function.Consumer;
  * a {@code finish_reason} was seen, else it is {@link Outcome.Truncated}; an error object in the
  * stream makes it {@link Outcome.StreamError} when the body ends.
  */
-final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.Listener {
+final class ClientExchange implements Exchange, Consumer<StreamItem> {
   private static final int MAX_ERROR_BODY = 2048;
   private static final int MAX_JSON_BODY = 64 << 20;
 
@@ -182,12 +181,12 @@ final class ClientExchange implements Exchange, Consumer<StreamItem>, SseFramer.
     body.write(scratch, 0, n);
   }
 
-  @Override
-  public void onEvent(SseEvent event) {
+  /** One SSE event, its data lent by the framer for the length of the call. */
+  void onEvent(String type, byte[] data, int offset, int length) {
     if (ended) {
       return;
     }
-    decoder.event(event.type(), event.dataBytes(), 0, event.dataLength(), this);
+    decoder.event(type, data, offset, length, this);
   }
 
   private void onLine(byte[] bytes, int offset, int length) {

@@ -67,11 +67,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   SseFramer sseFramer() {
     if (framer == null) {
       framer =
-          new SseFramer(
-              event -> {
+          SseFramer.lending(
+              (type, data, offset, length) -> {
                 ClientExchange x = current;
                 if (x != null) {
-                  x.onEvent(event);
+                  x.onEvent(type, data, offset, length);
                 }
               });
     } else {

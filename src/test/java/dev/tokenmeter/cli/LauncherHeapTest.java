@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The launcher's heap cap (scripts/heap-for-run.sh, sourced by ./tokenmeter): a closed-loop bench
- * gets 64 MiB, 24 KiB per stream, 32 bytes per in-flight token and 40 MiB for a tokenizer when
+ * gets 64 MiB, 16 KiB per stream, 32 bytes per in-flight token and 40 MiB for a tokenizer when
  * --model is given; whatever its arguments do not bound gets 1 GiB.
  * And the JVM options around it (tm_java_opts): the collector, the starting heap, the one-line
  * error when the heap runs out.
@@ -36,15 +36,15 @@ class LauncherHeapTest {
   @CsvSource(
       delimiter = '|',
       value = {
-        "bench --url http://x --concurrency 1000 --output-tokens 2048 | 150", // 64 + 23.4 + 62.5
-        "bench --concurrency=1,10,100 --output-tokens=32768 | 167", // the largest stage counts
+        "bench --url http://x --concurrency 1000 --output-tokens 2048 | 143", // 64 + 15.6 + 62.5
+        "bench --concurrency=1,10,100 --output-tokens=32768 | 166", // the largest stage counts
         "bench --concurrency 10 | 65", // the default 256 output tokens
-        "bench --concurrency 1000 | 96", // 64 + 23.4 + 7.8: bench/client-memory.sh's run
-        "bench --concurrency 10000 | 377", // the per-stream term grows with the streams
-        "bench --output-tokens 64 --concurrency 2000 --extra-body {\"ignore_eos\":true} | 115",
-        "bench --concurrency 1000 --model gpt-4o | 136", // a named model may load a tokenizer: +40
+        "bench --concurrency 1000 | 88", // 64 + 15.6 + 7.8: bench/client-memory.sh's run
+        "bench --concurrency 10000 | 299", // the per-stream term grows with the streams
+        "bench --output-tokens 64 --concurrency 2000 --extra-body {\"ignore_eos\":true} | 100",
+        "bench --concurrency 1000 --model gpt-4o | 128", // a named model may load a tokenizer: +40
         "bench --model=my-llama --concurrency 10 | 105",
-        "bench --concurrency 1000 --output-tokens 32768 | 1088", // above 1 GiB when the run needs it
+        "bench --concurrency 1000 --output-tokens 32768 | 1080", // above 1 GiB when the run needs it
         "bench --url http://x | 1024", // no --concurrency: not bounded here
         "bench --rate 5 --concurrency 3 | 1024", // open loop
         "bench --concurrency 64 --output-tokens normal:512,64 | 1024", // a distribution
@@ -86,10 +86,10 @@ class LauncherHeapTest {
   void aBenchGetsTheSerialCollectorAndAHeapThatGrowsWithItsData() throws Exception {
     List<String> opts = javaOpts("bench --concurrency 1000 --output-tokens 2048", "", "25");
     assertThat(opts)
-        .contains("-Xmx150m", "-XX:+UseSerialGC", "-Xms16m", "-XX:TrimNativeHeapInterval=1000")
+        .contains("-Xmx143m", "-XX:+UseSerialGC", "-Xms16m", "-XX:TrimNativeHeapInterval=1000")
         .doesNotContain("-XX:+UseParallelGC");
     assertThat(opts).filteredOn(o -> o.startsWith("-XX:OnOutOfMemoryError="))
-        .singleElement().asString().endsWith("/out-of-memory.sh' %p -Xmx150m 150");
+        .singleElement().asString().endsWith("/out-of-memory.sh' %p -Xmx143m 143");
     // JDK 21 has no TrimNativeHeapInterval (an unknown option stops the JVM).
     assertThat(javaOpts("bench --concurrency 10", "", "21"))
         .contains("-Xmx65m", "-XX:+UseSerialGC").doesNotContain("-XX:TrimNativeHeapInterval=1000");
@@ -113,7 +113,7 @@ class LauncherHeapTest {
    */
   @Test
   void aCapSizedWithoutATokenizerIsNamedToTheClient() throws Exception {
-    assertThat(javaOpts("bench --concurrency 1000", "", "25")).contains("-Dtokenmeter.heap.noTokenizerMb=96");
+    assertThat(javaOpts("bench --concurrency 1000", "", "25")).contains("-Dtokenmeter.heap.noTokenizerMb=88");
     for (String[] c : new String[][] {
         {"bench --concurrency 1000 --model gpt-4o", ""},
         {"bench --concurrency 1000 --model=gpt-4o", ""},

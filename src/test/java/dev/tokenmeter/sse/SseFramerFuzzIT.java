@@ -28,6 +28,7 @@ class SseFramerFuzzIT {
     List<String> whole = events(bytes, bytes.length);
     List<String> pieces = events(bytes, split);
     assertThat(pieces).isEqualTo(whole);
+    assertThat(lentEvents(bytes, split)).isEqualTo(whole);
   }
 
   @Test
@@ -66,6 +67,25 @@ class SseFramerFuzzIT {
       return fed + piece.length;
     }
     throw new AssertionError("no error after " + fed + " bytes");
+  }
+
+  /** As {@link #events} from a lending framer (the client's), each event read while lent. */
+  private static List<String> lentEvents(byte[] bytes, int step) {
+    SseTestSupport.Lent lent = new SseTestSupport.Lent(LIMIT);
+    boolean error = false;
+    try {
+      for (int i = 0; i < bytes.length; i += Math.max(1, step)) {
+        lent.framer.feed(bytes, i, Math.min(Math.max(1, step), bytes.length - i));
+      }
+    } catch (SseException e) {
+      error = true;
+    }
+    List<String> out = new ArrayList<>();
+    lent.events.forEach(ev -> out.add(ev.type() + "|" + ev.id() + "|" + ev.data()));
+    if (error) {
+      out.add("error");
+    }
+    return out;
   }
 
   /** The events of {@code bytes} fed {@code step} bytes at a time; "error" ends the list. */

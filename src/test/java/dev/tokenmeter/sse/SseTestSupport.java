@@ -22,10 +22,56 @@ final class SseTestSupport {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * The events of {@code stream} fed whole. A lending framer fed the same way must see the same
+   * types, data bytes and IDs (checked here, so every test that uses this checks both).
+   */
   static List<SseEvent> whole(byte[] stream) {
     List<SseEvent> events = new ArrayList<>();
     new SseFramer(events::add).feed(stream, 0, stream.length);
+    Lent lent = new Lent();
+    lent.framer.feed(stream, 0, stream.length);
+    lent.assertSame(events);
     return events;
+  }
+
+  /**
+   * A lending framer that copies each lent event while it is lent, to compare with the events a
+   * copying framer makes.
+   */
+  static final class Lent {
+    final List<SseEvent> events = new ArrayList<>();
+    final SseFramer framer;
+
+    Lent() {
+      this(SseFramer.DEFAULT_MAX_EVENT_BYTES);
+    }
+
+    Lent(int limit) {
+      SseFramer[] self = new SseFramer[1];
+      framer =
+          SseFramer.lending(
+              (type, data, offset, length) ->
+                  events.add(
+                      new SseEvent(
+                          type,
+                          self[0].lastEventId(),
+                          Arrays.copyOfRange(data, offset, offset + length),
+                          -1)),
+              limit);
+      self[0] = framer;
+    }
+
+    /** The same events as {@code copied}, but for the retry field, which a lending framer does not lend. */
+    void assertSame(List<SseEvent> copied) {
+      List<SseEvent> expected = new ArrayList<>();
+      for (SseEvent e : copied) {
+        expected.add(new SseEvent(e.type(), e.id(), e.dataBytes(), -1));
+      }
+      if (!expected.equals(events)) {
+        throw new AssertionError("a lending framer saw " + events + ", a copying one " + expected);
+      }
+    }
   }
 
   /**
@@ -37,6 +83,9 @@ final class SseTestSupport {
     List<SseEvent> events = new ArrayList<>();
     SseFramer framer = new SseFramer(events::add);
     feedSplit(framer, stream, cuts);
+    Lent lent = new Lent();
+    feedSplit(lent.framer, stream, cuts);
+    lent.assertSame(events);
     return events;
   }
 

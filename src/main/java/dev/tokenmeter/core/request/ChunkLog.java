@@ -24,9 +24,18 @@ import java.util.Objects;
  * chunk is stored as two unsigned LEB128 varints instead: the zigzag-encoded gap to the previous
  * chunk's time (to 0 for the first; a paced 20 ms gap takes 4 bytes, a zero-delay server's ~10-100 µs
  * gap 2-3), then chars << 2 | kind (1 byte up to 31 chars). About 5 bytes a chunk, read back exactly.
+ *
+ * Why blocks, not one array that doubles: a request lives seconds, so its log outlives several
+ * young collections and is promoted to the old generation, and with doubling every outgrown array is
+ * promoted too before it dies (256 + 512 + 1,024 bytes of garbage besides the 2,048-byte array
+ * holding 1.3 KB for a 256-token answer). The heap's cap has to leave room for that garbage
+ * (scripts/heap-for-run.sh). Blocks of 256 bytes are never copied, and one entry never spans two.
+ * Small blocks because most answers are short: with a 1 KiB second block a 64-token answer's log
+ * took 1,280 bytes, and at 1,000 streams of 64 tokens more was promoted than with doubling.
  */
 public final class ChunkLog {
-  private static final int INITIAL_BYTES = 256;
+  private static final int BLOCK_BYTES = 256;
+  private static final int MAX_ENTRY_BYTES = 2 * 10; // two varints of up to 10 bytes
   private static final int KIND_BITS = 2;
   private static final TextKind[] KINDS = TextKind.values();
 
@@ -36,8 +45,11 @@ public final class ChunkLog {
     }
   }
 
-  private byte[] bytes = new byte[INITIAL_BYTES];
-  private int size;
+  private byte[][] blocks = {new byte[BLOCK_BYTES]};
+  private int[] used = new int[1]; // bytes used in each block but the last
+  private int last; // index of the block being written
+  private byte[] bytes = blocks[0]; // blocks[last]
+  private int size; // bytes used in it
   private int count;
   private long lastNanos;
 
@@ -46,14 +58,24 @@ public final class ChunkLog {
     if (chars < 0) {
       throw new IllegalArgumentException("chars " + chars + " < 0");
     }
-    if (size + 2 * 10 > bytes.length) {
-      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + 2 * 10));
+    if (size + MAX_ENTRY_BYTES > bytes.length) {
+      nextBlock();
     }
     long gap = nanos - lastNanos;
     put((gap << 1) ^ (gap >> 63)); // zigzag: a clock that went back still round-trips
     put(((long) chars << KIND_BITS) | kind.ordinal());
     lastNanos = nanos;
     count++;
+  }
+
+  private void nextBlock() {
+    if (last + 1 == blocks.length) {
+      blocks = Arrays.copyOf(blocks, blocks.length * 2);
+      used = Arrays.copyOf(used, blocks.length);
+    }
+    used[last] = size;
+    bytes = blocks[++last] = new byte[BLOCK_BYTES];
+    size = 0;
   }
 
   private void put(long v) {
@@ -71,7 +93,11 @@ public final class ChunkLog {
 
   /** Bytes the log holds its chunks in (not counting the spare capacity). */
   public int sizeBytes() {
-    return size;
+    int n = size;
+    for (int b = 0; b < last; b++) {
+      n += used[b];
+    }
+    return n;
   }
 
   /** A cursor before the first chunk; {@link Cursor#next()} moves to each in turn. */
@@ -105,6 +131,8 @@ public final class ChunkLog {
 
   /** Reads the chunks in arrival order; confined to the thread that uses it. */
   public final class Cursor {
+    private int block;
+    private byte[] in = blocks[0];
     private int pos;
     private int index = -1;
     private long nanos;
@@ -117,6 +145,10 @@ public final class ChunkLog {
     public boolean next() {
       if (index + 1 >= count) {
         return false;
+      }
+      if (pos == (block == last ? size : used[block])) {
+        in = blocks[++block]; // the entry starts the next block
+        pos = 0;
       }
       long zz = get();
       nanos += (zz >>> 1) ^ -(zz & 1);
@@ -132,7 +164,7 @@ public final class ChunkLog {
       int shift = 0;
       byte b;
       do {
-        b = bytes[pos++];
+        b = in[pos++];
         v |= (long) (b & 0x7F) << shift;
         shift += 7;
       } while (b < 0);

@@ -34,7 +34,7 @@ public final class RequestTimeline {
   private long endNanos = -1;
 
   private final ChunkLog chunks = new ChunkLog();
-  private final StringBuilder content = new StringBuilder();
+  private final AnswerText content = new AnswerText();
   private long reasoningChars;
 
   private int usagePromptTokens = -1;

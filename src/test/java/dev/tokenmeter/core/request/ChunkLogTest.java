@@ -53,6 +53,23 @@ class ChunkLogTest {
     }
   }
 
+  /** Entries of the largest size, across many blocks: none is split or lost at a block's end. */
+  @Test
+  void theLargestEntriesReadBackAcrossBlocks() {
+    ChunkLog log = new ChunkLog();
+    for (int i = 0; i < 10_000; i++) {
+      log.append(i % 2 == 0 ? Long.MAX_VALUE / 2 : Long.MIN_VALUE / 2, Integer.MAX_VALUE - i, TextKind.CONTENT);
+    }
+    ChunkLog.Cursor c = log.cursor();
+    for (int i = 0; i < 10_000; i++) {
+      assertThat(c.next()).isTrue();
+      if (c.nanos() != (i % 2 == 0 ? Long.MAX_VALUE / 2 : Long.MIN_VALUE / 2) || c.chars() != Integer.MAX_VALUE - i) {
+        throw new AssertionError("chunk " + i + " read back as " + c.nanos() + ", " + c.chars());
+      }
+    }
+    assertThat(c.next()).isFalse();
+  }
+
   @Test
   void cursorsAreIndependentAndSeeOnlyWhatWasAppendedBeforeThem() {
     ChunkLog log = new ChunkLog();
