@@ -44,8 +44,9 @@ public final class SseFramer {
    *   end of line is found 8 bytes at a time (SWAR, below), and a data line that lies whole in the
    *   caller's array is referenced, not copied, until the blank line dispatches it: the data is
    *   then copied exactly once, into the event's own array, or not at all for a LendingListener
-   *   (the client's path: 255 of its 335 bytes allocated per chunk were the event and this copy). Only a line split across reads is copied
-   *   into the internal line buffer, and only a second data line into the data buffer.
+   *   (the client's path: 255 of its 335 bytes allocated per chunk were the event and this copy).
+   *   Only a line split across reads is copied into the internal line buffer, and only a second
+   *   data line into the data buffer.
    * - SWAR: for a word w, (x - 0x01..01) & ~x & 0x80..80 with x = w ^ (b * 0x01..01) has its lowest
    *   set bit in the first byte equal to b (later bits can be false positives from the borrow,
    *   earlier ones never are), so the lowest set bit of the OR for LF and CR is the first line end.

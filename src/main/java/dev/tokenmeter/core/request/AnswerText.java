@@ -26,8 +26,9 @@ import java.util.Objects;
  * heap's cap has to leave room for that garbage (scripts/heap-for-run.sh, docs/PERFORMANCE.md §3).
  * Text whose chars are all below U+0100 (English prose, code, JSON) is kept a byte a char in
  * 256-byte blocks that are never copied, each full but the last (small, because most answers are
- * short: a 64-token answer takes two). The
- * first char above U+00FF moves the text into a StringBuilder (UTF-16) for the rest of the request.
+ * short: a 64-token answer takes two). The first char above U+00FF moves the text into a
+ * StringBuilder (UTF-16) for the rest of the request. ChunkLog keeps its bytes in blocks the same
+ * way; its blocks end where an entry would not fit, these are always full (charAt's arithmetic).
  */
 public final class AnswerText implements CharSequence {
   private static final int BLOCK_CHARS = 256;
