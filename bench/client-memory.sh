@@ -6,6 +6,8 @@
 #   bench/client-memory.sh                                   # the matrix of docs/PERFORMANCE.md §3
 #   MODES=paced CONCURRENCY=1000 DURATIONS="20 60" bench/client-memory.sh
 #   DETAIL=1 ...                                             # also a class histogram and NMT summary
+#   CLIENT_ARGS="--model gpt-4o" SERVER_ARGS="--served-model-name gpt-4o" ...
+#                                                            # with a tokenizer loaded (o200k_base)
 #
 # Each run samples VmRSS of the client every second from its start to its end and reads VmHWM
 # (the high-water mark) at the last sample; "late" is the mean RSS of the last quarter of the

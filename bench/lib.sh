@@ -43,10 +43,12 @@ begin_results() {
 }
 
 # start_server PORT LOGFILE ARGS...: `tokenmeter sim serve` alone on SERVER_CPUS; waits until it answers.
-# TOKENMETER_JAVA_OPTS is for the client only; the server gets SERVER_JAVA_OPTS.
+# TOKENMETER_JAVA_OPTS is for the client only; the server gets SERVER_JAVA_OPTS, and SERVER_ARGS
+# (split on spaces) after ARGS.
 start_server() {
   local port=$1 log=$2; shift 2
-  TOKENMETER_JAVA_OPTS="${SERVER_JAVA_OPTS:-}" taskset -c "$SERVER_CPUS" ./tokenmeter sim serve --port "$port" "$@" 2>"$log" &
+  # shellcheck disable=SC2086 # SERVER_ARGS is a list of arguments
+  TOKENMETER_JAVA_OPTS="${SERVER_JAVA_OPTS:-}" taskset -c "$SERVER_CPUS" ./tokenmeter sim serve --port "$port" "$@" ${SERVER_ARGS:-} 2>"$log" &
   SERVER_PID=$!
   await_port "$port" "server" "$log"
 }
@@ -72,11 +74,13 @@ stop_pid() {
 
 # start_zero_delay_client PORT C WARMUP_S WINDOW_S DIR: `tokenmeter bench` on CLIENT_CPUS in the
 # background (its PID in $!), closed loop, 16 prompt tokens, OUTPUT_TOKENS output tokens
-# (ignore_eos), as client-capacity.sh and peers.sh run it.
+# (ignore_eos), as client-capacity.sh and peers.sh run it. CLIENT_ARGS (split on spaces) is added
+# to its arguments, e.g. CLIENT_ARGS="--model gpt-4o" to count with a tokenizer loaded.
 start_zero_delay_client() {
+  # shellcheck disable=SC2086 # CLIENT_ARGS is a list of arguments
   taskset -c "$CLIENT_CPUS" bench/client.sh bench --url "http://127.0.0.1:$1" --concurrency "$2" --event-loops "$EVENT_LOOPS" \
     --warmup "${3}s" --duration "${4}s" --cooldown 0s --input-tokens 16 \
-    --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$5" >"$5/client.log" 2>&1 &
+    --output-tokens "$OUTPUT_TOKENS" --extra-body '{"ignore_eos":true}' -q --out "$5" ${CLIENT_ARGS:-} >"$5/client.log" 2>&1 &
 }
 
 # stop_server: SIGTERM makes it print its counters (requests, tokens, connections) to its log.
