@@ -43,7 +43,7 @@ final class EngineOptions {
   boolean noPrefixCaching;
 
   // Efficiency factors: null keeps EngineConfig's fitted default (`sim presets` prints them).
-  @Option(names = "--mfu", paramLabel = "F", description = "Model FLOPs utilisation of compute-bound work, in (0, 1] (default: fitted, see `sim presets`).")
+  @Option(names = "--mfu", paramLabel = "F", description = "Model FLOPs utilisation of compute-bound work: its share of the GPU's achievable matrix rate (datasheet peak x its measured achievable share), in (0, 1] (default: fitted, see `sim presets`).")
   Double mfu;
 
   @Option(names = "--mbu", paramLabel = "F", description = "Memory bandwidth utilisation streaming weights and KV cache, in (0, 1] (default: fitted).")

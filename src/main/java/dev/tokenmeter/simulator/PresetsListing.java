@@ -2,6 +2,7 @@ package dev.tokenmeter.simulator;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tokenmeter.simulator.engine.AchievableMatmul;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
@@ -50,21 +51,28 @@ public final class PresetsListing {
     sb.append(
         String.format(
             Locale.ROOT,
-            "  %-10s %-26s %7s %9s %10s %10s %10s  %s%n",
+            "  %-10s %-26s %7s %9s %10s %10s %10s %12s  %s%n",
             "id", "name", "memory", "HBM TB/s", "BF16 TF/s", "FP8 TF/s", "INT8 TOP/s",
-            "interconnect"));
+            "achievable", "interconnect"));
     for (GpuSpec g : Presets.gpus()) {
       sb.append(
           String.format(
               Locale.ROOT,
-              "  %-10s %-26s %4d GiB %9.3f %10.1f %10s %10.1f  %s%n",
+              "  %-10s %-26s %4d GiB %9.3f %10.1f %10s %10.1f %12s  %s%n",
               g.id(), g.name(), g.memoryBytes() >> 30, g.memoryBandwidthBytesPerSecond() / 1e12,
               g.bf16FlopsPerSecond() / 1e12,
               g.fp8FlopsPerSecond() > 0
                   ? String.format(Locale.ROOT, "%.1f", g.fp8FlopsPerSecond() / 1e12)
                   : "-",
-              g.int8OpsPerSecond() / 1e12, g.interconnect()));
+              g.int8OpsPerSecond() / 1e12,
+              g.fp8FlopsPerSecond() > 0
+                  ? String.format(Locale.ROOT, "%.3f/%.3f", AchievableMatmul.share(g, Precision.BF16),
+                      AchievableMatmul.share(g, Precision.FP8))
+                  : String.format(Locale.ROOT, "%.3f", AchievableMatmul.share(g, Precision.BF16)),
+              g.interconnect()));
     }
+    sb.append("  achievable: share of the BF16/FP8 peak a matmul reaches at all (measured, stas00/ml-engineering"
+        + " MAMF table; unmeasured GPUs take its median); --mfu is a share of peak x this\n");
     sb.append("\nEngine profiles (--engine; overheads fitted to published measurements, docs/SIMULATOR.md)\n");
     sb.append(String.format(Locale.ROOT, "  %-8s %-42s %-13s %-12s %9s %13s %6s %5s %11s %12s%n",
         "id", "engine", "scheduling", "admission", "max seqs", "budget", "graphs", "block",

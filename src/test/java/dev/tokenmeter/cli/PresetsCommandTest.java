@@ -26,14 +26,16 @@ class PresetsCommandTest {
         .containsPattern("llama-3.1-8b .* 8\\.03B +8\\.03B +32 +4096 +8 +128 +131072 +128 KiB")
         .containsPattern("mixtral-8x7b .* 46\\.70B +12\\.88B")
         .containsPattern("h100-sxm .* 80 GiB +3\\.350 +989\\.4 +1978\\.9")
-        .containsPattern("vllm +vLLM V1 \\(0\\.8\\+\\) +mixed +on_demand +1024/256 +8192/2048 +512 +16 +2\\.3ms +0\\.0075ms")
-        .containsPattern("sglang .* prefill_first +on_demand .* 160 +16 +3\\.1ms +0\\.1375ms")
-        .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +16 +5\\.7ms +0\\.02ms")
+        .containsPattern("h100-sxm .* 1978\\.9 +0\\.803/0\\.709  NVLink")
+        .containsPattern("a100-80gb .* 624\\.0 +0\\.869  NVLink")
+        .containsPattern("vllm +vLLM V1 \\(0\\.8\\+\\) +mixed +on_demand +1024/256 +8192/2048 +512 +16 +2ms +0\\.01ms")
+        .containsPattern("sglang .* prefill_first +on_demand .* 160 +16 +2\\.7ms +0\\.145ms")
+        .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +16 +5\\.2ms +0\\.0175ms")
         .containsPattern("lmdeploy +LMDeploy TurboMind \\(0\\.1, persistent batch\\) +mixed +on_demand +64/64"
-            + " +262144/262144 +0 +128 +1ms +0\\.025ms")
+            + " +262144/262144 +0 +128 +1\\.8ms +0\\.045ms")
         .contains("platform cuda adds 0ms per iteration + 0ms per sequence (NVIDIA GPUs: the profiles' own)")
-        .contains("platform rocm adds 3.4ms per iteration + 0.13ms per sequence (AMD Instinct GPUs, fitted)")
-        .contains("--mfu 0.525  --mbu 0.90")
+        .contains("platform rocm adds 3.6ms per iteration + 0.1275ms per sequence (AMD Instinct GPUs, fitted)")
+        .contains("--mfu 0.725  --mbu 0.88")
         .contains("(lmdeploy: its KV cache is 0.5 of the whole memory instead), blocks of the profile's"
             + " tokens (default 16), all-reduce latency 5 us (NVLink, Infinity Fabric) or 20 us (PCIe)")
         .contains("variation (simulate): none by default; --variation: iteration time CV 0.05, arrival jitter 0-2 ms");
@@ -55,10 +57,10 @@ class PresetsCommandTest {
     assertThat(mi300x.get("memory_bandwidth_bytes_per_second").asDouble()).isEqualTo(5.3e12);
     assertThat(mi300x.get("source").asText()).contains("MI300X");
     JsonNode engine = root.get("engine_defaults");
-    assertThat(engine.get("mfu").asDouble()).isEqualTo(0.525);
-    assertThat(engine.get("mbu").asDouble()).isEqualTo(0.9);
-    assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(2.3);
-    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.0075);
+    assertThat(engine.get("mfu").asDouble()).isEqualTo(0.725);
+    assertThat(engine.get("mbu").asDouble()).isEqualTo(0.88);
+    assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(2.0);
+    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.01);
     assertThat(engine.get("max_num_seqs").asInt()).isEqualTo(1024); // vLLM on an H100
     JsonNode profiles = root.get("engine_profiles");
     assertThat(profiles).hasSize(4);
@@ -66,19 +68,19 @@ class PresetsCommandTest {
     assertThat(profiles.get(1).get("scheduling").asText()).isEqualTo("prefill_first");
     assertThat(profiles.get(1).get("cuda_graph_max_batch").asInt()).isEqualTo(160);
     assertThat(profiles.get(2).get("admission").asText()).isEqualTo("reserve_full");
-    assertThat(profiles.get(2).get("iteration_overhead_ms").asDouble()).isEqualTo(5.7);
+    assertThat(profiles.get(2).get("iteration_overhead_ms").asDouble()).isEqualTo(5.2);
     JsonNode lmdeploy = profiles.get(3);
     assertThat(lmdeploy.get("id").asText()).isEqualTo("lmdeploy");
     assertThat(lmdeploy.get("block_tokens").asInt()).isEqualTo(128);
     assertThat(lmdeploy.get("kv_memory_share").asDouble()).isEqualTo(0.5);
     assertThat(lmdeploy.get("prefix_caching").asBoolean()).isFalse();
     assertThat(lmdeploy.get("cuda_graph_max_batch").asInt()).isZero();
-    assertThat(lmdeploy.get("iteration_overhead_ms").asDouble()).isEqualTo(1.0);
-    assertThat(lmdeploy.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.025);
+    assertThat(lmdeploy.get("iteration_overhead_ms").asDouble()).isEqualTo(1.8);
+    assertThat(lmdeploy.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.045);
     JsonNode rocm = root.get("platforms").get(1);
     assertThat(rocm.get("id").asText()).isEqualTo("rocm");
-    assertThat(rocm.get("iteration_overhead_ms").asDouble()).isEqualTo(3.4);
-    assertThat(rocm.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.13);
+    assertThat(rocm.get("iteration_overhead_ms").asDouble()).isEqualTo(3.6);
+    assertThat(rocm.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.1275);
     assertThat(root.get("platforms").get(0).get("iteration_overhead_ms").asDouble()).isZero();
   }
 

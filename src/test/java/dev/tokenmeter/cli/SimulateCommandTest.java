@@ -30,7 +30,7 @@ class SimulateCommandTest {
         .contains("client: none: simulated in virtual time").doesNotContain("WARNING");
     assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time")
         .contains("engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration;"
-            + " calibration: MFU 0.525, MBU 0.90, 2.300 ms per iteration + 0.008 ms per sequence"
+            + " calibration: MFU 0.725, MBU 0.88, 2.000 ms per iteration + 0.010 ms per sequence"
             + " (fitted to published measurements, docs/SIMULATOR.md Accuracy)");
 
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
@@ -51,9 +51,9 @@ class SimulateCommandTest {
     assertThat(engine.get("arrival_jitter_ms").asDouble()).isZero();
     assertThat(r.err()).contains("variation: none (exact engine; --variation adds the estimated spread");
 
-    // c=1: ITL is the decode iteration over ~100 cached tokens, 7.3106 ms (SimulationTest).
+    // c=1: ITL is the decode iteration over ~100 cached tokens, 7.1264 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
-    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(7.31, within(0.01));
+    assertThat(one.at("/metrics/itl_ms/mean").asDouble()).isCloseTo(7.126, within(0.01));
     assertThat(one.at("/client_health/bottleneck").asBoolean()).isFalse();
     JsonNode many = summary.at("/stages/1");
     assertThat(many.at("/metrics/decode_tps/p50").asDouble())
@@ -183,16 +183,16 @@ class SimulateCommandTest {
         "--seed", "3", "--out"};
     JsonNode on = summary(dir.resolve("on"), args);
     JsonNode off = summary(dir.resolve("off"), with(args, "--no-prefix-caching"));
-    // Fitted defaults (MFU 0.525, MBU 0.9, vLLM's 2.3 ms + 7.5 µs per scheduled sequence): a cold
-    // 1,100-token prefill is compute-bound,
-    // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 519.435e12 = 32.397349 ms, + 340 ns
-    // sampling + 32 × 40 µs eager launches (1,100 tokens > 512) + 2.3075 ms = 35.985 ms;
+    // Fitted defaults (MFU 0.725 of the H100's achievable share 0.803, MBU 0.88, vLLM's 2.0 ms +
+    // 10 µs per scheduled sequence): a cold 1,100-token prefill is compute-bound,
+    // (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 × 1,101 / 2) / 576.004e12 = 29.215628 ms, + 348 ns
+    // sampling + 32 × 40 µs eager launches (1,100 tokens > 512) + 2.01 ms = 32.506 ms;
     // behind 64 cached blocks (1,024 tokens) 76 are prefilled, memory-bound:
-    // (15,009,849,344 + 1,100 × 131,072) / 3.015e12 = 5.026212 ms, + 340 ns + one graph launch
-    // (20 µs) + 2.3075 ms = 7.354052 ms (histograms keep 3 significant digits)
-    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(35.985, within(0.04));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(7.354, within(0.015));
-    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(35.985, within(0.05));
+    // (15,009,849,344 + 1,100 × 131,072) / 2.948e12 = 5.140444 ms, + 348 ns + one graph launch
+    // (20 µs) + 2.01 ms = 7.170792 ms (histograms keep 3 significant digits)
+    assertThat(off.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(32.506, within(0.04));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(7.171, within(0.015));
+    assertThat(on.at("/stages/0/metrics/ttft_ms/max").asDouble()).isCloseTo(32.506, within(0.05));
     // every request but the first hits 1,024 of its 1,100 tokens
     long n = Files.readAllLines(dir.resolve("on/requests.jsonl")).size();
     assertThat(n).isGreaterThan(50);

@@ -8,24 +8,24 @@ package dev.tokenmeter.simulator.engine;
  * these, so a change of model or data cannot leave them stale.
  */
 public final class Calibration {
-  /** Share of the matrix peak reached by compute-bound work. */
-  public static final double MFU = 0.525;
+  /** Share of the GPU's achievable matrix rate ({@link AchievableMatmul}) reached by compute-bound work. */
+  public static final double MFU = 0.725;
 
   /** Share of the peak memory bandwidth reached streaming weights and KV cache. */
-  public static final double MBU = 0.9;
+  public static final double MBU = 0.88;
 
-  public static final long VLLM_ITERATION_NANOS = 2_300_000L;
-  public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;
-  public static final long SGLANG_ITERATION_NANOS = 3_100_000L;
-  public static final long SGLANG_PER_SEQUENCE_NANOS = 137_500L;
-  public static final long TRT_LLM_ITERATION_NANOS = 5_700_000L;
-  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 20_000L;
-  public static final long LMDEPLOY_ITERATION_NANOS = 1_000_000L;
-  public static final long LMDEPLOY_PER_SEQUENCE_NANOS = 25_000L;
+  public static final long VLLM_ITERATION_NANOS = 2_000_000L;
+  public static final long VLLM_PER_SEQUENCE_NANOS = 10_000L;
+  public static final long SGLANG_ITERATION_NANOS = 2_700_000L;
+  public static final long SGLANG_PER_SEQUENCE_NANOS = 145_000L;
+  public static final long TRT_LLM_ITERATION_NANOS = 5_200_000L;
+  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 17_500L;
+  public static final long LMDEPLOY_ITERATION_NANOS = 1_800_000L;
+  public static final long LMDEPLOY_PER_SEQUENCE_NANOS = 45_000L;
 
   /** What the ROCm stack adds per iteration and per sequence to any profile ({@link Platform}). */
-  public static final long ROCM_ITERATION_NANOS = 3_400_000L;
-  public static final long ROCM_PER_SEQUENCE_NANOS = 130_000L;
+  public static final long ROCM_ITERATION_NANOS = 3_600_000L;
+  public static final long ROCM_PER_SEQUENCE_NANOS = 127_500L;
 
   /** Which data the constants were fitted on: the dataset and its size. */
   public static final String FITTED_ON =

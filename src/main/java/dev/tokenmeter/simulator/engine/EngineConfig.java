@@ -19,7 +19,8 @@ import java.util.Objects;
  *     --max-num-batched-tokens}, chunked prefill)
  * @param blockTokens tokens per KV-cache block (the profile's: vLLM's paged attention 16, LMDeploy
  *     128)
- * @param mfu model FLOPs utilisation: share of the matrix peak reached by compute-bound work
+ * @param mfu model FLOPs utilisation: share of the GPU's achievable matrix rate (the datasheet
+ *     peak × {@link AchievableMatmul#share}) reached by compute-bound work
  * @param mbu memory bandwidth utilisation: share of the peak bandwidth reached when streaming
  *     weights and KV cache
  * @param iterationOverheadNanos host time per iteration: the engine loop's scheduling, input

@@ -7,8 +7,10 @@ package dev.tokenmeter.simulator.engine;
  *
  * <pre>
  * design notes
- * - time = max(FLOPs / (peak × MFU), bytes / (bandwidth × MBU)) + all-reduces + sampling
- *   + launches + iteration overhead + per-sequence overhead × sequences (see Cost).
+ * - time = max(FLOPs / (peak × achievable share × MFU), bytes / (bandwidth × MBU)) + all-reduces
+ *   + sampling + launches + iteration overhead + per-sequence overhead × sequences (see Cost). The
+ *   achievable share is the GPU's measured matmul ceiling (AchievableMatmul); MFU is the fitted
+ *   share of it.
  * - sampling: the sampler reads the FP32 logits the LM head wrote, full vocabulary per sampling
  *   sequence on every GPU (the logits are gathered): samples × vocab × 8 B of memory traffic.
  * - launches: a batch the engine profile runs as a CUDA graph costs one replay; any other launches
@@ -72,7 +74,8 @@ public final class Roofline {
                   : "even 64 GPUs are not enough: use a smaller precision or a larger GPU"));
     }
     this.kvCapacityTokens = blocks * config.blockTokens();
-    this.flopsPerSecondPerGpu = config.gpu().peakFlopsPerSecond(config.weights()) * config.mfu();
+    this.flopsPerSecondPerGpu = config.gpu().peakFlopsPerSecond(config.weights())
+        * AchievableMatmul.share(config.gpu(), config.weights()) * config.mfu();
     this.bytesPerSecondPerGpu = config.gpu().memoryBandwidthBytesPerSecond() * config.mbu();
   }
 
@@ -135,7 +138,8 @@ public final class Roofline {
   /**
    * What one iteration costs, term by term, in nanoseconds.
    *
-   * @param gpuNanos the roofline: max(FLOPs / (peak × MFU), bytes / (bandwidth × MBU))
+   * @param gpuNanos the roofline: max(FLOPs / (peak × achievable share × MFU), bytes / (bandwidth ×
+   *     MBU))
    * @param computeBound whether the FLOPs term is the larger
    * @param allReduceNanos tensor-parallel all-reduces, two per layer (0 on one GPU)
    * @param samplingNanos reading and writing the FP32 logits of every sequence that samples a

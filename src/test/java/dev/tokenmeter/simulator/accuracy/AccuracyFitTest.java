@@ -51,20 +51,19 @@ class AccuracyFitTest {
    */
   static final Map<String, Double> MARGINS = Map.ofEntries(
       Map.entry("trtllm-0.9/THROUGHPUT", 13.0),
-      Map.entry("rocm-vllm/THROUGHPUT", 73.0),
-      Map.entry("trtllm-0.6/THROUGHPUT", 7.0),
-      Map.entry("datacrunch-sglang/TPOT", 75.0),
-      Map.entry("datacrunch-sglang/THROUGHPUT", 22.0),
-      Map.entry("datacrunch-sglang/TTFT", 15.0),
-      Map.entry("rtx4090-vllm/TTFT", 113.0),
-      Map.entry("gpustack-vllm/THROUGHPUT", 6.0),
-      Map.entry("gpustack-vllm/TTFT", 27.0),
-      Map.entry("gpustack-sglang/TPOT", 17.0),
-      Map.entry("gpustack-sglang/THROUGHPUT", 43.0),
-      Map.entry("gpustack-sglang/TTFT", 31.0),
-      Map.entry("lmdeploy/TPOT", 9.0),
-      Map.entry("lmdeploy/THROUGHPUT", 4.0),
-      Map.entry("lmdeploy/TTFT", 10.0));
+      Map.entry("rocm-vllm/THROUGHPUT", 75.0),
+      Map.entry("trtllm-0.6/THROUGHPUT", 6.0),
+      Map.entry("datacrunch-sglang/TPOT", 70.0),
+      Map.entry("datacrunch-sglang/THROUGHPUT", 20.0),
+      Map.entry("datacrunch-sglang/TTFT", 20.0),
+      Map.entry("rtx4090-vllm/TTFT", 91.0),
+      Map.entry("gpustack-vllm/THROUGHPUT", 4.0),
+      Map.entry("gpustack-vllm/TTFT", 32.0),
+      Map.entry("gpustack-sglang/TPOT", 15.0),
+      Map.entry("gpustack-sglang/THROUGHPUT", 41.0),
+      Map.entry("gpustack-sglang/TTFT", 28.0),
+      Map.entry("lmdeploy/TPOT", 11.0),
+      Map.entry("lmdeploy/THROUGHPUT", 4.0));
 
   private static Dataset dataset;
   private static List<Simulated> all;

@@ -57,15 +57,16 @@ class PrefixCacheTest {
     FirstTokens t = new FirstTokens();
     BatchEngine e = new BatchEngine(IDEAL, t);
     // A: 1,024-token system prompt + 256 of its own. Compute-bound: FLOPs = 2 × (8,030,261,248 −
-    // 525,336,576 embedding) × 1,280 + 524,288 × (1,280 × 1,281 / 2) → / 989.4e12 = 19.852880 ms,
-    // + sampling (306 ns) + eager launches (1,280 tokens > vLLM's 512-token graphs: 32 × 40 µs)
-    long coldA = 19_852_880L + 306 + 1_280_000;
+    // 525,336,576 embedding) × 1,280 + 524,288 × (1,280 × 1,281 / 2) → / (989.4e12 × the H100's
+    // achievable share 0.803) = 24.723387 ms, + sampling (306 ns) + eager launches (1,280 tokens >
+    // vLLM's 512-token graphs: 32 × 40 µs)
+    long coldA = 24_723_387L + 306 + 1_280_000;
     assertThat(ttft(e, t, 1, 1_280, prompt(1_024, 256, 1))).isEqualTo(coldA);
     // B: the same system prompt, 256 tokens of its own: its 64 shared blocks hit, 256 tokens are
-    // prefilled at positions 1,024.. (pairs 256 × 1,024 + 256 × 257 / 2 = 295,040): 4.0e12
-    // FLOPs = 4.0 ms of compute, but the weights plus 1,280 tokens of KV, 15,177,621,504 B, take
-    // 4.530633 ms to read: memory-bound now; 256 tokens run as a graph (20 µs), + sampling.
-    assertThat(ttft(e, t, 2, 1_280, prompt(1_024, 256, 2))).isEqualTo(4_530_633L + 306 + 20_000);
+    // prefilled at positions 1,024.. (pairs 256 × 1,024 + 256 × 257 / 2 = 295,040): 3.997e12
+    // FLOPs = 5.031173 ms of compute (the weights plus 1,280 tokens of KV, 15,177,621,504 B, take
+    // 4.530633 ms to read); 256 tokens run as a graph (20 µs), + sampling.
+    assertThat(ttft(e, t, 2, 1_280, prompt(1_024, 256, 2))).isEqualTo(5_031_173L + 306 + 20_000);
     assertThat(e.admittedPromptTokens()).isEqualTo(2_560);
     assertThat(e.cachedPromptTokens()).isEqualTo(1_024);
     // 80 blocks of A + B's 16 own, all evictable now
@@ -127,9 +128,9 @@ class PrefixCacheTest {
     assertThat(e.evictions()).isEqualTo(20);
     assertThat(e.cachedBlocks()).isEqualTo(100);
     // A's prompt again: blocks 0..19 hit (320 tokens), 320 are prefilled after them, compute-bound:
-    // 2 × 7,504,924,672 × 320 + 524,288 × (320 × 320 + 320 × 321 / 2) FLOPs = 4.936089 ms,
-    // + graph + sampling
-    assertThat(ttft(e, t, 3, 640, prompt(640, 0, 0))).isEqualTo(4_936_089L + 20_000 + 306);
+    // 2 × 7,504,924,672 × 320 + 524,288 × (320 × 320 + 320 × 321 / 2) FLOPs at 989.4e12 × 0.803
+    // = 6.147060 ms, + graph + sampling
+    assertThat(ttft(e, t, 3, 640, prompt(640, 0, 0))).isEqualTo(6_147_060L + 20_000 + 306);
     assertThat(e.cachedPromptTokens()).isEqualTo(320);
     assertThat(e.freeBlocks()).isEqualTo(100);
   }
