@@ -49,8 +49,10 @@ public final class SpecFiles {
   private static final List<String> GPU_FIELDS =
       List.of("id", "name", "memory_bytes", "memory_bandwidth_bytes_per_second",
           "bf16_flops_per_second", "fp8_flops_per_second", "int8_ops_per_second",
-          "interconnect_bytes_per_second_per_direction", "interconnect", "source");
-  private static final Set<String> GPU_OPTIONAL = Set.of("name", "interconnect", "source");
+          "interconnect_bytes_per_second_per_direction", "interconnect", "source",
+          "achievable_bf16_share", "achievable_fp8_share");
+  private static final Set<String> GPU_OPTIONAL = Set.of("name", "interconnect", "source",
+      "achievable_bf16_share", "achievable_fp8_share");
 
   private SpecFiles() {}
 
@@ -90,6 +92,12 @@ public final class SpecFiles {
     g.writeNumberField("interconnect_bytes_per_second_per_direction", s.interconnectBytesPerSecond());
     g.writeStringField("interconnect", s.interconnect());
     g.writeStringField("source", s.source());
+    if (s.achievableBf16Share() > 0) {
+      g.writeNumberField("achievable_bf16_share", s.achievableBf16Share());
+    }
+    if (s.achievableFp8Share() > 0) {
+      g.writeNumberField("achievable_fp8_share", s.achievableFp8Share());
+    }
     g.writeEndObject();
   }
 
@@ -153,7 +161,8 @@ public final class SpecFiles {
         f.positiveNumber("memory_bandwidth_bytes_per_second"), f.positiveNumber("bf16_flops_per_second"),
         f.nonNegativeNumber("fp8_flops_per_second"), f.nonNegativeNumber("int8_ops_per_second"),
         f.positiveNumber("interconnect_bytes_per_second_per_direction"),
-        f.text("interconnect", "unknown"), f.text("source", file.toString()));
+        f.text("interconnect", "unknown"), f.text("source", file.toString()),
+        f.share("achievable_bf16_share"), f.share("achievable_fp8_share"));
   }
 
   private static JsonNode object(Path file, String what, String arrayName) {
@@ -248,6 +257,19 @@ public final class SpecFiles {
         throw invalid(name + " must be > 0, got 0");
       }
       return v;
+    }
+
+    /** An optional share in (0, 1]; 0 when the field is absent. */
+    double share(String name) {
+      if (!has(name)) {
+        return 0;
+      }
+      JsonNode n = root.get(name);
+      if (!n.isNumber() || !(n.asDouble() > 0 && n.asDouble() <= 1)) {
+        throw invalid(name + " must be a share in (0, 1] (measured matmul FLOP/s over the"
+            + " datasheet's dense peak), got " + n);
+      }
+      return n.asDouble();
     }
 
     double nonNegativeNumber(String name) {

@@ -1,6 +1,7 @@
 package dev.tokenmeter.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -52,6 +53,27 @@ class SpecFilesTest {
     JsonNode byFile = stages(dir.resolve("file"), "--model-file", model.toString(), "--gpu-file", gpu.toString(), load);
     assertThat(byPreset.at("/0/requests/completed").asLong()).isGreaterThan(50);
     assertThat(byFile).isEqualTo(byPreset);
+  }
+
+  @Test
+  void aGpuFilesOwnAchievableShareSetsItsComputeRate(@TempDir Path dir) throws Exception {
+    ObjectNode mine = preset("gpus", 2); // h100-sxm's figures, under an id the table does not know
+    mine.put("id", "my-h100");
+    mine.put("achievable_bf16_share", 0.5);
+    Path gpu = write(dir, "gpu.json", mine);
+    assertThat(SpecFiles.readGpu(gpu).achievableBf16Share()).isEqualTo(0.5);
+    // A cold 1,100-token prompt, compute-bound: (2 × 7,504,924,672 × 1,100 + 524,288 × 1,100 ×
+    // 1,101 / 2) FLOPs / (989.4e12 × 0.5 × MFU 0.725) = 46.920298 ms, + 348 ns sampling + 32 × 40
+    // µs eager launches + vLLM's 2.0 ms + 10 µs = 50.211 ms (histograms keep 3 significant digits)
+    JsonNode s = stages(dir.resolve("own"), "--model", "llama-3.1-8b", "--gpu-file", gpu.toString(),
+        "--concurrency", "1", "--input-tokens", "1100", "--output-tokens", "4", "--no-prefix-caching",
+        "--duration", "5s", "--warmup", "0s", "--cooldown", "0s", "--seed", "3", "--out");
+    assertThat(s.at("/0/metrics/ttft_ms/p50").asDouble()).isCloseTo(50.211, within(0.06));
+
+    mine.put("achievable_bf16_share", 1.5);
+    Cli.Result r = Cli.run("simulate", "--gpu-file", write(dir, "bad.json", mine).toString(), "--concurrency", "1");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("achievable_bf16_share must be a share in (0, 1]");
   }
 
   private static JsonNode stages(Path out, String k1, String v1, String k2, String v2, String... load)

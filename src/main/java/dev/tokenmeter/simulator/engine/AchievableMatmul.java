@@ -25,6 +25,9 @@ import java.util.Map;
  *   and the one measurement is the best evidence for it.
  * - The share follows the peak GpuSpec.peakFlopsPerSecond picks: 8-bit tensor cores (FP8, INT8)
  *   take the FP8 share, everything run at the BF16 peak the BF16 share.
+ * - A GPU spec that gives its own shares (a --gpu-file's achievable_bf16_share and
+ *   achievable_fp8_share, measured on the user's GPU) wins over the table, with the same rule for
+ *   a precision it does not give.
  * </pre>
  */
 public final class AchievableMatmul {
@@ -52,6 +55,14 @@ public final class AchievableMatmul {
       case INT8 -> gpu.int8OpsPerSecond() > 0;
       case BF16, FP16, INT4 -> false;
     };
+    double own = eightBit ? gpu.achievableFp8Share() : gpu.achievableBf16Share();
+    double ownOther = eightBit ? gpu.achievableBf16Share() : gpu.achievableFp8Share();
+    if (own > 0) {
+      return own;
+    }
+    if (ownOther > 0) {
+      return ownOther;
+    }
     double[] m = MEASURED.get(gpu.id());
     if (m == null) {
       return eightBit ? DEFAULT_FP8_SHARE : DEFAULT_BF16_SHARE;

@@ -17,6 +17,9 @@ import java.util.Objects;
  *     datasheet figure), used for tensor-parallel all-reduces
  * @param interconnect what the link is ({@code "NVLink 4"}, {@code "PCIe Gen4 x16"})
  * @param source where the figures come from
+ * @param achievableBf16Share the share of the BF16 peak a matmul reaches at all, measured for this
+ *     GPU (e.g. with mamf-finder.py); 0 when not given ({@link AchievableMatmul} then decides)
+ * @param achievableFp8Share the same for the 8-bit peak; 0 when not given
  */
 public record GpuSpec(
     String id,
@@ -28,7 +31,17 @@ public record GpuSpec(
     double int8OpsPerSecond,
     double interconnectBytesPerSecond,
     String interconnect,
-    String source) {
+    String source,
+    double achievableBf16Share,
+    double achievableFp8Share) {
+
+  /** A GPU whose achievable matmul shares come from {@link AchievableMatmul}'s table or defaults. */
+  public GpuSpec(String id, String name, long memoryBytes, double memoryBandwidthBytesPerSecond,
+      double bf16FlopsPerSecond, double fp8FlopsPerSecond, double int8OpsPerSecond,
+      double interconnectBytesPerSecond, String interconnect, String source) {
+    this(id, name, memoryBytes, memoryBandwidthBytesPerSecond, bf16FlopsPerSecond,
+        fp8FlopsPerSecond, int8OpsPerSecond, interconnectBytesPerSecond, interconnect, source, 0, 0);
+  }
 
   public GpuSpec {
     Objects.requireNonNull(id, "id");
@@ -40,6 +53,10 @@ public record GpuSpec(
         || fp8FlopsPerSecond < 0
         || int8OpsPerSecond < 0) {
       throw new IllegalArgumentException("GPU " + id + ": memory, bandwidth and peaks must be > 0");
+    }
+    if (!(achievableBf16Share >= 0 && achievableBf16Share <= 1)
+        || !(achievableFp8Share >= 0 && achievableFp8Share <= 1)) {
+      throw new IllegalArgumentException("GPU " + id + ": achievable shares must be in (0, 1], or 0");
     }
   }
 

@@ -45,6 +45,17 @@ class AchievableMatmulTest {
   }
 
   @Test
+  void aSpecsOwnSharesWinOverTheTableWithTheSameRuleForAMissingPrecision() {
+    GpuSpec h = Presets.gpu("h100-sxm");
+    GpuSpec measured = new GpuSpec(h.id(), h.name(), h.memoryBytes(), h.memoryBandwidthBytesPerSecond(),
+        h.bf16FlopsPerSecond(), h.fp8FlopsPerSecond(), h.int8OpsPerSecond(),
+        h.interconnectBytesPerSecond(), h.interconnect(), "measured here", 0.75, 0);
+    assertThat(AchievableMatmul.share(measured, Precision.BF16)).isEqualTo(0.75);
+    // its FP8 share is not given: its own BF16 one, before the table's 0.709
+    assertThat(AchievableMatmul.share(measured, Precision.FP8)).isEqualTo(0.75);
+  }
+
+  @Test
   void theRooflinesComputeRateIsPeakTimesShareTimesMfu() {
     // 2,048 prompt tokens of Llama 3.1 8B on one A100 at MFU 0.5: compute-bound, and the time is
     // FLOPs / (312 TFLOP/s × 0.869 × 0.5)
