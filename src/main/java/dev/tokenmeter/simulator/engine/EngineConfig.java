@@ -214,9 +214,11 @@ public record EngineConfig(
     return String.format(
         java.util.Locale.ROOT,
         "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f of an"
-            + " achievable %.3f of the peak, MBU %.2f, %.3f ms per iteration + %.3f ms per sequence"
+            + " achievable %.3f of the peak%s, MBU %.2f, %.3f ms per iteration + %.3f ms per sequence"
             + " (%s%s)",
-        p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, AchievableMatmul.share(gpu, weights), mbu,
+        p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, AchievableMatmul.share(gpu, weights),
+        AchievableMatmul.measured(gpu) ? "" : " (" + gpu.id() + " not measured: the median of measured GPUs)",
+        mbu,
         iterationOverheadNanos / 1e6, perSequenceOverheadNanos / 1e6,
         fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags",
         fitted ? extra : "");
