@@ -183,6 +183,7 @@ public record RunSummary(
       int maxNumSeqs,
       int maxBatchedTokens,
       double mfu,
+      double achievableMatmulShare,
       double mbu,
       double iterationOverheadMs,
       double perSequenceOverheadMs,

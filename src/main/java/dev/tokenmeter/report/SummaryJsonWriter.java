@@ -150,6 +150,7 @@ public final class SummaryJsonWriter {
     g.writeNumberField("max_num_seqs", sim.maxNumSeqs());
     g.writeNumberField("max_batched_tokens", sim.maxBatchedTokens());
     g.writeNumberField("mfu", sim.mfu());
+    g.writeNumberField("achievable_matmul_share", sim.achievableMatmulShare());
     g.writeNumberField("mbu", sim.mbu());
     g.writeNumberField("iteration_overhead_ms", sim.iterationOverheadMs());
     g.writeNumberField("per_sequence_overhead_ms", sim.perSequenceOverheadMs());

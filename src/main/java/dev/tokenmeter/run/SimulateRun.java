@@ -12,6 +12,7 @@ import dev.tokenmeter.report.ConsoleReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.html.HtmlReport;
+import dev.tokenmeter.simulator.engine.AchievableMatmul;
 import dev.tokenmeter.simulator.engine.Calibration;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Variation;
@@ -227,7 +228,8 @@ public final class SimulateRun {
         new RunSummary.Simulation(
             NOTE, c.model().id(), c.gpu().id(), c.tensorParallel(), c.weights().id(), c.kvCache().id(),
             sim.endpoint().roofline().kvCapacityTokens(), sim.endpoint().maxModelLen(), c.maxNumSeqs(),
-            c.maxBatchedTokens(), c.mfu(), c.mbu(), c.iterationOverheadNanos() / 1e6,
+            c.maxBatchedTokens(), c.mfu(), AchievableMatmul.share(c.gpu(), c.weights()), c.mbu(),
+            c.iterationOverheadNanos() / 1e6,
             c.perSequenceOverheadNanos() / 1e6,
             sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
             sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds, engine(c, s.variation()));

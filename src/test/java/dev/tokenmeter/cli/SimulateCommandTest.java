@@ -30,7 +30,7 @@ class SimulateCommandTest {
         .contains("client: none: simulated in virtual time").doesNotContain("WARNING");
     assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time")
         .contains("engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration;"
-            + " calibration: MFU 0.725, MBU 0.88, 2.000 ms per iteration + 0.010 ms per sequence"
+            + " calibration: MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, 2.000 ms per iteration + 0.010 ms per sequence"
             + " (fitted to published measurements, docs/SIMULATOR.md Accuracy)");
 
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
@@ -103,6 +103,7 @@ class SimulateCommandTest {
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
     JsonNode sim = summary.at("/settings/simulation");
     assertThat(sim.get("mfu").asDouble()).isEqualTo(0.5);
+    assertThat(sim.get("achievable_matmul_share").asDouble()).isEqualTo(0.803); // the H100, BF16
     assertThat(sim.get("mbu").asDouble()).isEqualTo(0.8);
     assertThat(sim.get("iteration_overhead_ms").asDouble()).isEqualTo(0.5);
     assertThat(sim.get("per_sequence_overhead_ms").asDouble()).isZero();
@@ -110,7 +111,7 @@ class SimulateCommandTest {
     assertThat(sim.at("/engine/iteration_cv").asDouble()).isZero();
     assertThat(sim.at("/engine/arrival_jitter_ms").asDouble()).isZero();
     assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.13, within(0.01));
-    assertThat(r.err()).contains("calibration: MFU 0.500, MBU 0.80, 0.500 ms per iteration + 0.000 ms"
+    assertThat(r.err()).contains("calibration: MFU 0.500 of an achievable 0.803 of the peak, MBU 0.80, 0.500 ms per iteration + 0.000 ms"
         + " per sequence (set by flags)");
 
     Cli.Result perSequence = Cli.run("simulate", "--concurrency", "1", "--requests", "1",

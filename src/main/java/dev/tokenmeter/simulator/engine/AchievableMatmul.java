@@ -70,4 +70,13 @@ public final class AchievableMatmul {
     double wanted = eightBit ? m[1] : m[0];
     return Double.isNaN(wanted) ? (eightBit ? m[0] : m[1]) : wanted;
   }
+
+  /**
+   * Whether {@link #share} for this GPU rests on a measurement of it (its spec's own shares or the
+   * table's row for its id), not on the median of other GPUs.
+   */
+  public static boolean measured(GpuSpec gpu) {
+    return gpu.achievableBf16Share() > 0 || gpu.achievableFp8Share() > 0
+        || MEASURED.containsKey(gpu.id());
+  }
 }

@@ -198,8 +198,9 @@ public record EngineConfig(
 
   /**
    * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
-   * MFU 0.525, MBU 0.96, 2.700 ms per iteration + 0.013 ms per sequence (fitted ...)"}: the profile
-   * and the efficiency factors this deployment uses, and whether they are the fitted ones.
+   * MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, 2.000 ms per iteration + 0.010 ms per
+   * sequence (fitted ...)"}: the profile and the efficiency factors this deployment uses (MFU with
+   * the GPU's achievable matmul share it applies to), and whether they are the fitted ones.
    */
   public String describeEngine() {
     EngineProfile p = profile;
@@ -212,9 +213,12 @@ public record EngineConfig(
             platform.perSequenceExtraNanos() / 1e6);
     return String.format(
         java.util.Locale.ROOT,
-        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f, MBU %.2f,"
-            + " %.3f ms per iteration + %.3f ms per sequence (%s%s)",
-        p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, mbu,
+        "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f of an"
+            + " achievable %.3f of the peak%s, MBU %.2f, %.3f ms per iteration + %.3f ms per sequence"
+            + " (%s%s)",
+        p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, AchievableMatmul.share(gpu, weights),
+        AchievableMatmul.measured(gpu) ? "" : " (" + gpu.id() + " not measured: the median of measured GPUs)",
+        mbu,
         iterationOverheadNanos / 1e6, perSequenceOverheadNanos / 1e6,
         fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags",
         fitted ? extra : "");

@@ -37,6 +37,11 @@ class AchievableMatmulTest {
     // BF16 rows 0.869, 0.838, 0.811, 0.803, 0.786, 0.776, 0.729: median 0.803
     // FP8 rows 0.776, 0.763, 0.745, 0.734, 0.723, 0.709: median (0.745 + 0.734) / 2 = 0.7395
     GpuSpec l40s = Presets.gpu("l40s");
+    assertThat(AchievableMatmul.measured(l40s)).isFalse();
+    assertThat(AchievableMatmul.measured(Presets.gpu("h200"))).isTrue();
+    assertThat(EngineConfig.of(Presets.model("llama-3.1-8b"), l40s).describeEngine())
+        .contains(String.format(java.util.Locale.ROOT, "MFU %.3f of an achievable 0.803 of the peak"
+            + " (l40s not measured: the median of measured GPUs)", Calibration.MFU));
     assertThat(AchievableMatmul.share(l40s, Precision.BF16)).isEqualTo(0.803);
     assertThat(AchievableMatmul.share(l40s, Precision.FP8)).isEqualTo(0.7395);
     GpuSpec own = new GpuSpec("my-gpu", "A GPU from a spec file", 24L << 30, 1e12, 100e12, 0, 0,
