@@ -16,7 +16,9 @@ import dev.tokenmeter.core.request.TimeoutKind;
 import dev.tokenmeter.core.time.Ticker;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -67,6 +69,12 @@ public final class StageRunner {
   private long stopNanos = -1;
 
   private final ArrayList<Flight> inFlight = new ArrayList<>();
+  /**
+   * The flights in {@link #inFlight} that could time out, by the earliest instant each could
+   * ({@link Flight#checkAt}): a sweep looks only at those due, not at every request in flight.
+   */
+  private final TreeSet<Flight> deadlines =
+      new TreeSet<>(Comparator.<Flight>comparingLong(f -> f.checkAt).thenComparingLong(f -> f.seq));
   private final ArrayDeque<Long> waiting = new ArrayDeque<>();
   private volatile StageRecorder recorder;
   private long stageStartNanos;
@@ -248,9 +256,10 @@ public final class StageRunner {
     Phase phase = phaseOf(scheduledNanos);
     long id = nextId++;
     RequestTimeline t = new RequestTimeline(source.next(id), plan.index(), phase, scheduledNanos);
-    Flight f = new Flight(t);
+    Flight f = new Flight(t, id);
     f.index = inFlight.size();
     inFlight.add(f);
+    watch(f, f.earliestTimeout(ticker.nanos()));
     if (phase == Phase.MEASURED) {
       measuredOutstanding++;
     }
@@ -385,6 +394,20 @@ public final class StageRunner {
       inFlight.set(i, last);
       last.index = i;
     }
+    f.index = -1;
+    if (f.watched) {
+      deadlines.remove(f);
+      f.watched = false;
+    }
+  }
+
+  /** Files {@code f} under {@code checkAt} for the sweep; {@link Flight#NEVER} files nothing. */
+  private void watch(Flight f, long checkAt) {
+    if (checkAt != Flight.NEVER) {
+      f.checkAt = checkAt;
+      f.watched = true;
+      deadlines.add(f);
+    }
   }
 
   private void checkEnd() {
@@ -458,9 +481,13 @@ public final class StageRunner {
     }
     long now = ticker.nanos();
     List<Flight> late = null;
-    for (Flight f : inFlight) {
+    while (!deadlines.isEmpty() && deadlines.first().checkAt <= now) {
+      Flight f = deadlines.pollFirst();
+      f.watched = false;
       TimeoutKind k = f.deadlinePassed(now);
-      if (k != null) {
+      if (k == null) {
+        watch(f, f.earliestTimeout(now));
+      } else {
         if (late == null) {
           late = new ArrayList<>();
         }
@@ -469,8 +496,15 @@ public final class StageRunner {
       }
     }
     if (late != null) {
+      // In the order of inFlight, as when every sweep walked it: the order the engine sees aborts.
+      late.sort(Comparator.comparingInt(f -> f.index));
       for (Flight f : late) {
         f.exchange.abort(new Outcome.TimedOut(f.timedOut));
+      }
+      for (Flight f : late) {
+        if (f.index >= 0 && !f.watched) {
+          watch(f, now + 1); // not ended by its abort: abort it again at the next sweep
+        }
       }
     }
     loop.schedule(this::sweep, SWEEP_NANOS);
@@ -478,14 +512,51 @@ public final class StageRunner {
 
   /** One request in flight: the endpoint's listener and the engine's bookkeeping. */
   private final class Flight implements ExchangeListener {
+    static final long NEVER = Long.MAX_VALUE;
+
     final RequestTimeline timeline;
+    final long seq;
     Exchange exchange;
+    /** Position in {@link #inFlight}; -1 once ended. */
     int index;
     long lastActivityNanos = -1;
     TimeoutKind timedOut;
+    /** When filed in {@link #deadlines}: no deadline of this flight passes before this instant. */
+    long checkAt;
+    boolean watched;
 
-    Flight(RequestTimeline timeline) {
+    Flight(RequestTimeline timeline, long seq) {
       this.timeline = timeline;
+      this.seq = seq;
+    }
+
+    /**
+     * The earliest instant after {@code now} at which {@link #deadlinePassed} could return a
+     * timeout, given what happened so far ({@link #NEVER} when no timeout is set): activity only
+     * moves deadlines later, so the flight need not be looked at before then.
+     */
+    long earliestTimeout(long now) {
+      long sent = timeline.sentNanos();
+      if (sent < 0) {
+        return now + 1; // still connecting: look again at the next sweep
+      }
+      long at = NEVER;
+      if (timeouts.totalNanos() > 0) {
+        at = Math.min(at, sent + timeouts.totalNanos() + 1);
+      }
+      if (timeline.firstTokenNanos() < 0) {
+        if (timeouts.firstTokenNanos() > 0) {
+          at = Math.min(at, sent + timeouts.firstTokenNanos() + 1);
+        }
+        if (timeouts.idleNanos() > 0) {
+          // The first token may come at any moment, and the idle clock then starts from its
+          // arrival, stamped on a reading thread up to a sweep before this loop's now.
+          at = Math.min(at, now + Math.max(1, timeouts.idleNanos() + 1 - SWEEP_NANOS));
+        }
+      } else if (timeouts.idleNanos() > 0) {
+        at = Math.min(at, lastActivityNanos + timeouts.idleNanos() + 1);
+      }
+      return at;
     }
 
     TimeoutKind deadlinePassed(long now) {

@@ -173,6 +173,65 @@ class StageRunnerTest {
   }
 
   @Test
+  void everyDeadlineResolvesWithinOneSweepOfItsOwnInstantWithManyRequestsInFlight() {
+    // Three kinds of request in flight together, 90 at a time: one never answers, one stalls
+    // after its second token, one streams steadily for longer than the total allowed. Deadlines
+    // are looked at only when due (StageRunner.deadlines), so each must still end within one
+    // sweep (20 ms) after its own instant, and with the right kind.
+    var endpoint =
+        new ScriptedEndpoint(
+            loop,
+            spec ->
+                switch ((int) (spec.id() % 3)) {
+                  case 0 -> new Script(MS, 0, 0, -1);
+                  case 1 -> new Script(MS, 30 * MS + spec.id() * MS / 7, 200 * MS, 5);
+                  default -> new Script(MS, 10 * MS, 100 * MS, 30);
+                });
+    var plan = new StagePlan(0, new LoadModel.Closed(90, 0), new StopCondition.Requests(270), 0, 0, 1);
+
+    StageResult r = run(endpoint, plan, new Timeouts(400 * MS, 150 * MS, 2 * S));
+
+    assertThat(r.errors())
+        .containsOnlyKeys(ErrorClass.TIMEOUT_FIRST_TOKEN, ErrorClass.TIMEOUT_IDLE, ErrorClass.TIMEOUT_TOTAL);
+    assertThat(finished).hasSizeGreaterThanOrEqualTo(270);
+    for (RequestTimeline t : finished) {
+      if (!(t.outcome() instanceof Outcome.TimedOut out)) {
+        continue; // cancelled at the stage's end
+      }
+      long due =
+          switch (out.kind()) {
+            case FIRST_TOKEN -> t.sentNanos() + 400 * MS;
+            case IDLE -> t.lastTokenNanos() + 150 * MS;
+            case TOTAL -> t.sentNanos() + 2 * S;
+          };
+      assertThat(out.kind().ordinal()).as("request %d", t.id()).isEqualTo(expectedKind(t.id()).ordinal());
+      assertThat(t.endNanos() - due).as("request %d late by", t.id()).isBetween(1L, 20 * MS);
+    }
+  }
+
+  private static dev.tokenmeter.core.request.TimeoutKind expectedKind(long id) {
+    return switch ((int) (id % 3)) {
+      case 0 -> dev.tokenmeter.core.request.TimeoutKind.FIRST_TOKEN;
+      case 1 -> dev.tokenmeter.core.request.TimeoutKind.IDLE;
+      default -> dev.tokenmeter.core.request.TimeoutKind.TOTAL;
+    };
+  }
+
+  @Test
+  void anIdleDeadlineShorterThanTheFirstTokenOnesIsKeptOnceTheFirstTokenCame() {
+    // First token at 30 ms, after the first sweep saw none; then a 400 ms stall. The idle clock
+    // (300 ms) must fire from the first token, not wait for the 5 s first-token deadline.
+    var endpoint = new ScriptedEndpoint(loop, new Script(0, 30 * MS, 400 * MS, 3));
+    var plan = new StagePlan(0, new LoadModel.Closed(1, 0), new StopCondition.Requests(1), 0, 0, 1);
+
+    StageResult r = run(endpoint, plan, new Timeouts(5 * S, 300 * MS, 0));
+
+    assertThat(r.errors()).containsOnlyKeys(ErrorClass.TIMEOUT_IDLE);
+    RequestTimeline t = finished.get(0);
+    assertThat(t.endNanos() - t.firstTokenNanos()).isBetween(300 * MS + 1, 320 * MS);
+  }
+
+  @Test
   void interruptStopsAtOnceCancelsInFlightAndLeavesTheWindowIncomplete() {
     var endpoint = new ScriptedEndpoint(loop, new Script(MS, 100 * MS, 10 * MS, 50));
     var plan = new StagePlan(0, new LoadModel.Closed(2, 0), new StopCondition.Duration(60 * S), 0, 0, 1);
