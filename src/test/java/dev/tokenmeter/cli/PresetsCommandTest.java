@@ -28,13 +28,13 @@ class PresetsCommandTest {
         .containsPattern("h100-sxm .* 80 GiB +3\\.350 +989\\.4 +1978\\.9")
         .containsPattern("h100-sxm .* 1978\\.9 +0\\.803/0\\.709  NVLink")
         .containsPattern("a100-80gb .* 624\\.0 +0\\.869  NVLink")
-        .containsPattern("vllm +vLLM V1 \\(0\\.8\\+\\) +mixed +on_demand +1024/256 +8192/2048 +512 +16 +2ms +0\\.01ms")
-        .containsPattern("sglang .* prefill_first +on_demand .* 160 +16 +2\\.7ms +0\\.145ms")
-        .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +16 +5\\.2ms +0\\.0175ms")
+        .containsPattern("vllm +vLLM V1 \\(0\\.8\\+\\) +mixed +on_demand +1024/256 +8192/2048 +512 +16 +2ms +0\\.0075ms")
+        .containsPattern("sglang .* prefill_first +on_demand .* 160 +16 +2\\.9ms +0\\.135ms")
+        .containsPattern("trt-llm .* mixed +reserve_full +2048/2048 +8192/8192 +2048 +16 +5\\.5ms +0\\.015ms")
         .containsPattern("lmdeploy +LMDeploy TurboMind \\(0\\.1, persistent batch\\) +mixed +on_demand +64/64"
-            + " +262144/262144 +0 +128 +1\\.8ms +0\\.045ms")
+            + " +262144/262144 +0 +128 +1\\.6ms +0\\.0525ms")
         .contains("platform cuda adds 0ms per iteration + 0ms per sequence (NVIDIA GPUs: the profiles' own)")
-        .contains("platform rocm adds 3.6ms per iteration + 0.1275ms per sequence (AMD Instinct GPUs, fitted)")
+        .contains("platform rocm adds 3.7ms per iteration + 0.0925ms per sequence (AMD Instinct GPUs, fitted)")
         .contains("--mfu 0.725  --mbu 0.88")
         .contains("(lmdeploy: its KV cache is 0.5 of the whole memory instead), blocks of the profile's"
             + " tokens (default 16), all-reduce latency 5 us (NVLink, Infinity Fabric) or 20 us (PCIe)")
@@ -60,7 +60,7 @@ class PresetsCommandTest {
     assertThat(engine.get("mfu").asDouble()).isEqualTo(0.725);
     assertThat(engine.get("mbu").asDouble()).isEqualTo(0.88);
     assertThat(engine.get("iteration_overhead_ms").asDouble()).isEqualTo(2.0);
-    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.01);
+    assertThat(engine.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.0075);
     assertThat(engine.get("max_num_seqs").asInt()).isEqualTo(1024); // vLLM on an H100
     JsonNode profiles = root.get("engine_profiles");
     assertThat(profiles).hasSize(4);
@@ -68,19 +68,19 @@ class PresetsCommandTest {
     assertThat(profiles.get(1).get("scheduling").asText()).isEqualTo("prefill_first");
     assertThat(profiles.get(1).get("cuda_graph_max_batch").asInt()).isEqualTo(160);
     assertThat(profiles.get(2).get("admission").asText()).isEqualTo("reserve_full");
-    assertThat(profiles.get(2).get("iteration_overhead_ms").asDouble()).isEqualTo(5.2);
+    assertThat(profiles.get(2).get("iteration_overhead_ms").asDouble()).isEqualTo(5.5);
     JsonNode lmdeploy = profiles.get(3);
     assertThat(lmdeploy.get("id").asText()).isEqualTo("lmdeploy");
     assertThat(lmdeploy.get("block_tokens").asInt()).isEqualTo(128);
     assertThat(lmdeploy.get("kv_memory_share").asDouble()).isEqualTo(0.5);
     assertThat(lmdeploy.get("prefix_caching").asBoolean()).isFalse();
     assertThat(lmdeploy.get("cuda_graph_max_batch").asInt()).isZero();
-    assertThat(lmdeploy.get("iteration_overhead_ms").asDouble()).isEqualTo(1.8);
-    assertThat(lmdeploy.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.045);
+    assertThat(lmdeploy.get("iteration_overhead_ms").asDouble()).isEqualTo(1.6);
+    assertThat(lmdeploy.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.0525);
     JsonNode rocm = root.get("platforms").get(1);
     assertThat(rocm.get("id").asText()).isEqualTo("rocm");
-    assertThat(rocm.get("iteration_overhead_ms").asDouble()).isEqualTo(3.6);
-    assertThat(rocm.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.1275);
+    assertThat(rocm.get("iteration_overhead_ms").asDouble()).isEqualTo(3.7);
+    assertThat(rocm.get("per_sequence_overhead_ms").asDouble()).isEqualTo(0.0925);
     assertThat(root.get("platforms").get(0).get("iteration_overhead_ms").asDouble()).isZero();
   }
 

@@ -15,17 +15,17 @@ public final class Calibration {
   public static final double MBU = 0.88;
 
   public static final long VLLM_ITERATION_NANOS = 2_000_000L;
-  public static final long VLLM_PER_SEQUENCE_NANOS = 10_000L;
-  public static final long SGLANG_ITERATION_NANOS = 2_700_000L;
-  public static final long SGLANG_PER_SEQUENCE_NANOS = 145_000L;
-  public static final long TRT_LLM_ITERATION_NANOS = 5_200_000L;
-  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 17_500L;
-  public static final long LMDEPLOY_ITERATION_NANOS = 1_800_000L;
-  public static final long LMDEPLOY_PER_SEQUENCE_NANOS = 45_000L;
+  public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;
+  public static final long SGLANG_ITERATION_NANOS = 2_900_000L;
+  public static final long SGLANG_PER_SEQUENCE_NANOS = 135_000L;
+  public static final long TRT_LLM_ITERATION_NANOS = 5_500_000L;
+  public static final long TRT_LLM_PER_SEQUENCE_NANOS = 15_000L;
+  public static final long LMDEPLOY_ITERATION_NANOS = 1_600_000L;
+  public static final long LMDEPLOY_PER_SEQUENCE_NANOS = 52_500L;
 
   /** What the ROCm stack adds per iteration and per sequence to any profile ({@link Platform}). */
-  public static final long ROCM_ITERATION_NANOS = 3_600_000L;
-  public static final long ROCM_PER_SEQUENCE_NANOS = 127_500L;
+  public static final long ROCM_ITERATION_NANOS = 3_700_000L;
+  public static final long ROCM_PER_SEQUENCE_NANOS = 92_500L;
 
   /** Which data the constants were fitted on: the dataset and its size. */
   public static final String FITTED_ON =

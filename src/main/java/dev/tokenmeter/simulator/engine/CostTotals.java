@@ -31,8 +31,8 @@ public record CostTotals(
     return new CostTotals(
         iterations + 1,
         this.sequences + sequences,
-        computeBoundNanos + (c.computeBound() ? c.gpuNanos() : 0),
-        memoryBoundNanos + (c.computeBound() ? 0 : c.gpuNanos()) + c.samplingNanos(),
+        computeBoundNanos + c.gpuNanos() * c.computeShare(),
+        memoryBoundNanos + c.gpuNanos() * (1 - c.computeShare()) + c.samplingNanos(),
         fixedNanos + c.allReduceNanos() + c.launchNanos(),
         iterationOverheadNanos + c.iterationOverheadNanos(),
         sequenceOverheadNanos + c.sequenceOverheadNanos());

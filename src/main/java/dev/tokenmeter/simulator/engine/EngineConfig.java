@@ -198,7 +198,7 @@ public record EngineConfig(
 
   /**
    * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
-   * MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, 2.000 ms per iteration + 0.010 ms per
+   * MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, 2.000 ms per iteration + 0.0075 ms per
    * sequence (fitted ...)"}: the profile and the efficiency factors this deployment uses (MFU with
    * the GPU's achievable matmul share it applies to), and whether they are the fitted ones.
    */
@@ -208,13 +208,13 @@ public record EngineConfig(
     Platform platform = Platform.of(gpu);
     String extra = platform.iterationExtraNanos() == 0 && platform.perSequenceExtraNanos() == 0
         ? ""
-        : String.format(java.util.Locale.ROOT, ", of which the %s platform adds %.3f ms + %.3f ms",
+        : String.format(java.util.Locale.ROOT, ", of which the %s platform adds %.3f ms + %.4f ms",
             platform.id(), platform.iterationExtraNanos() / 1e6,
             platform.perSequenceExtraNanos() / 1e6);
     return String.format(
         java.util.Locale.ROOT,
         "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f of an"
-            + " achievable %.3f of the peak%s, MBU %.2f, %.3f ms per iteration + %.3f ms per sequence"
+            + " achievable %.3f of the peak%s, MBU %.2f, %.3f ms per iteration + %.4f ms per sequence"
             + " (%s%s)",
         p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, AchievableMatmul.share(gpu, weights),
         AchievableMatmul.measured(gpu) ? "" : " (" + gpu.id() + " not measured: the median of measured GPUs)",

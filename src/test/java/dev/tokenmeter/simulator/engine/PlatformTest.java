@@ -69,7 +69,7 @@ class PlatformTest {
   void theEngineLineNamesThePlatformsShareWhenItHasOne() {
     String rocm = EngineConfig.of(LLAMA_70B, MI300X).describeEngine();
     assertThat(rocm).contains(String.format(java.util.Locale.ROOT,
-        "of which the rocm platform adds %.3f ms + %.3f ms",
+        "of which the rocm platform adds %.3f ms + %.4f ms",
         Calibration.ROCM_ITERATION_NANOS / 1e6, Calibration.ROCM_PER_SEQUENCE_NANOS / 1e6));
     assertThat(EngineConfig.of(LLAMA_70B, H100).describeEngine()).doesNotContain("platform");
     assertThat(EngineConfig.of(LLAMA_70B, MI300X).withEfficiency(0.5, 0.8, 0, 0).describeEngine())

@@ -58,7 +58,7 @@ class RooflineTest {
     assertThat(c.launchNanos()).isEqualTo(EngineProfile.GRAPH_LAUNCH_NANOS);
     assertThat(c.allReduceNanos()).isZero();
     assertThat(r.iterationNanos(1, 101, 100, 1)).isEqualTo(4_484_504L + 306 + 20_000);
-    // With the fitted defaults: MBU 0.88 (5,096,027 + 348 ns), vLLM's 2.0 ms + 10 µs per sequence
+    // With the fitted defaults: MBU 0.88 (5,096,027 + 348 ns), vLLM's 2.0 ms + 7.5 µs per sequence
     Roofline real = new Roofline(EngineConfig.of(LLAMA_8B, H100));
     assertThat(real.iterationNanos(1, 101, 100, 1))
         .isEqualTo(5_096_027L + 348 + 20_000 + Calibration.VLLM_ITERATION_NANOS
@@ -75,12 +75,42 @@ class RooflineTest {
       assertThat(nanos).isGreaterThan(previous);
       previous = nanos;
     }
-    // batch 64: (15,009,849,344 + 64 × 1,001 × 131,072) / 3.35e12 = 6.987 ms, still memory-bound;
-    // 64 samplers: 64 × 1,026,048 B = 19,602 ns
+    // batch 64: m = (15,009,849,344 + 64 × 1,001 × 131,072) / 3.35e12 = 6,987,118 ns, still
+    // memory-bound; c = 1.2513e12 FLOP / (989.4 × 0.803 TFLOP/s) = 1,251,395 ns; the smooth
+    // roofline m × (1 + (c/m)³)^(1/3) = 7,000,473 ns. 64 samplers: 64 × 1,026,048 B = 19,602 ns
     Roofline.Cost c = r.cost(64, 64 * 1_001.0, 64_000, 64, 64, 64);
-    assertThat(c.gpuNanos()).isEqualTo(6_987_118L);
+    assertThat(c.gpuNanos()).isEqualTo(7_000_473L);
+    assertThat(c.computeShare()).isCloseTo(1 / (1 + Math.pow(6_987_118.19 / 1_251_394.73, 3)), within(1e-6));
     assertThat(c.computeBound()).isFalse();
     assertThat(c.samplingNanos()).isEqualTo(19_602L);
+  }
+
+  @Test
+  void theSmoothRooflineCostsMostAtTheRidgeAndSplitsItsTimeForTheFit() {
+    // k = 3: (c³ + m³)^(1/3). At the ridge, 4 and 4: 4 × 2^(1/3) = 5.0397, half of it each.
+    assertThat(Roofline.overlap(4, 4)).isCloseTo(5.039684, within(1e-6));
+    assertThat(Roofline.computeShare(4, 4)).isEqualTo(0.5);
+    // 3 and 6: 6 × (1 + 1/8)^(1/3) = 6.2403; compute's share 27 / (27 + 216) = 1/9
+    assertThat(Roofline.overlap(3, 6)).isCloseTo(6.240251, within(1e-6));
+    assertThat(Roofline.computeShare(3, 6)).isCloseTo(1.0 / 9, within(1e-12));
+    assertThat(Roofline.computeShare(6, 3)).isCloseTo(8.0 / 9, within(1e-12));
+    // symmetric, degree 1, and the larger term alone when the other is nothing
+    assertThat(Roofline.overlap(6, 3)).isEqualTo(Roofline.overlap(3, 6));
+    assertThat(Roofline.overlap(30, 60)).isCloseTo(10 * Roofline.overlap(3, 6), within(1e-9));
+    assertThat(Roofline.overlap(0, 7)).isEqualTo(7.0);
+    assertThat(Roofline.overlap(0, 0)).isZero();
+    // Euler: c·∂g/∂c + m·∂g/∂m = g, so MFU moves the compute share of the time to first order
+    double c = 3, m = 6, h = 1e-6;
+    double dc = (Roofline.overlap(c * (1 + h), m) - Roofline.overlap(c, m)) / h;
+    assertThat(dc / Roofline.overlap(c, m)).isCloseTo(Roofline.computeShare(c, m), within(1e-5));
+    // A 512-token prefill of Llama 3.1 8B on an H100 (MFU and MBU 1) sits near the ridge:
+    // c = 7.7539e12 FLOP / (989.4 × 0.803 TFLOP/s) = 9,759,612 ns, m = (15,009,849,344 + 512 ×
+    // 131,072) B / 3.35 TB/s = 4,500,585 ns; max would say 9,759,612, the smooth roofline says
+    // 9,759,612 × (1 + 0.09806)^(1/3) = 10,068,739 ns (+3.2%)
+    Roofline r = new Roofline(ideal(LLAMA_8B, H100));
+    Roofline.Cost p = r.cost(512, 512.0 * 513 / 2, 0, 1, 0, 1);
+    assertThat(p.gpuNanos()).isEqualTo(10_068_739L);
+    assertThat(p.computeBound()).isTrue();
   }
 
   @Test
@@ -106,12 +136,15 @@ class RooflineTest {
     Roofline r = new Roofline(ideal(LLAMA_8B, H100));
     // 8,192 prompt tokens: 2 × (8.03e9 − 0.525e9 embedding) × 8192 + attention
     // 4 × 32 × 32 × 128 × 8192 × 8193 / 2 FLOPs at 989.4 TFLOP/s × the H100's achievable BF16
-    // share, 0.803 (MFU 1 here) = 176.913 ms
+    // share, 0.803 (MFU 1 here) = 176,912,658 ns; the weights and KV, 4,801,072 ns, add 1,179 ns
+    // through the smooth roofline's cube: c × (1 + (m/c)³)^(1/3) = 176,913,837 ns
     double flops = 2.0 * (8_030_261_248L - 525_336_576L) * 8192
         + 4.0 * 32 * 32 * 128 * (8192.0 * 8193 / 2);
-    long expected = Math.round(flops / (989.4e12 * 0.803) * 1e9);
+    double compute = flops / (989.4e12 * 0.803) * 1e9;
+    double memory = (15_009_849_344.0 + 8192 * 131_072.0) / 3.35e12 * 1e9;
+    long expected = Math.round(compute * Math.cbrt(1 + Math.pow(memory / compute, 3)));
     Roofline.Cost c = r.cost(8192, 8192.0 * 8193 / 2, 0, 1, 0, 1);
-    assertThat(c.gpuNanos()).isEqualTo(expected).isEqualTo(176_912_658L);
+    assertThat(c.gpuNanos()).isEqualTo(expected).isEqualTo(176_913_837L);
     assertThat(c.computeBound()).isTrue();
     // 8,192 tokens exceed vLLM's largest graph (512): 32 layers launched eagerly, 40 µs each
     assertThat(c.launchNanos()).isEqualTo(32 * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER);
