@@ -2,14 +2,15 @@ package dev.tokenmeter.simulator.engine;
 
 /**
  * Where an engine's iteration time went, summed over every iteration run: the roofline's
- * compute-bound and memory-bound time, sampling, all-reduces and launches, and the host
+ * compute and memory shares of its GPU time, sampling, all-reduces and launches, and the host
  * overheads. Tells what a run's latency is made of (how much is the GPU's own work, how much
  * the engine's), and lets a calibration see how each fitted factor moves it.
  *
  * @param iterations iterations run
  * @param sequences Σ sequences scheduled over the iterations
- * @param computeBoundNanos Σ roofline time of compute-bound iterations (scales as 1 / MFU)
- * @param memoryBoundNanos Σ roofline time of memory-bound iterations plus sampling (1 / MBU)
+ * @param computeBoundNanos Σ of each iteration's GPU time × its compute share (Roofline.Cost;
+ *     scales as 1 / MFU to first order)
+ * @param memoryBoundNanos Σ of each iteration's GPU time × the rest, plus sampling (1 / MBU)
  * @param fixedNanos Σ all-reduce and launch time (neither efficiency factor moves it)
  * @param iterationOverheadNanos Σ per-iteration host overhead
  * @param sequenceOverheadNanos Σ per-sequence host overhead
