@@ -2,8 +2,9 @@ package dev.tokenmeter.simulator.engine;
 
 /**
  * The constants fitted to published measurements (docs/SIMULATOR.md, Accuracy): one MFU and one
- * MBU for every engine, each engine profile's two host overheads, and what the ROCm platform adds
- * to them (fitted on the MI300X points alone, the rest on the NVIDIA points). Written from the fit
+ * MBU for every engine, the smooth roofline's k, each engine profile's two host overheads, and
+ * what the ROCm platform adds to them (fitted on the MI300X points alone, the rest on the NVIDIA
+ * points). Written from the fit
  * of every source together; {@code AccuracyFitTest} refits them and fails when they differ from
  * these, so a change of model or data cannot leave them stale.
  */
@@ -13,6 +14,13 @@ public final class Calibration {
 
   /** Share of the peak memory bandwidth reached streaming weights and KV cache. */
   public static final double MBU = 0.88;
+
+  /**
+   * k of the smooth roofline (c^k + m^k)^(1/k) ({@link Roofline}): chosen from {1, 2, 3, 4, ∞} as
+   * the candidate whose fixed point has the least fit objective (docs/SIMULATOR.md, "Against the
+   * targets"); each held-out fold chooses its own the same way.
+   */
+  public static final double OVERLAP_EXPONENT = 3;
 
   public static final long VLLM_ITERATION_NANOS = 2_000_000L;
   public static final long VLLM_PER_SEQUENCE_NANOS = 7_500L;

@@ -23,6 +23,9 @@ import java.util.Objects;
  *     peak × {@link AchievableMatmul#share}) reached by compute-bound work
  * @param mbu memory bandwidth utilisation: share of the peak bandwidth reached when streaming
  *     weights and KV cache
+ * @param overlapExponent k of the smooth roofline (c^k + m^k)^(1/k) of an iteration's compute
+ *     time c and memory time m ({@link Roofline}); ≥ 1, {@link Double#POSITIVE_INFINITY} for
+ *     max(c, m)
  * @param iterationOverheadNanos host time per iteration: the engine loop's scheduling, input
  *     preparation and synchronisation (the profile's fitted value plus the GPU's {@link Platform}
  *     extra, unless overridden)
@@ -49,6 +52,7 @@ public record EngineConfig(
     int blockTokens,
     double mfu,
     double mbu,
+    double overlapExponent,
     long iterationOverheadNanos,
     long perSequenceOverheadNanos,
     long allReduceLatencyNanos,
@@ -73,6 +77,9 @@ public record EngineConfig(
     }
     if (!(mfu > 0 && mfu <= 1) || !(mbu > 0 && mbu <= 1)) {
       throw new IllegalArgumentException("mfu and mbu must be in (0, 1]");
+    }
+    if (!(overlapExponent >= 1)) {
+      throw new IllegalArgumentException("overlapExponent must be >= 1 (infinity: the plain roofline)");
     }
     if (reserveBytesPerGpu < 0 || iterationOverheadNanos < 0 || perSequenceOverheadNanos < 0
         || allReduceLatencyNanos < 0) {
@@ -100,7 +107,7 @@ public record EngineConfig(
     return new EngineConfig(
         model, gpu, 1, Precision.BF16, Precision.BF16, 0.9, DEFAULT_RESERVE_BYTES,
         profile.maxNumSeqs(gpu), profile.maxBatchedTokens(gpu), profile.blockTokens(),
-        Calibration.MFU, Calibration.MBU,
+        Calibration.MFU, Calibration.MBU, Calibration.OVERLAP_EXPONENT,
         profile.iterationOverheadNanos() + platform.iterationExtraNanos(),
         profile.perSequenceNanos() + platform.perSequenceExtraNanos(),
         gpu.allReduceLatencyNanos(), profile.prefixCaching(), profile);
@@ -114,7 +121,7 @@ public record EngineConfig(
   public EngineConfig withProfile(EngineProfile p) {
     Platform platform = Platform.of(gpu);
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
-        reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), p.blockTokens(), mfu, mbu,
+        reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), p.blockTokens(), mfu, mbu, overlapExponent,
         p.iterationOverheadNanos() + platform.iterationExtraNanos(),
         p.perSequenceNanos() + platform.perSequenceExtraNanos(), allReduceLatencyNanos,
         prefixCaching && p.prefixCaching(), p);
@@ -122,7 +129,7 @@ public record EngineConfig(
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
     return new EngineConfig(model, gpu, gpus, weights, kvCache, gpuMemoryUtilization,
-        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
         profile);
   }
@@ -131,14 +138,14 @@ public record EngineConfig(
   public EngineConfig withPrecision(Precision weightPrecision, Precision kvPrecision) {
     return new EngineConfig(model, gpu, tensorParallel, weightPrecision, kvPrecision,
         gpuMemoryUtilization, reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu,
-        mbu, iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
+        mbu, overlapExponent, iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
         profile);
   }
 
   /** This deployment with other scheduler limits. */
   public EngineConfig withLimits(int maxSeqs, int maxTokensPerIteration) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
-        reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu,
+        reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
         profile);
   }
@@ -151,14 +158,27 @@ public record EngineConfig(
       long overheadNanosPerSequence) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, modelFlopsUtilization,
-        bandwidthUtilization, overheadNanos, overheadNanosPerSequence, allReduceLatencyNanos, prefixCaching,
+        bandwidthUtilization, overlapExponent, overheadNanos, overheadNanosPerSequence, allReduceLatencyNanos, prefixCaching,
+        profile);
+  }
+
+  /**
+   * This deployment with another k of the smooth roofline (c^k + m^k)^(1/k) ({@link Roofline});
+   * {@link Double#POSITIVE_INFINITY} is the plain roofline max(c, m). The accuracy study's
+   * candidates; users keep {@link Calibration#OVERLAP_EXPONENT}.
+   */
+  public EngineConfig withOverlapExponent(double k) {
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, k,
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
         profile);
   }
 
   /** This deployment with another memory budget. */
   public EngineConfig withMemory(double utilization, long reserveBytes) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, utilization,
-        reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, iterationOverheadNanos,
+        reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
+        iterationOverheadNanos,
         perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
         profile);
   }
@@ -169,7 +189,7 @@ public record EngineConfig(
    */
   public EngineConfig withPrefixCaching(boolean enabled) {
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
-        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos,
         enabled && profile.prefixCaching(),
         profile);
@@ -192,6 +212,7 @@ public record EngineConfig(
     Platform platform = Platform.of(gpu);
     return mfu == Calibration.MFU
         && mbu == Calibration.MBU
+        && overlapExponent == Calibration.OVERLAP_EXPONENT
         && iterationOverheadNanos == profile.iterationOverheadNanos() + platform.iterationExtraNanos()
         && perSequenceOverheadNanos == profile.perSequenceNanos() + platform.perSequenceExtraNanos();
   }

@@ -11,14 +11,15 @@ package dev.tokenmeter.simulator.engine;
  *   overhead × sequences (see Cost), gpu = (c^k + m^k)^(1/k) with c = FLOPs / (peak × achievable
  *   share × MFU) and m = bytes / (bandwidth × MBU). The achievable share is the GPU's measured
  *   matmul ceiling (AchievableMatmul); MFU is the fitted share of it.
- * - k (OVERLAP_EXPONENT) says how well an iteration's memory traffic hides under its math: k = ∞
- *   is the plain roofline max(c, m), perfect overlap; k = 1 is none, c + m. Near the ridge point
- *   (c ≈ m: a 128-token prefill, a decode batch of a few hundred) real kernels reach neither
- *   ceiling: at c = m, k = 3 costs 2^(1/3) = 1.26 × the larger term, while far from it (decode at
- *   batch 1, long prefills) the smaller term adds under 1%. k is chosen from {1, 2, 3, 4, ∞} by the
- *   accuracy fit's own objective (TPOT and throughput, every source; not TTFT and not the
- *   held-out figures): 1.012, 0.903, 0.888, 0.895 and 0.897, each at its own fixed point
- *   (docs/SIMULATOR.md, "Against the targets").
+ * - k (the config's overlapExponent, Calibration.OVERLAP_EXPONENT) says how well an
+ *   iteration's memory traffic hides under its math: k = ∞ is the plain roofline max(c, m),
+ *   perfect overlap; k = 1 is none, c + m. Near the ridge point (c ≈ m: a 128-token prefill, a
+ *   decode batch of a few hundred) real kernels reach neither ceiling: at c = m, k = 3 costs
+ *   2^(1/3) = 1.26 × the larger term, while far from it (decode at batch 1, long prefills) the
+ *   smaller term adds under 1%. k is chosen from {1, 2, 3, 4, ∞} by the accuracy fit's own
+ *   objective (TPOT and throughput; not TTFT), each candidate at its own fixed point, and each
+ *   held-out fold chooses its own on its training sources (docs/SIMULATOR.md, "Against the
+ *   targets").
  * - sampling: the sampler reads the FP32 logits the LM head wrote, full vocabulary per sampling
  *   sequence on every GPU (the logits are gathered): samples × vocab × 8 B of memory traffic.
  * - launches: a batch the engine profile runs as a CUDA graph costs one replay; any other launches
@@ -38,14 +39,6 @@ package dev.tokenmeter.simulator.engine;
  */
 public final class Roofline {
   private static final double NANOS_PER_SECOND = 1e9;
-
-  /**
-   * k of the smooth roofline (c^k + m^k)^(1/k): 3, chosen by the fit (see the design notes and
-   * docs/SIMULATOR.md, "The model"). {@link #overlap} and {@link #computeShare} are written for
-   * this k (cubes and {@link Math#cbrt}): a simulated iteration at batch 1 costs a few hundred
-   * nanoseconds, and Math.pow three times would be a good share of it.
-   */
-  static final int OVERLAP_EXPONENT = 3;
 
   /** FP32 logits written by the LM head and read by the sampler: 2 × 4 bytes per vocab entry. */
   static final double LOGIT_BYTES = 8;
@@ -158,7 +151,7 @@ public final class Roofline {
    *     × MFU) and m = bytes / (bandwidth × MBU)
    * @param computeShare the share of {@code gpuNanos} that scales with the compute rate (1 /
    *     MFU), the rest scaling with the bandwidth (1 / MBU): c^k / (c^k + m^k) for compute time c
-   *     and memory time m (see {@link #OVERLAP_EXPONENT})
+   *     and memory time m (see {@link #overlap})
    * @param allReduceNanos tensor-parallel all-reduces, two per layer (0 on one GPU)
    * @param samplingNanos reading and writing the FP32 logits of every sequence that samples a
    *     token: samples × vocab × 8 B at the effective bandwidth
@@ -234,10 +227,11 @@ public final class Roofline {
     long launch = profile.graphed(tokens, sequences, decoding)
         ? EngineProfile.GRAPH_LAUNCH_NANOS
         : (long) m.layers() * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER;
-    double gpuSeconds = overlap(computeSeconds, memorySeconds);
+    double k = config.overlapExponent();
+    double gpuSeconds = overlap(computeSeconds, memorySeconds, k);
     return new Cost(
         Math.round(gpuSeconds * NANOS_PER_SECOND),
-        computeShare(computeSeconds, memorySeconds),
+        computeShare(computeSeconds, memorySeconds, k),
         Math.round(allReduceSeconds(tokens) * NANOS_PER_SECOND),
         Math.round(samplingSeconds * NANOS_PER_SECOND),
         launch,
@@ -247,33 +241,48 @@ public final class Roofline {
 
   /**
    * The GPU time of work that needs {@code compute} seconds at the compute rate and {@code memory}
-   * at the bandwidth: (c^k + m^k)^(1/k), k = {@link #OVERLAP_EXPONENT}. Homogeneous of degree 1.
+   * at the bandwidth: (c^k + m^k)^(1/k), homogeneous of degree 1; k = ∞ is max(c, m). k = 3, the
+   * calibration's, is written with a cube and {@link Math#cbrt}: a simulated iteration at batch 1
+   * costs a few hundred nanoseconds, and Math.pow three times would be a good share of it
+   * (docs/PERFORMANCE.md, §5).
    */
-  static double overlap(double compute, double memory) {
+  static double overlap(double compute, double memory, double k) {
     double hi = Math.max(compute, memory);
-    if (hi == 0) {
-      return 0;
+    if (hi == 0 || k == Double.POSITIVE_INFINITY) {
+      return hi;
     }
     double r = Math.min(compute, memory) / hi;
-    return hi * Math.cbrt(1 + r * r * r); // k = 3: a cube and a cube root, not two Math.pow
+    if (k == 3) {
+      return hi * Math.cbrt(1 + r * r * r);
+    }
+    return hi * Math.pow(1 + Math.pow(r, k), 1 / k);
+  }
+
+  /** {@link #overlap(double, double, double)} at k = 3. */
+  static double overlap(double compute, double memory) {
+    return overlap(compute, memory, 3);
   }
 
   /**
    * The share of {@link #overlap} that scales with the compute time: c·∂g/∂c / g = c^k / (c^k +
    * m^k) (Euler's theorem for a degree-1 function), so to first order a change of MFU moves this
-   * share of the time and a change of MBU the rest.
+   * share of the time and a change of MBU the rest. At k = ∞, 1 where c > m, else 0.
    */
-  static double computeShare(double compute, double memory) {
+  static double computeShare(double compute, double memory, double k) {
     if (compute == 0 && memory == 0) {
       return 0;
     }
-    if (compute >= memory) {
-      double r = memory / compute;
-      return 1 / (1 + r * r * r);
+    if (k == Double.POSITIVE_INFINITY) {
+      return compute > memory ? 1 : 0;
     }
-    double r = compute / memory;
-    double r3 = r * r * r;
-    return r3 / (1 + r3);
+    double r = Math.min(compute, memory) / Math.max(compute, memory);
+    double rk = k == 3 ? r * r * r : Math.pow(r, k);
+    return compute >= memory ? 1 / (1 + rk) : rk / (1 + rk);
+  }
+
+  /** {@link #computeShare(double, double, double)} at k = 3. */
+  static double computeShare(double compute, double memory) {
+    return computeShare(compute, memory, 3);
   }
 
   /** Time of one iteration's tensor-parallel all-reduces: 0 on one GPU. */

@@ -36,8 +36,9 @@ import java.util.stream.Stream;
  *   identical requests keep their users in step, which no step-time factor can correct, and fitting
  *   the overheads to that bent them (docs/SIMULATOR.md, Method). Grids, not continuous values, so a fixed point
  *   is exact and the committed constants are round numbers.
- * - Leave one source out: the other sources' points, linearized at the all-source fit, fitted
- *   again; the held-out source's points then simulated at that fold's factors. An engine profile
+ * - Leave one source out: the other sources' points, linearized at each candidate k's all-source
+ *   fit, fitted again; the fold keeps the k whose fit has the least objective, and the held-out
+ *   source's points are simulated at that fold's factors. An engine profile
  *   no remaining source runs (LMDeploy without its one source) takes its stand-in's fold values
  *   (TensorRT-LLM's for LMDeploy, vLLM's for the others; standIn): the held-out source never
  *   informs its own prediction. A platform no remaining source runs on
@@ -206,18 +207,50 @@ final class AccuracyFit {
     return sims;
   }
 
-  /** One source's fold: the factors fitted without it, and its points simulated at them. */
-  record Fold(String source, FitParams params, List<Comparison> comparisons) {}
+  /**
+   * One source's fold: the factors fitted without it (k included), the fold's objective at each
+   * candidate k (in {@link FitParams#candidates()} order), and its points simulated at its factors.
+   */
+  record Fold(String source, FitParams params, Map<Double, Double> objectives, List<Comparison> comparisons) {}
 
-  /** Leave-one-source-out over every source of {@code d}, from the all-source simulation. */
-  static List<Fold> leaveOneSourceOut(Dataset d, List<Simulated> all) {
+  /**
+   * Leave-one-source-out over every source of {@code d}. {@code byOverlap} holds every point
+   * simulated at each candidate of {@link FitParams#candidates()}, keyed by k. Each fold fits the
+   * other sources' points at every candidate, linearized at that candidate's all-source fit, and
+   * keeps the k whose fit reaches the least objective, as the all-source fit does (there the
+   * first-order model is exact: the candidates are fixed points). The held-out source thus has no
+   * say in its fold's k either.
+   */
+  static List<Fold> leaveOneSourceOut(Dataset d, Map<Double, List<Simulated>> byOverlap) {
     List<Fold> folds = new ArrayList<>();
     for (Source s : d.sources()) {
-      FitParams f = foldParams(all, s.key());
+      Map<Double, Double> objectives = new LinkedHashMap<>();
+      FitParams best = null;
+      double bestScore = Double.POSITIVE_INFINITY;
+      for (Map.Entry<Double, List<Simulated>> e : byOverlap.entrySet()) {
+        FitParams f = foldParams(e.getValue(), s.key());
+        List<Simulated> train =
+            e.getValue().stream().filter(x -> !x.point().source().equals(s.key())).toList();
+        double score = new LinearModel(train).objective(f);
+        objectives.put(e.getKey(), score);
+        if (score < bestScore) {
+          best = f;
+          bestScore = score;
+        }
+      }
       List<Point> held = d.points().stream().filter(p -> p.source().equals(s.key())).toList();
-      folds.add(new Fold(s.key(), f, exact(simulate(d, held, f))));
+      folds.add(new Fold(s.key(), best, objectives, exact(simulate(d, held, best))));
     }
     return folds;
+  }
+
+  /** Every point simulated at each candidate of {@link FitParams#candidates()}, keyed by k, in order. */
+  static Map<Double, List<Simulated>> simulateCandidates(Dataset d) {
+    Map<Double, List<Simulated>> out = new LinkedHashMap<>();
+    for (FitParams c : FitParams.candidates()) {
+      out.put(c.overlap(), simulate(d, d.points(), c));
+    }
+    return out;
   }
 
   /**
@@ -228,12 +261,14 @@ final class AccuracyFit {
 
   /**
    * How much each fold rests on each other source (docs/SIMULATOR.md, "What each fold rests on"):
-   * every fold of {@code folds} refitted without each other source in turn. A refit that returns the
-   * fold's own factors reuses its predictions.
+   * every fold of {@code folds} refitted without each other source in turn, at the fold's k (the
+   * candidate's simulation in {@code byOverlap}). A refit that returns the fold's own factors reuses
+   * its predictions.
    */
-  static List<Sensitivity> sensitivity(Dataset d, List<Simulated> all, List<Fold> folds) {
+  static List<Sensitivity> sensitivity(Dataset d, Map<Double, List<Simulated>> byOverlap, List<Fold> folds) {
     List<Sensitivity> out = new ArrayList<>();
     for (Fold fold : folds) {
+      List<Simulated> all = byOverlap.get(fold.params().overlap());
       List<Point> held = d.points().stream().filter(p -> p.source().equals(fold.source())).toList();
       for (Source drop : d.sources()) {
         if (drop.key().equals(fold.source())) {

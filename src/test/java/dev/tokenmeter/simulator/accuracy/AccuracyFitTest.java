@@ -10,13 +10,16 @@ import dev.tokenmeter.simulator.accuracy.AccuracyStudy.Group;
 import dev.tokenmeter.simulator.accuracy.Predictor.Prediction;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Dataset;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Point;
+import dev.tokenmeter.simulator.engine.Calibration;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.Platform;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * ./mvnw -q -o test -Dtest=AccuracyFitTest -Daccuracy.refit=true
  * </pre>
  *
- * writes {@code target/accuracy-fit.txt} with the factors for {@code Calibration}. Every run also
+ * writes {@code target/accuracy-fit.txt} with each candidate k's factors (the least objective's for
+ * {@code Calibration}, the others for {@code FitParams.candidates}). Every run also
  * writes {@code target/accuracy-sensitivity.md}: each fold refitted without each other source in
  * turn, the rows that move a held-out median by 3 points or more; the doc holds it too.
  */
@@ -66,6 +70,7 @@ class AccuracyFitTest {
       Map.entry("lmdeploy/THROUGHPUT", 4.0));
 
   private static Dataset dataset;
+  private static Map<Double, List<Simulated>> byOverlap;
   private static List<Simulated> all;
   private static List<Fold> folds;
   private static String table;
@@ -74,18 +79,33 @@ class AccuracyFitTest {
   @BeforeAll
   static void runStudy() throws IOException {
     dataset = PublishedPoints.load();
-    all = AccuracyFit.simulate(dataset, dataset.points(), FitParams.committed());
-    folds = AccuracyFit.leaveOneSourceOut(dataset, all);
-    table = Tables.render(dataset, FitParams.committed(), AccuracyFit.exact(all), folds);
+    byOverlap = AccuracyFit.simulateCandidates(dataset);
+    all = byOverlap.get(Calibration.OVERLAP_EXPONENT);
+    folds = AccuracyFit.leaveOneSourceOut(dataset, byOverlap);
+    table = Tables.render(dataset, FitParams.committed(), AccuracyFit.exact(all), folds,
+        allSourceObjectives());
     Files.createDirectories(GENERATED.getParent());
     Files.writeString(GENERATED, table, StandardCharsets.UTF_8);
-    sensitivity = Tables.sensitivity(folds, AccuracyFit.sensitivity(dataset, all, folds));
+    sensitivity = Tables.sensitivity(folds, AccuracyFit.sensitivity(dataset, byOverlap, folds));
     Files.writeString(SENSITIVITY, sensitivity, StandardCharsets.UTF_8);
     if (Boolean.getBoolean("accuracy.refit")) {
-      List<Simulated> fitted = AccuracyFit.fitAll(dataset, FitParams.committed(), 12);
-      Files.writeString(Path.of("target", "accuracy-fit.txt"),
-          fitted.get(0).at() + System.lineSeparator(), StandardCharsets.UTF_8);
+      StringBuilder fits = new StringBuilder();
+      for (FitParams c : FitParams.candidates()) {
+        List<Simulated> fitted = AccuracyFit.fitAll(dataset, c, 12);
+        fits.append(fitted.get(0).at()).append(String.format(Locale.ROOT, " (objective %.4f)%n",
+            new LinearModel(fitted).objective(fitted.get(0).at())));
+      }
+      Files.writeString(Path.of("target", "accuracy-fit.txt"), fits, StandardCharsets.UTF_8);
     }
+  }
+
+  /** The fit objective of every candidate k at its own fixed point, keyed by k. */
+  private static Map<Double, Double> allSourceObjectives() {
+    Map<Double, Double> out = new LinkedHashMap<>();
+    for (FitParams c : FitParams.candidates()) {
+      out.put(c.overlap(), new LinearModel(byOverlap.get(c.overlap())).objective(c));
+    }
+    return out;
   }
 
   @Test
@@ -104,9 +124,22 @@ class AccuracyFitTest {
   void theCommittedCalibrationIsTheFitsFixedPoint() {
     // One fit round from the committed factors, on the points simulated at them, returns them:
     // the constants are what the fit of this dataset and this model gives. A change of either
-    // that moves the fit fails here; refit (class comment) and commit the new factors.
-    FitParams refit = AccuracyFit.fit(all, p -> true, FitParams.committed());
-    assertThat(refit).as("refit: %s", refit).isEqualTo(FitParams.committed());
+    // that moves the fit fails here; refit (class comment) and commit the new factors. The same
+    // for every candidate k (FitParams.candidates), whose fixed points the folds start from.
+    assertThat(FitParams.candidates()).contains(FitParams.committed());
+    for (FitParams c : FitParams.candidates()) {
+      FitParams refit = AccuracyFit.fit(byOverlap.get(c.overlap()), p -> true, c);
+      assertThat(refit).as("refit: %s", refit).isEqualTo(c);
+    }
+  }
+
+  @Test
+  void theCommittedOverlapHasTheLeastObjectiveOfTheCandidates() {
+    // k is chosen as the fit chooses its factors: the candidate whose fixed point has the least
+    // objective (TPOT and throughput of every source). Each fold chooses its own the same way.
+    Map<Double, Double> objectives = allSourceObjectives();
+    double best = objectives.entrySet().stream().min(Map.Entry.comparingByValue()).orElseThrow().getKey();
+    assertThat(best).as("objectives by k: %s", objectives).isEqualTo(Calibration.OVERLAP_EXPONENT);
   }
 
   @Test

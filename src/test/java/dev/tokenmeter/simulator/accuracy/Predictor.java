@@ -130,7 +130,8 @@ final class Predictor {
             .withTensorParallel(p.tensorParallel())
             .withPrecision(Precision.parse(p.weights()), Precision.parse(p.kvCache()))
             .withEfficiency(f.mfu(), f.mbu(), f.iterationOn(index, platform),
-                f.perSequenceOn(index, platform));
+                f.perSequenceOn(index, platform))
+            .withOverlapExponent(f.overlap());
     if (p.load() == Load.STATIC) {
       int budget = Math.max(c.maxBatchedTokens(), p.concurrency() * p.inputTokens());
       c = c.withLimits(Math.max(1, p.concurrency()), budget);

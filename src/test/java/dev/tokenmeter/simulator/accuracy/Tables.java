@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -34,8 +35,10 @@ final class Tables {
    * @param fitted the all-source factors
    * @param inSample every figure predicted at {@code fitted}
    * @param folds every source's held-out predictions
+   * @param objectives the all-source fit's objective at each candidate k's fixed point, keyed by k
    */
-  static String render(Dataset d, FitParams fitted, List<Comparison> inSample, List<Fold> folds) {
+  static String render(Dataset d, FitParams fitted, List<Comparison> inSample, List<Fold> folds,
+      Map<Double, Double> objectives) {
     List<Comparison> held = new ArrayList<>();
     folds.forEach(f -> held.addAll(f.comparisons()));
     StringBuilder b = new StringBuilder(BEGIN).append("\n\n");
@@ -52,6 +55,17 @@ final class Tables {
           signed(AccuracyStudy.medianErrorPercent(held, f)),
           pct(AccuracyStudy.medianAbsErrorPercent(inSample, f)),
           pct(AccuracyStudy.p90AbsErrorPercent(inSample, f))));
+    }
+    b.append("\nThe smooth roofline's k, chosen by each fit: the objective (TPOT and throughput; lower"
+        + " is better) each candidate's fit reaches, every source's at its fixed point, each fold's on"
+        + " its training sources to first order; the least in bold:\n\n| fit |");
+    objectives.keySet().forEach(k -> b.append(" k = ").append(FitParams.overlapName(k)).append(" |"));
+    b.append(" k |\n| --- |").append(" ---: |".repeat(objectives.size() + 1)).append('\n');
+    b.append("| every source |").append(objectiveCells(objectives)).append(' ')
+        .append(FitParams.overlapName(fitted.overlap())).append(" |\n");
+    for (Fold fold : folds) {
+      b.append("| without `").append(fold.source()).append("` |").append(objectiveCells(fold.objectives()))
+          .append(' ').append(FitParams.overlapName(fold.params().overlap())).append(" |\n");
     }
     b.append("\nBy source, held out (median / p90 of |error|; the fold's factors fitted without it):\n\n");
     b.append("| source | engine | points |");
@@ -117,6 +131,16 @@ final class Tables {
       }
     }
     return sb.append('\n').append(SENSITIVITY_END).append('\n').toString();
+  }
+
+  private static String objectiveCells(Map<Double, Double> objectives) {
+    double least = objectives.values().stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+    StringBuilder b = new StringBuilder();
+    for (double v : objectives.values()) {
+      String cell = String.format(Locale.ROOT, "%.4f", v);
+      b.append(' ').append(v == least ? "**" + cell + "**" : cell).append(" |");
+    }
+    return b.toString();
   }
 
   private static String row(Comparison c) {

@@ -114,6 +114,31 @@ class RooflineTest {
   }
 
   @Test
+  void theAccuracyStudysOtherCandidatesForKAreTheirFormulas() {
+    // k = 1: c + m, compute's share c / (c + m); 3 and 6: 9, 1/3
+    assertThat(Roofline.overlap(3, 6, 1)).isCloseTo(9.0, within(1e-12));
+    assertThat(Roofline.computeShare(3, 6, 1)).isCloseTo(1.0 / 3, within(1e-12));
+    // k = 2: sqrt(9 + 36) = 6.7082; share 9 / 45 = 0.2
+    assertThat(Roofline.overlap(3, 6, 2)).isCloseTo(6.708204, within(1e-6));
+    assertThat(Roofline.computeShare(6, 3, 2)).isCloseTo(0.8, within(1e-12));
+    // k = 4: 6 × (1 + 1/16)^(1/4) = 6.09163; share 81 / (81 + 1,296) = 1/17
+    assertThat(Roofline.overlap(3, 6, 4)).isCloseTo(6.091630, within(1e-6));
+    assertThat(Roofline.computeShare(3, 6, 4)).isCloseTo(1.0 / 17, within(1e-12));
+    // k = ∞: the plain roofline, the larger term all of the time
+    double inf = Double.POSITIVE_INFINITY;
+    assertThat(Roofline.overlap(3, 6, inf)).isEqualTo(6.0);
+    assertThat(Roofline.computeShare(3, 6, inf)).isZero();
+    assertThat(Roofline.computeShare(6, 3, inf)).isEqualTo(1.0);
+    // the cube path of k = 3 is the general formula
+    assertThat(Roofline.overlap(3, 6, 3)).isCloseTo(6 * Math.pow(1 + Math.pow(0.5, 3), 1 / 3.0), within(1e-12));
+    // and a config carries its k to the cost: the 512-token prefill above at k = ∞ is c alone
+    Roofline plain = new Roofline(ideal(LLAMA_8B, H100).withOverlapExponent(inf));
+    assertThat(plain.cost(512, 512.0 * 513 / 2, 0, 1, 0, 1).gpuNanos()).isEqualTo(9_759_612L);
+    assertThatThrownBy(() -> ideal(LLAMA_8B, H100).withOverlapExponent(0.5))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("overlapExponent");
+  }
+
+  @Test
   void perSequenceOverheadCountsSequencesNotTokens() {
     Roofline ideal = new Roofline(ideal(LLAMA_8B, H100));
     Roofline perSeq = new Roofline(ideal(LLAMA_8B, H100).withEfficiency(1.0, 1.0, 0, 80_000));
