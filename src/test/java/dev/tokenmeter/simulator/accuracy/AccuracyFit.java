@@ -208,10 +208,26 @@ final class AccuracyFit {
   }
 
   /**
-   * One source's fold: the factors fitted without it (k included), the fold's objective at each
-   * candidate k (in {@link FitParams#candidates()} order), and its points simulated at its factors.
+   * One source's fold: the factors fitted without it (k included) and its points simulated at them;
+   * the fold's first-order objective at each candidate k (in {@link FitParams#candidates()} order)
+   * that chose k; the rounds its fit took to its own fixed point; and its first round's factors and
+   * predictions (what the sensitivity study compares with).
    */
-  record Fold(String source, FitParams params, Map<Double, Double> objectives, List<Comparison> comparisons) {}
+  record Fold(
+      String source,
+      FitParams params,
+      Map<Double, Double> objectives,
+      int rounds,
+      FitParams firstOrder,
+      List<Comparison> firstOrderComparisons,
+      List<Comparison> comparisons) {}
+
+  /**
+   * Most rounds of a fold's fit: the first from the all-source fit, the others from the fold's own
+   * simulations. A fold that still moves after them keeps its last factors ({@link Fold#rounds}
+   * says so).
+   */
+  static final int FOLD_ROUNDS = 6;
 
   /**
    * Leave-one-source-out over every source of {@code d}. {@code byOverlap} holds every point
@@ -219,7 +235,10 @@ final class AccuracyFit {
    * other sources' points at every candidate, linearized at that candidate's all-source fit, and
    * keeps the k whose fit reaches the least objective, as the all-source fit does (there the
    * first-order model is exact: the candidates are fixed points). The held-out source thus has no
-   * say in its fold's k either.
+   * say in its fold's k either. The fold's factors then go on to their own fixed point: rounds of
+   * simulating the other sources' points at them and fitting again ({@link #foldFixedPoint}), so
+   * that the held-out source's share in the all-source simulations, where the first round starts,
+   * does not stay in them to first order.
    */
   static List<Fold> leaveOneSourceOut(Dataset d, Map<Double, List<Simulated>> byOverlap) {
     List<Fold> folds = new ArrayList<>();
@@ -239,9 +258,34 @@ final class AccuracyFit {
         }
       }
       List<Point> held = d.points().stream().filter(p -> p.source().equals(s.key())).toList();
-      folds.add(new Fold(s.key(), best, objectives, exact(simulate(d, held, best))));
+      int[] rounds = new int[1];
+      FitParams fixed = foldFixedPoint(d, best, s.key(), rounds);
+      List<Comparison> firstOrder = exact(simulate(d, held, best));
+      List<Comparison> atFixed = fixed.equals(best) ? firstOrder : exact(simulate(d, held, fixed));
+      folds.add(new Fold(s.key(), fixed, objectives, rounds[0], best, firstOrder, atFixed));
     }
     return folds;
+  }
+
+  /**
+   * From a fold's first round {@code first}, rounds of simulating every point but {@code heldOut}'s
+   * and fitting again (each keeping its start unless it gains more than {@link #MIN_GAIN}, as the
+   * all-source fit does), until the factors stop moving or {@link #FOLD_ROUNDS} rounds in all;
+   * {@code rounds[0]} gets the count, the first included.
+   */
+  static FitParams foldFixedPoint(Dataset d, FitParams first, String heldOut, int[] rounds) {
+    List<Point> train = d.points().stream().filter(p -> !p.source().equals(heldOut)).toList();
+    FitParams f = first;
+    rounds[0] = 1;
+    while (rounds[0] < FOLD_ROUNDS) {
+      FitParams next = foldParams(simulate(d, train, f), heldOut, MIN_GAIN);
+      if (next.equals(f)) {
+        break;
+      }
+      f = next;
+      rounds[0]++;
+    }
+    return f;
   }
 
   /** Every point simulated at each candidate of {@link FitParams#candidates()}, keyed by k, in order. */
@@ -262,13 +306,15 @@ final class AccuracyFit {
   /**
    * How much each fold rests on each other source (docs/SIMULATOR.md, "What each fold rests on"):
    * every fold of {@code folds} refitted without each other source in turn, at the fold's k (the
-   * candidate's simulation in {@code byOverlap}). A refit that returns the fold's own factors reuses
-   * its predictions.
+   * candidate's simulation in {@code byOverlap}), one round from the all-source fit: compared with
+   * the fold's own first round ({@link Fold#firstOrder}), so that a row shows the other source's
+   * share, not the fold's later rounds. A refit that returns the fold's first round reuses its
+   * predictions.
    */
   static List<Sensitivity> sensitivity(Dataset d, Map<Double, List<Simulated>> byOverlap, List<Fold> folds) {
     List<Sensitivity> out = new ArrayList<>();
     for (Fold fold : folds) {
-      List<Simulated> all = byOverlap.get(fold.params().overlap());
+      List<Simulated> all = byOverlap.get(fold.firstOrder().overlap());
       List<Point> held = d.points().stream().filter(p -> p.source().equals(fold.source())).toList();
       for (Source drop : d.sources()) {
         if (drop.key().equals(fold.source())) {
@@ -276,7 +322,8 @@ final class AccuracyFit {
         }
         List<Simulated> without = all.stream().filter(x -> !x.point().source().equals(drop.key())).toList();
         FitParams f = foldParams(without, fold.source());
-        List<Comparison> c = f.equals(fold.params()) ? fold.comparisons() : exact(simulate(d, held, f));
+        List<Comparison> c =
+            f.equals(fold.firstOrder()) ? fold.firstOrderComparisons() : exact(simulate(d, held, f));
         out.add(new Sensitivity(fold.source(), drop.key(), f, c));
       }
     }
@@ -298,9 +345,18 @@ final class AccuracyFit {
    * extra.
    */
   static FitParams foldParams(List<Simulated> all, String heldOut) {
-    // No least gain here: a fold is one fit, not rounds that could flip, and a fold kept at its
-    // start would be the all-source fit, which the held-out source informed.
-    FitParams f = fit(all, p -> !p.source().equals(heldOut), all.get(0).at(), 0);
+    // No least gain in a fold's first round: kept at its start it would be the all-source fit,
+    // which the held-out source informed.
+    return foldParams(all, heldOut, 0);
+  }
+
+  /**
+   * {@link #foldParams(List, String)} with each stage keeping its start unless it gains more than
+   * {@code minGain}: a fold's later rounds, which start from its own factors and could flip as the
+   * all-source rounds did.
+   */
+  static FitParams foldParams(List<Simulated> all, String heldOut, double minGain) {
+    FitParams f = fit(all, p -> !p.source().equals(heldOut), all.get(0).at(), minGain);
     for (int e = 0; e < FitParams.PROFILES.size(); e++) {
       final int profile = e;
       boolean trained = all.stream()

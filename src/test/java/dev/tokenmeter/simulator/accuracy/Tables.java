@@ -58,14 +58,19 @@ final class Tables {
     }
     b.append("\nThe smooth roofline's k, chosen by each fit: the objective (TPOT and throughput; lower"
         + " is better) each candidate's fit reaches, every source's at its fixed point, each fold's on"
-        + " its training sources to first order; the least in bold:\n\n| fit |");
+        + " its training sources to first order; the least in bold. Each fold's factors then go on"
+        + " from that k's first round to their own fixed point:\n\n| fit |");
     objectives.keySet().forEach(k -> b.append(" k = ").append(FitParams.overlapName(k)).append(" |"));
-    b.append(" k |\n| --- |").append(" ---: |".repeat(objectives.size() + 1)).append('\n');
+    b.append(" k | rounds to its fixed point |\n| --- |").append(" ---: |".repeat(objectives.size() + 2))
+        .append('\n');
     b.append("| every source |").append(objectiveCells(objectives)).append(' ')
-        .append(FitParams.overlapName(fitted.overlap())).append(" |\n");
+        .append(FitParams.overlapName(fitted.overlap())).append(" | — |\n");
     for (Fold fold : folds) {
       b.append("| without `").append(fold.source()).append("` |").append(objectiveCells(fold.objectives()))
-          .append(' ').append(FitParams.overlapName(fold.params().overlap())).append(" |\n");
+          .append(' ').append(FitParams.overlapName(fold.params().overlap())).append(" | ")
+          .append(fold.rounds() < AccuracyFit.FOLD_ROUNDS
+              ? Integer.toString(fold.rounds()) : fold.rounds() + ", still moving")
+          .append(" |\n");
     }
     b.append("\nBy source, held out (median / p90 of |error|; the fold's factors fitted without it):\n\n");
     b.append("| source | engine | points |");
@@ -120,7 +125,7 @@ final class Tables {
       boolean moved = false;
       StringBuilder cells = new StringBuilder();
       for (Group g : groups) {
-        double before = AccuracyStudy.medianAbsErrorPercent(fold.comparisons(), c -> c.group() == g);
+        double before = AccuracyStudy.medianAbsErrorPercent(fold.firstOrderComparisons(), c -> c.group() == g);
         double after = AccuracyStudy.medianAbsErrorPercent(r.comparisons(), c -> c.group() == g);
         moved |= !Double.isNaN(before) && Math.abs(after - before) >= 3;
         cells.append(Double.isNaN(before) ? "—" : pct(before) + " → " + pct(after)).append(" | ");
