@@ -30,7 +30,7 @@ class SimulateCommandTest {
         .contains("client: none: simulated in virtual time").doesNotContain("WARNING");
     assertThat(r.err()).containsPattern("requests over [0-9.]+ s of virtual time in [0-9.]+ s of wall time")
         .contains("engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration;"
-            + " calibration: MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, 2.000 ms per iteration + 0.0075 ms per sequence"
+            + " calibration: MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, roofline k = 3, 2.000 ms per iteration + 0.0075 ms per sequence"
             + " (fitted to published measurements, docs/SIMULATOR.md Accuracy)");
 
     JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
@@ -111,7 +111,7 @@ class SimulateCommandTest {
     assertThat(sim.at("/engine/iteration_cv").asDouble()).isZero();
     assertThat(sim.at("/engine/arrival_jitter_ms").asDouble()).isZero();
     assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.13, within(0.01));
-    assertThat(r.err()).contains("calibration: MFU 0.500 of an achievable 0.803 of the peak, MBU 0.80, 0.500 ms per iteration + 0.0000 ms"
+    assertThat(r.err()).contains("calibration: MFU 0.500 of an achievable 0.803 of the peak, MBU 0.80, roofline k = 3, 0.500 ms per iteration + 0.0000 ms"
         + " per sequence (set by flags)");
 
     Cli.Result perSequence = Cli.run("simulate", "--concurrency", "1", "--requests", "1",

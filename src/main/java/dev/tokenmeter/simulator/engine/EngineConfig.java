@@ -219,8 +219,8 @@ public record EngineConfig(
 
   /**
    * {@code "engine: vllm (vLLM V1 (0.8+)), 1024 sequences, 8192 tokens per iteration; calibration:
-   * MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, 2.000 ms per iteration + 0.0075 ms per
-   * sequence (fitted ...)"}: the profile and the efficiency factors this deployment uses (MFU with
+   * MFU 0.725 of an achievable 0.803 of the peak, MBU 0.88, roofline k = 3, 2.000 ms per iteration +
+   * 0.0075 ms per sequence (fitted ...)"}: the profile and the efficiency factors this deployment uses (MFU with
    * the GPU's achievable matmul share it applies to), and whether they are the fitted ones.
    */
   public String describeEngine() {
@@ -235,11 +235,14 @@ public record EngineConfig(
     return String.format(
         java.util.Locale.ROOT,
         "engine: %s (%s), %d sequences, %d tokens per iteration; calibration: MFU %.3f of an"
-            + " achievable %.3f of the peak%s, MBU %.2f, %.3f ms per iteration + %.4f ms per sequence"
+            + " achievable %.3f of the peak%s, MBU %.2f, roofline k = %s, %.3f ms per iteration + %.4f ms"
+            + " per sequence"
             + " (%s%s)",
         p.id(), p.name(), maxNumSeqs, maxBatchedTokens, mfu, AchievableMatmul.share(gpu, weights),
         AchievableMatmul.measured(gpu) ? "" : " (" + gpu.id() + " not measured: the median of measured GPUs)",
-        mbu,
+        mbu, overlapExponent == Double.POSITIVE_INFINITY ? "∞ (max)"
+            : overlapExponent == Math.rint(overlapExponent) ? Long.toString((long) overlapExponent)
+            : Double.toString(overlapExponent),
         iterationOverheadNanos / 1e6, perSequenceOverheadNanos / 1e6,
         fitted ? "fitted to published measurements, docs/SIMULATOR.md Accuracy" : "set by flags",
         fitted ? extra : "");
