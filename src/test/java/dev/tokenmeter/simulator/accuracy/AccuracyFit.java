@@ -209,9 +209,9 @@ final class AccuracyFit {
 
   /**
    * One source's fold: the factors fitted without it (k included) and its points simulated at them;
-   * the fold's first-order objective at each candidate k (in {@link FitParams#candidates()} order)
-   * that chose k; the rounds its fit took to its own fixed point; and its first round's factors and
-   * predictions (what the sensitivity study compares with).
+   * the fold's objective at each candidate k's fixed point (in {@link FitParams#candidates()} order;
+   * NaN for one still moving) that chose k; the rounds its fit took to its fixed point; and its
+   * first round's factors and predictions at that k (what the sensitivity study compares with).
    */
   record Fold(
       String source,
@@ -230,62 +230,62 @@ final class AccuracyFit {
   static final int FOLD_ROUNDS = 6;
 
   /**
+   * A fold's fit taken to its fixed point: the factors, the rounds it took (the first included),
+   * and its objective there on its training points, exact (their simulation at the factors); NaN
+   * when it was still moving after {@link #FOLD_ROUNDS} rounds.
+   */
+  record FoldFit(FitParams params, int rounds, double objective) {}
+
+  /**
+   * From a fold's first round {@code first}, rounds of simulating every point but {@code heldOut}'s
+   * and fitting again (each keeping its start unless it gains more than {@link #MIN_GAIN}, as the
+   * all-source fit does), until the factors stop moving or {@link #FOLD_ROUNDS} rounds in all.
+   */
+  static FoldFit foldFixedPoint(Dataset d, FitParams first, String heldOut) {
+    List<Point> train = d.points().stream().filter(p -> !p.source().equals(heldOut)).toList();
+    FitParams f = first;
+    for (int rounds = 1; rounds < FOLD_ROUNDS; rounds++) {
+      List<Simulated> sims = simulate(d, train, f);
+      FitParams next = foldParams(sims, heldOut, MIN_GAIN);
+      if (next.equals(f)) {
+        return new FoldFit(f, rounds, new LinearModel(sims).objective(f));
+      }
+      f = next;
+    }
+    return new FoldFit(f, FOLD_ROUNDS, Double.NaN);
+  }
+
+  /**
    * Leave-one-source-out over every source of {@code d}. {@code byOverlap} holds every point
    * simulated at each candidate of {@link FitParams#candidates()}, keyed by k. Each fold fits the
-   * other sources' points at every candidate, linearized at that candidate's all-source fit, and
-   * keeps the k whose fit reaches the least objective, as the all-source fit does (there the
-   * first-order model is exact: the candidates are fixed points). The held-out source thus has no
-   * say in its fold's k either. The fold's factors then go on to their own fixed point: rounds of
-   * simulating the other sources' points at them and fitting again ({@link #foldFixedPoint}), so
-   * that the held-out source's share in the all-source simulations, where the first round starts,
-   * does not stay in them to first order.
+   * other sources' points at every candidate, starting from that candidate's all-source fit, and
+   * takes each to its own fixed point ({@link #foldFixedPoint}); it keeps the k whose fixed point
+   * has the least objective, as the all-source fit does. The held-out source thus has no say in
+   * its fold's k, and its share in the all-source simulations, where each fold starts, does not
+   * stay in the fold's factors to first order.
    */
   static List<Fold> leaveOneSourceOut(Dataset d, Map<Double, List<Simulated>> byOverlap) {
     List<Fold> folds = new ArrayList<>();
     for (Source s : d.sources()) {
       Map<Double, Double> objectives = new LinkedHashMap<>();
-      FitParams best = null;
-      double bestScore = Double.POSITIVE_INFINITY;
+      FoldFit best = null;
+      FitParams bestFirst = null;
       for (Map.Entry<Double, List<Simulated>> e : byOverlap.entrySet()) {
-        FitParams f = foldParams(e.getValue(), s.key());
-        List<Simulated> train =
-            e.getValue().stream().filter(x -> !x.point().source().equals(s.key())).toList();
-        double score = new LinearModel(train).objective(f);
-        objectives.put(e.getKey(), score);
-        if (score < bestScore) {
-          best = f;
-          bestScore = score;
+        FitParams first = foldParams(e.getValue(), s.key());
+        FoldFit fit = foldFixedPoint(d, first, s.key());
+        objectives.put(e.getKey(), fit.objective());
+        if (best == null || fit.objective() < best.objective()) {
+          best = fit;
+          bestFirst = first;
         }
       }
       List<Point> held = d.points().stream().filter(p -> p.source().equals(s.key())).toList();
-      int[] rounds = new int[1];
-      FitParams fixed = foldFixedPoint(d, best, s.key(), rounds);
-      List<Comparison> firstOrder = exact(simulate(d, held, best));
-      List<Comparison> atFixed = fixed.equals(best) ? firstOrder : exact(simulate(d, held, fixed));
-      folds.add(new Fold(s.key(), fixed, objectives, rounds[0], best, firstOrder, atFixed));
+      List<Comparison> firstOrder = exact(simulate(d, held, bestFirst));
+      List<Comparison> at =
+          best.params().equals(bestFirst) ? firstOrder : exact(simulate(d, held, best.params()));
+      folds.add(new Fold(s.key(), best.params(), objectives, best.rounds(), bestFirst, firstOrder, at));
     }
     return folds;
-  }
-
-  /**
-   * From a fold's first round {@code first}, rounds of simulating every point but {@code heldOut}'s
-   * and fitting again (each keeping its start unless it gains more than {@link #MIN_GAIN}, as the
-   * all-source fit does), until the factors stop moving or {@link #FOLD_ROUNDS} rounds in all;
-   * {@code rounds[0]} gets the count, the first included.
-   */
-  static FitParams foldFixedPoint(Dataset d, FitParams first, String heldOut, int[] rounds) {
-    List<Point> train = d.points().stream().filter(p -> !p.source().equals(heldOut)).toList();
-    FitParams f = first;
-    rounds[0] = 1;
-    while (rounds[0] < FOLD_ROUNDS) {
-      FitParams next = foldParams(simulate(d, train, f), heldOut, MIN_GAIN);
-      if (next.equals(f)) {
-        break;
-      }
-      f = next;
-      rounds[0]++;
-    }
-    return f;
   }
 
   /** Every point simulated at each candidate of {@link FitParams#candidates()}, keyed by k, in order. */

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
  * point simulated at the committed calibration, one fit round from there, leave-one-source-out,
  * and the doc's table. Writes {@code target/accuracy-table.md}; to refresh the doc after a model
  * or data change, refit (below), paste the factors into {@code Calibration}, and copy that file over
- * the block. About 3.5 min on the project's shared 2-core machine (every point at five candidate
- * k, every fold to its fixed point).
+ * the block. About 10 min on the project's shared 2-core machine (every point at five candidate
+ * k, every fold at every candidate to its fixed point).
  *
  * <p>The full fit from scratch, rounds of simulate-then-fit until the factors stop moving:
  *

@@ -57,9 +57,8 @@ final class Tables {
           pct(AccuracyStudy.p90AbsErrorPercent(inSample, f))));
     }
     b.append("\nThe smooth roofline's k, chosen by each fit: the objective (TPOT and throughput; lower"
-        + " is better) each candidate's fit reaches, every source's at its fixed point, each fold's on"
-        + " its training sources to first order; the least in bold. Each fold's factors then go on"
-        + " from that k's first round to their own fixed point:\n\n| fit |");
+        + " is better) at each candidate's fixed point, every source's and each fold's on its"
+        + " training sources; the least in bold:\n\n| fit |");
     objectives.keySet().forEach(k -> b.append(" k = ").append(FitParams.overlapName(k)).append(" |"));
     b.append(" k | rounds to its fixed point |\n| --- |").append(" ---: |".repeat(objectives.size() + 2))
         .append('\n');
@@ -139,10 +138,11 @@ final class Tables {
   }
 
   private static String objectiveCells(Map<Double, Double> objectives) {
-    double least = objectives.values().stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+    double least = objectives.values().stream().mapToDouble(Double::doubleValue)
+        .filter(v -> !Double.isNaN(v)).min().orElse(Double.NaN);
     StringBuilder b = new StringBuilder();
     for (double v : objectives.values()) {
-      String cell = String.format(Locale.ROOT, "%.4f", v);
+      String cell = Double.isNaN(v) ? "still moving" : String.format(Locale.ROOT, "%.4f", v);
       b.append(' ').append(v == least ? "**" + cell + "**" : cell).append(" |");
     }
     return b.toString();
