@@ -131,44 +131,61 @@ public final class HeldOutAccuracy {
    */
   public static List<String> describe(EngineConfig config) {
     List<String> lines = new ArrayList<>();
-    StringBuilder pooled = new StringBuilder(
-        "accuracy, held out by source (docs/SIMULATOR.md Accuracy): median |error| ");
-    String sep = "";
-    for (Quantity q : Quantity.values()) {
-      Figure f = POOLED.get(q);
-      pooled.append(sep).append(String.format(Locale.ROOT, "%s %.1f%% (p90 %.1f%%)", q.label(),
-          f.medianPercent(), f.p90Percent()));
-      sep = ", ";
-    }
-    pooled.append(" over ").append(SOURCES.size()).append(" sources");
+    String pooled = "accuracy, held out by source (docs/SIMULATOR.md Accuracy): median |error| "
+        + pooled() + " over " + SOURCES.size() + " sources";
     if (!config.fittedCalibration()) {
-      pooled.append("; measured at the fitted calibration, which flags override here");
+      pooled += "; measured at the fitted calibration, which flags override here";
     }
-    lines.add(pooled.toString());
+    lines.add(pooled);
     String profile = config.profile().id();
-    String platform = Platform.of(config.gpu()) == Platform.ROCM ? "ROCm" : "CUDA";
+    String platform = platformName(Platform.of(config.gpu()));
     List<Source> behind = behind(config);
     if (behind.isEmpty()) {
       lines.add("accuracy: no source measures the " + profile + " profile on " + platform
           + " GPUs; its overheads are the fit's for the profile plus the platform's extra, untested");
-      return lines;
+    } else {
+      lines.add("accuracy of the " + profile + " profile on " + platform
+          + " GPUs, each source held out: " + sources(behind));
     }
-    StringBuilder b = new StringBuilder("accuracy of the " + profile + " profile on " + platform
-        + " GPUs, each source held out: ");
-    sep = "";
-    for (Source s : behind) {
-      b.append(sep).append(s.key());
-      String inner = " ";
+    return lines;
+  }
+
+  /**
+   * {@code "TPOT/ITL 8.1% (p90 37.9%), output throughput 8.8% (p90 73.1%), ..."}: every source's
+   * figures together.
+   */
+  public static String pooled() {
+    StringBuilder b = new StringBuilder();
+    for (Quantity q : Quantity.values()) {
+      Figure f = POOLED.get(q);
+      b.append(b.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s %.1f%% (p90 %.1f%%)",
+          q.label(), f.medianPercent(), f.p90Percent()));
+    }
+    return b.toString();
+  }
+
+  /**
+   * {@code "silybench TPOT/ITL 7.7%, output throughput 6.9%; rtx4090-vllm ..."}: each source's
+   * held-out medians, only the quantities it publishes.
+   */
+  public static String sources(List<Source> sources) {
+    StringBuilder b = new StringBuilder();
+    for (Source s : sources) {
+      b.append(b.isEmpty() ? "" : "; ").append(s.key());
+      String sep = " ";
       for (Quantity q : Quantity.values()) {
         Figure f = s.figures().get(q);
         if (f != null) {
-          b.append(inner).append(String.format(Locale.ROOT, "%s %.1f%%", q.label(), f.medianPercent()));
-          inner = ", ";
+          b.append(sep).append(String.format(Locale.ROOT, "%s %.1f%%", q.label(), f.medianPercent()));
+          sep = ", ";
         }
       }
-      sep = "; ";
     }
-    lines.add(b.toString());
-    return lines;
+    return b.toString();
+  }
+
+  /** {@code CUDA} or {@code ROCm}, as the accuracy lines name a platform. */
+  public static String platformName(Platform p) {
+    return p == Platform.ROCM ? "ROCm" : "CUDA";
   }
 }
