@@ -6,6 +6,7 @@ import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -83,12 +84,28 @@ final class SimulateCommand implements Callable<Integer> {
                 output.rawTimes,
                 Runs.commandLine(spec),
                 load.seed,
-                described()),
+                described(),
+                notes()),
             System.out,
             System.err);
     running = run;
     run.run();
     return Runs.exitCode(run.interrupted(), run.sloViolated());
+  }
+
+  /**
+   * What to keep in mind reading this run's numbers: a closed loop of fixed output lengths keeps
+   * its users in step (docs/SIMULATOR.md, Tails).
+   */
+  private List<String> notes() {
+    boolean closedLoop = load.concurrency.stream().anyMatch(c -> c > 1) || slo.searchMaxConcurrency() > 1;
+    if (!closedLoop || !workload.fixedOutputLengths()) {
+      return List.of();
+    }
+    return List.of("note: closed-loop users all start at once and fixed output lengths keep them in"
+        + " step, so their prompts prefill together every round, where real clients drift apart; read"
+        + " TTFT here as one end of a range and rerun with spread lengths (--output-tokens"
+        + " uniform:A,B) for the other (docs/SIMULATOR.md Tails)");
   }
 
   /** The workload as summary.json describes a simulated one. */

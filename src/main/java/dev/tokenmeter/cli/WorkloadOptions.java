@@ -155,6 +155,11 @@ final class WorkloadOptions {
     return plan -> SyntheticWorkload.lengthsOnly(i, o, plan.seed(), prefix);
   }
 
+  /** Whether every request asks for the same number of output tokens (after {@link #validate}). */
+  boolean fixedOutputLengths() {
+    return out instanceof LengthSpec.Fixed;
+  }
+
   /** The --workload profile, read on first use; null without --workload. */
   WorkloadProfile profile() {
     if (profile == null && workloadFile != null) {

@@ -56,7 +56,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.5";
+  public static final String SCHEMA_VERSION = "1.6";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -211,6 +211,8 @@ public record RunSummary(
    * @param fittedOn the data the fitted factors come from
    * @param iterationCv iteration time's coefficient of variation (0: exact)
    * @param arrivalJitterMs widest delay from send to the scheduler, ms (0: none)
+   * @param accuracy the accuracy study's held-out errors: over every source, then for each source
+   *     behind this profile and platform (schema 1.6)
    */
   public record SimulatedEngine(
       String profile,
@@ -218,7 +220,25 @@ public record RunSummary(
       String calibration,
       String fittedOn,
       double iterationCv,
-      double arrivalJitterMs) {}
+      double arrivalJitterMs,
+      List<AccuracyFigure> accuracy) {
+    public SimulatedEngine {
+      accuracy = List.copyOf(accuracy);
+    }
+  }
+
+  /**
+   * One row of the accuracy study's leave-one-source-out errors (docs/SIMULATOR.md, Accuracy).
+   *
+   * @param scope {@code all} (every source's figures together) or a source's key
+   * @param quantity {@code tpot}, {@code output_throughput}, {@code ttft} or {@code p99}
+   * @param figures how many published figures
+   * @param medianAbsErrorPercent median |predicted − published| / published, %
+   * @param p90AbsErrorPercent its 90th percentile, %
+   */
+  public record AccuracyFigure(
+      String scope, String quantity, int figures, double medianAbsErrorPercent,
+      double p90AbsErrorPercent) {}
 
   /** The client's deadlines; null where there is none. */
   public record Timeouts(Duration firstToken, Duration idle, Duration total) {

@@ -156,6 +156,9 @@ public record SavedSummary(
    * @param note the file's own warning that nothing here was measured
    * @param gpus GPUs the model is sharded over
    * @param simulatedSeconds virtual time simulated
+   * @param accuracy the model's held-out errors over every source, in one sentence ({@code
+   *     engine.accuracy}); null when the file has none (before schema 1.6)
    */
-  public record Simulation(String note, String model, String gpu, int gpus, double simulatedSeconds) {}
+  public record Simulation(
+      String note, String model, String gpu, int gpus, double simulatedSeconds, String accuracy) {}
 }

@@ -25,7 +25,34 @@ final class StageDetailReader {
         sim.path("model").asText(null),
         sim.path("gpu").asText(null),
         sim.path("gpus").asInt(0),
-        number(sim.path("simulated_s")));
+        number(sim.path("simulated_s")),
+        accuracy(sim.path("engine").path("accuracy")));
+  }
+
+  /**
+   * {@code "Held out by source, the model's median error is 8.1% for TPOT/ITL (p90 37.9%), ..."}
+   * from the {@code all} rows of {@code engine.accuracy}; null when there are none.
+   */
+  private static String accuracy(JsonNode rows) {
+    StringBuilder b = new StringBuilder();
+    for (JsonNode r : rows) {
+      if (!"all".equals(r.path("scope").asText())) {
+        continue;
+      }
+      String what = switch (r.path("quantity").asText()) {
+        case "tpot" -> "TPOT/ITL";
+        case "output_throughput" -> "output throughput";
+        case "ttft" -> "TTFT";
+        case "p99" -> "p99s";
+        default -> r.path("quantity").asText();
+      };
+      b.append(b.isEmpty() ? "" : ", ").append(String.format(java.util.Locale.ROOT,
+          "%.1f%% for %s (p90 %.1f%%)", r.path("median_abs_error_pct").asDouble(), what,
+          r.path("p90_abs_error_pct").asDouble()));
+    }
+    return b.isEmpty() ? null
+        : "Held out by source, the model's median error is " + b
+            + " (docs/SIMULATOR.md, Accuracy).";
   }
 
   static StageDetail read(JsonNode s) throws IOException {

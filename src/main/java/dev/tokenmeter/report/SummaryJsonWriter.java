@@ -169,6 +169,17 @@ public final class SummaryJsonWriter {
       g.writeStringField("fitted_on", e.fittedOn());
       g.writeNumberField("iteration_cv", e.iterationCv());
       g.writeNumberField("arrival_jitter_ms", e.arrivalJitterMs());
+      g.writeArrayFieldStart("accuracy");
+      for (RunSummary.AccuracyFigure a : e.accuracy()) {
+        g.writeStartObject();
+        g.writeStringField("scope", a.scope());
+        g.writeStringField("quantity", a.quantity());
+        g.writeNumberField("figures", a.figures());
+        g.writeNumberField("median_abs_error_pct", a.medianAbsErrorPercent());
+        g.writeNumberField("p90_abs_error_pct", a.p90AbsErrorPercent());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
       g.writeEndObject();
     }
     g.writeEndObject();

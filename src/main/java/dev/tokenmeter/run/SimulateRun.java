@@ -15,6 +15,7 @@ import dev.tokenmeter.report.html.HtmlReport;
 import dev.tokenmeter.simulator.engine.AchievableMatmul;
 import dev.tokenmeter.simulator.engine.Calibration;
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.simulator.engine.HeldOutAccuracy;
 import dev.tokenmeter.simulator.engine.Variation;
 import dev.tokenmeter.simulator.virtual.Simulation;
 import java.io.IOException;
@@ -47,7 +48,8 @@ public final class SimulateRun {
   /**
    * Everything a simulated run needs. {@code requests} draws each stage's lengths (every request
    * sets its max_tokens); {@code workload} describes them for summary.json; {@code timeouts} are in
-   * virtual time.
+   * virtual time; {@code notes} are printed with the engine's description (what to keep in mind
+   * reading the numbers).
    */
   public record Settings(
       EngineConfig config,
@@ -62,7 +64,12 @@ public final class SimulateRun {
       boolean rawTimes,
       List<String> commandLine,
       long seed,
-      Map<String, Object> workload) {}
+      Map<String, Object> workload,
+      List<String> notes) {
+    public Settings {
+      notes = List.copyOf(notes);
+    }
+  }
 
   private final Settings s;
   private final PrintStream out;
@@ -115,7 +122,9 @@ public final class SimulateRun {
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
       err.println("tokenmeter simulate: " + s.config().describeEngine());
+      HeldOutAccuracy.describe(s.config()).forEach(l -> err.println("tokenmeter simulate: " + l));
       err.println("tokenmeter simulate: " + describe(s.variation()));
+      s.notes().forEach(n -> err.println("tokenmeter simulate: " + n));
       int planned = s.stages().plannedStages();
       StagePlan plan;
       while ((plan = s.stages().next(results)) != null) {
@@ -261,7 +270,35 @@ public final class SimulateRun {
   static RunSummary.SimulatedEngine engine(EngineConfig c, Variation v) {
     return new RunSummary.SimulatedEngine(
         c.profile().id(), c.profile().name(), c.fittedCalibration() ? "fitted" : "flags",
-        Calibration.FITTED_ON, v.iterationCv(), v.arrivalJitterNanos() / 1e6);
+        Calibration.FITTED_ON, v.iterationCv(), v.arrivalJitterNanos() / 1e6, accuracy(c));
+  }
+
+  /** The held-out errors over every source, then of each source behind {@code c}'s profile. */
+  static List<RunSummary.AccuracyFigure> accuracy(EngineConfig c) {
+    List<RunSummary.AccuracyFigure> out = new ArrayList<>();
+    for (HeldOutAccuracy.Quantity q : HeldOutAccuracy.Quantity.values()) {
+      out.add(figure("all", q, HeldOutAccuracy.POOLED.get(q)));
+    }
+    for (HeldOutAccuracy.Source src : HeldOutAccuracy.behind(c)) {
+      for (HeldOutAccuracy.Quantity q : HeldOutAccuracy.Quantity.values()) {
+        HeldOutAccuracy.Figure f = src.figures().get(q);
+        if (f != null) {
+          out.add(figure(src.key(), q, f));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static RunSummary.AccuracyFigure figure(
+      String scope, HeldOutAccuracy.Quantity q, HeldOutAccuracy.Figure f) {
+    String quantity = switch (q) {
+      case TPOT -> "tpot";
+      case THROUGHPUT -> "output_throughput";
+      case TTFT -> "ttft";
+      case TAIL -> "p99";
+    };
+    return new RunSummary.AccuracyFigure(scope, quantity, f.figures(), f.medianPercent(), f.p90Percent());
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

@@ -6,6 +6,7 @@ import dev.tokenmeter.simulator.engine.AchievableMatmul;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
+import dev.tokenmeter.simulator.engine.HeldOutAccuracy;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Platform;
 import dev.tokenmeter.simulator.engine.Precision;
@@ -13,6 +14,7 @@ import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.engine.Variation;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -88,6 +90,19 @@ public final class PresetsListing {
       sb.append(String.format(Locale.ROOT, "  platform %s adds %sms per iteration + %sms per sequence%s%n",
           p.id(), millis(p.iterationExtraNanos()), millis(p.perSequenceExtraNanos()),
           p == Platform.CUDA ? " (NVIDIA GPUs: the profiles' own)" : " (AMD Instinct GPUs, fitted)"));
+    }
+    sb.append("  held out by source (median |error|, docs/SIMULATOR.md Accuracy): ")
+        .append(HeldOutAccuracy.pooled()).append(" over ").append(HeldOutAccuracy.SOURCES.size())
+        .append(" sources\n");
+    for (EngineProfile p : EngineProfile.all()) {
+      for (Platform platform : Platform.values()) {
+        List<HeldOutAccuracy.Source> behind = HeldOutAccuracy.SOURCES.stream()
+            .filter(x -> x.profile().equals(p.id()) && x.platform() == platform).toList();
+        if (!behind.isEmpty()) {
+          sb.append(String.format(Locale.ROOT, "    %s on %s: %s%n", p.id(),
+              HeldOutAccuracy.platformName(platform), HeldOutAccuracy.sources(behind)));
+        }
+      }
     }
     sb.append(
         String.format(

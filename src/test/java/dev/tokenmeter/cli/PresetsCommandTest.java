@@ -36,6 +36,10 @@ class PresetsCommandTest {
         .contains("platform cuda adds 0ms per iteration + 0ms per sequence (NVIDIA GPUs: the profiles' own)")
         .contains("platform rocm adds 3.7ms per iteration + 0.0925ms per sequence (AMD Instinct GPUs, fitted)")
         .contains("--mfu 0.725  --mbu 0.88")
+        .contains("held out by source (median |error|, docs/SIMULATOR.md Accuracy): TPOT/ITL 8.1% (p90"
+            + " 37.9%)")
+        .contains("    vllm on ROCm: rocm-vllm output throughput 84.4%")
+        .contains("    lmdeploy on CUDA: lmdeploy TPOT/ITL 16.9%, output throughput 13.7%, TTFT 16.7%")
         .contains("(lmdeploy: its KV cache is 0.5 of the whole memory instead), blocks of the profile's"
             + " tokens (default 16), all-reduce latency 5 us (NVLink, Infinity Fabric) or 20 us (PCIe)")
         .contains("variation (simulate): none by default; --variation: iteration time CV 0.05, arrival jitter 0-2 ms");

@@ -9,6 +9,7 @@ import dev.tokenmeter.report.JsonSchemaSubset;
 import dev.tokenmeter.testkit.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,6 +51,18 @@ class SimulateCommandTest {
     assertThat(engine.get("iteration_cv").asDouble()).isZero();
     assertThat(engine.get("arrival_jitter_ms").asDouble()).isZero();
     assertThat(r.err()).contains("variation: none (exact engine; --variation adds the estimated spread");
+    // its error bars: every source's held-out errors, then those of the sources behind vLLM on CUDA
+    assertThat(r.err()).contains("accuracy, held out by source (docs/SIMULATOR.md Accuracy): median"
+        + " |error| TPOT/ITL 8.1% (p90 37.9%)")
+        .contains("accuracy of the vllm profile on CUDA GPUs, each source held out: silybench")
+        .contains("note: closed-loop users all start at once and fixed output lengths keep them in step");
+    JsonNode accuracy = engine.get("accuracy");
+    assertThat(accuracy.get(0).get("scope").asText()).isEqualTo("all");
+    assertThat(accuracy.get(0).get("quantity").asText()).isEqualTo("tpot");
+    assertThat(accuracy.get(0).get("median_abs_error_pct").asDouble()).isEqualTo(8.1);
+    List<String> scopes = new ArrayList<>();
+    accuracy.forEach(a -> scopes.add(a.get("scope").asText()));
+    assertThat(scopes).containsOnly("all", "silybench", "rtx4090-vllm", "gpustack-vllm");
 
     // c=1: ITL is the decode iteration over ~100 cached tokens, 7.1264 ms (SimulationTest).
     JsonNode one = summary.at("/stages/0");
@@ -113,6 +126,8 @@ class SimulateCommandTest {
     assertThat(summary.at("/stages/0/metrics/itl_ms/mean").asDouble()).isCloseTo(6.13, within(0.01));
     assertThat(r.err()).contains("calibration: MFU 0.500 of an achievable 0.803 of the peak, MBU 0.80, roofline k = 3, 0.500 ms per iteration + 0.0000 ms"
         + " per sequence (set by flags)");
+    assertThat(r.err()).contains("measured at the fitted calibration, which flags override here")
+        .doesNotContain("note: closed-loop users"); // one user: no cohort
 
     Cli.Result perSequence = Cli.run("simulate", "--concurrency", "1", "--requests", "1",
         "--per-sequence-overhead", "80us", "--out", dir.resolve("b").toString());

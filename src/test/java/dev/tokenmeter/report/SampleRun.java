@@ -51,7 +51,9 @@ final class SampleRun {
             "simulated in virtual time", "llama-3.1-8b", "h100-sxm", 1, "bf16", "bf16", 442_704,
             131_072, 256, 8192, 0.65, 0.803, 0.9, 5.0, 0.08, 12_345, 0, true, 0.25, 17.25, 0.4,
             new RunSummary.SimulatedEngine("vllm", "vLLM V1 (0.8+)", "flags", "published-points.json",
-                0.05, 2.0));
+                0.05, 2.0, List.of(
+                    new RunSummary.AccuracyFigure("all", "tpot", 145, 8.1, 37.9),
+                    new RunSummary.AccuracyFigure("silybench", "tpot", 79, 7.7, 10.1))));
     return new RunSummary(
         r.tool(), r.startedAt(), r.endedAt(),
         new RunSummary.Target("simulate:llama-3.1-8b@1xh100-sxm", "chat", "llama-3.1-8b"),

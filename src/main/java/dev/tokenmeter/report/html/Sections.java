@@ -17,7 +17,8 @@ final class Sections {
       b.append("<p class=\"banner simulated\" id=\"simulated\"><strong>Simulated, not measured.</strong> ")
           .append(Html.esc(sim.model() + " on " + sim.gpus() + " × " + sim.gpu() + ", "
               + Headline.num(sim.simulatedSeconds()) + " s of virtual time. "))
-          .append(Html.esc(sim.note() == null ? "" : sim.note())).append("</p>\n");
+          .append(Html.esc(sim.note() == null ? "" : sim.note()))
+          .append(Html.esc(sim.accuracy() == null ? "" : " " + sim.accuracy())).append("</p>\n");
     }
     if (s.partial()) {
       String reason = s.partialReason() == null ? "stopped early" : s.partialReason();

@@ -89,7 +89,8 @@ class HeadlineTest {
 
   @Test
   void simulatedRunSaysWouldSeeAndCarriesTheBanner() throws Exception {
-    var sim = new SavedSummary.Simulation("predicted, not measured", "llama-3.1-8b", "h100-sxm", 2, 95.5);
+    var sim = new SavedSummary.Simulation("predicted, not measured", "llama-3.1-8b", "h100-sxm", 2, 95.5,
+        "Held out by source, the model's median error is 25.0% for TTFT (p90 78.0%).");
     SavedSummary s = run(false, sim, stage(0, 1, 40, 40, Double.NaN), stage(1, 8, 35, 280, Double.NaN));
     assertThat(Headline.sentences(s).get(0)).startsWith("At 8 concurrent users each user would see 35 tokens/s");
     // The simulator's text has one word per token: not a measurement of any model's words.
@@ -98,7 +99,8 @@ class HeadlineTest {
         .contains("about 30 words/s (at 0.75 words per token, a rule of thumb for English text)")
         .doesNotContain("measured on this run's text");
     assertThat(Sections.banner(s)).contains("Simulated, not measured.").contains("llama-3.1-8b on 2 × h100-sxm")
-        .contains("96 s of virtual time").contains("predicted, not measured");
+        .contains("96 s of virtual time").contains("predicted, not measured")
+        .contains("median error is 25.0% for TTFT (p90 78.0%)");
     assertThat(HtmlReport.render(s, null)).contains("id=\"simulated\"").contains("(simulated)</title>");
   }
 

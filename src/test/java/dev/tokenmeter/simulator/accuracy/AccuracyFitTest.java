@@ -12,6 +12,7 @@ import dev.tokenmeter.simulator.accuracy.PublishedPoints.Dataset;
 import dev.tokenmeter.simulator.accuracy.PublishedPoints.Point;
 import dev.tokenmeter.simulator.engine.Calibration;
 import dev.tokenmeter.simulator.engine.EngineProfile;
+import dev.tokenmeter.simulator.engine.HeldOutAccuracy;
 import dev.tokenmeter.simulator.engine.Platform;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -239,6 +240,45 @@ class AccuracyFitTest {
       assertThat(fast.tpotMs()).as(id).isCloseTo(slow.tpotMs(), within(0.01 * slow.tpotMs()));
       assertThat(fast.outputTps()).as(id).isCloseTo(slow.outputTps(), within(0.01 * slow.outputTps()));
     }
+  }
+
+  @Test
+  void whatSimulatePrintsIsTheStudysHeldOutAccuracy() {
+    // HeldOutAccuracy's figures (simulate's accuracy lines, summary.json's engine.accuracy) are
+    // the study's, to the 0.1 point they are printed with: a refit that moves one fails here.
+    List<Comparison> held = folds.stream().flatMap(f -> f.comparisons().stream()).toList();
+    for (Group g : Group.values()) {
+      HeldOutAccuracy.Figure printed = HeldOutAccuracy.POOLED.get(HeldOutAccuracy.Quantity.valueOf(g.name()));
+      assertThat(printed).as("every source, %s", g).isEqualTo(figure(held, g));
+    }
+    assertThat(HeldOutAccuracy.SOURCES).extracting(HeldOutAccuracy.Source::key)
+        .containsExactlyElementsOf(folds.stream().map(Fold::source).toList());
+    for (Fold fold : folds) {
+      HeldOutAccuracy.Source printed = HeldOutAccuracy.SOURCES.stream()
+          .filter(s -> s.key().equals(fold.source())).findFirst().orElseThrow();
+      PublishedPoints.Source source = dataset.sources().stream()
+          .filter(s -> s.key().equals(fold.source())).findFirst().orElseThrow();
+      assertThat(printed.profile()).as(fold.source()).isEqualTo(source.profile());
+      boolean rocm = dataset.points().stream()
+          .anyMatch(p -> p.source().equals(fold.source()) && p.gpu().equals("mi300x"));
+      assertThat(printed.platform()).as(fold.source()).isEqualTo(rocm ? Platform.ROCM : Platform.CUDA);
+      for (Group g : Group.values()) {
+        HeldOutAccuracy.Figure expected = figure(fold.comparisons(), g);
+        assertThat(printed.figures().get(HeldOutAccuracy.Quantity.valueOf(g.name())))
+            .as("%s %s", fold.source(), g).isEqualTo(expected);
+      }
+    }
+  }
+
+  /** The held-out figure of group {@code g} as printed (0.1 point); null when there is none. */
+  private static HeldOutAccuracy.Figure figure(List<Comparison> comparisons, Group g) {
+    List<Comparison> c = comparisons.stream().filter(x -> x.group() == g).toList();
+    if (c.isEmpty()) {
+      return null;
+    }
+    return new HeldOutAccuracy.Figure(c.size(),
+        Double.parseDouble(String.format(Locale.ROOT, "%.1f", AccuracyStudy.medianAbsErrorPercent(c, x -> true))),
+        Double.parseDouble(String.format(Locale.ROOT, "%.1f", AccuracyStudy.p90AbsErrorPercent(c, x -> true))));
   }
 
   @Test
