@@ -292,13 +292,7 @@ public final class SimulateRun {
 
   private static RunSummary.AccuracyFigure figure(
       String scope, HeldOutAccuracy.Quantity q, HeldOutAccuracy.Figure f) {
-    String quantity = switch (q) {
-      case TPOT -> "tpot";
-      case THROUGHPUT -> "output_throughput";
-      case TTFT -> "ttft";
-      case TAIL -> "p99";
-    };
-    return new RunSummary.AccuracyFigure(scope, quantity, f.figures(), f.medianPercent(), f.p90Percent());
+    return new RunSummary.AccuracyFigure(scope, q.jsonName(), f.figures(), f.medianPercent(), f.p90Percent());
   }
 
   /** {@code simulate:llama-3.1-8b@1xh100-sxm}, with {@code :fp8} when weights are not BF16. */

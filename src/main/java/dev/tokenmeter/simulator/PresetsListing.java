@@ -121,12 +121,27 @@ public final class PresetsListing {
     return sb.toString();
   }
 
+  /** One held-out figure: the quantity, how many figures, median and p90 of |error| in %. */
+  private static void figure(JsonGenerator g, HeldOutAccuracy.Quantity q, HeldOutAccuracy.Figure f)
+      throws IOException {
+    g.writeStartObject();
+    g.writeStringField("quantity", q.jsonName());
+    g.writeNumberField("figures", f.figures());
+    g.writeNumberField("median_abs_error_pct", f.medianPercent());
+    g.writeNumberField("p90_abs_error_pct", f.p90Percent());
+    g.writeEndObject();
+  }
+
   /** {@code 5_000_000} → {@code "5"}, {@code 80_000} → {@code "0.08"}. */
   private static String millis(long nanos) {
     return java.math.BigDecimal.valueOf(nanos, 6).stripTrailingZeros().toPlainString();
   }
 
-  /** The same as one JSON object: {@code models}, {@code gpus}, {@code engine_defaults}, {@code engine_profiles}, {@code platforms}. */
+  /**
+   * The same as one JSON object: {@code models}, {@code gpus}, {@code engine_defaults}, {@code
+   * engine_profiles}, {@code platforms} and {@code accuracy} (the held-out errors, over all sources
+   * and by source).
+   */
   public static String json(EngineConfig defaults) throws IOException {
     StringWriter w = new StringWriter();
     try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
@@ -186,6 +201,30 @@ public final class PresetsListing {
         g.writeEndObject();
       }
       g.writeEndArray();
+      g.writeObjectFieldStart("accuracy");
+      g.writeArrayFieldStart("all_sources");
+      for (HeldOutAccuracy.Quantity q : HeldOutAccuracy.Quantity.values()) {
+        figure(g, q, HeldOutAccuracy.POOLED.get(q));
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("sources");
+      for (HeldOutAccuracy.Source src : HeldOutAccuracy.SOURCES) {
+        g.writeStartObject();
+        g.writeStringField("source", src.key());
+        g.writeStringField("profile", src.profile());
+        g.writeStringField("platform", src.platform().id());
+        g.writeArrayFieldStart("figures");
+        for (HeldOutAccuracy.Quantity q : HeldOutAccuracy.Quantity.values()) {
+          HeldOutAccuracy.Figure f = src.figures().get(q);
+          if (f != null) {
+            figure(g, q, f);
+          }
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
       g.writeEndObject();
     }
     return w + System.lineSeparator();

@@ -52,6 +52,15 @@ class PresetsCommandTest {
     JsonNode root = new ObjectMapper().readTree(r.out());
     assertThat(root.get("models")).hasSize(Presets.models().size());
     assertThat(root.get("gpus")).hasSize(Presets.gpus().size());
+    JsonNode accuracy = root.get("accuracy");
+    assertThat(accuracy.at("/all_sources/2/quantity").asText()).isEqualTo("ttft");
+    assertThat(accuracy.at("/all_sources/2/median_abs_error_pct").asDouble()).isEqualTo(25.0);
+    assertThat(accuracy.get("sources")).hasSize(11);
+    JsonNode rocmSource = accuracy.get("sources").get(2);
+    assertThat(rocmSource.get("source").asText()).isEqualTo("rocm-vllm");
+    assertThat(rocmSource.get("platform").asText()).isEqualTo("rocm");
+    assertThat(rocmSource.get("figures")).hasSize(1); // throughput only
+    assertThat(rocmSource.at("/figures/0/median_abs_error_pct").asDouble()).isEqualTo(84.4);
     JsonNode qwen = root.get("models").get(4);
     assertThat(qwen.get("id").asText()).isEqualTo("qwen2.5-7b");
     assertThat(qwen.get("num_key_value_heads").asInt()).isEqualTo(4);

@@ -27,20 +27,27 @@ public final class HeldOutAccuracy {
 
   /** The figures the study compares, with the names {@code simulate} prints. */
   public enum Quantity {
-    TPOT("TPOT/ITL"),
-    THROUGHPUT("output throughput"),
-    TTFT("TTFT"),
-    TAIL("p99s");
+    TPOT("TPOT/ITL", "tpot"),
+    THROUGHPUT("output throughput", "output_throughput"),
+    TTFT("TTFT", "ttft"),
+    TAIL("p99s", "p99");
 
     private final String label;
+    private final String jsonName;
 
-    Quantity(String label) {
+    Quantity(String label, String jsonName) {
       this.label = label;
+      this.jsonName = jsonName;
     }
 
     /** How {@code simulate} names it: {@code "TPOT/ITL"}. */
     public String label() {
       return label;
+    }
+
+    /** How summary.json and {@code sim presets --json} name it: {@code "tpot"}. */
+    public String jsonName() {
+      return jsonName;
     }
   }
 
