@@ -5,6 +5,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.commons.statistics.distribution.TDistribution;
 
 /**
  * How much a run's headline numbers moved across repeats of the same stage ({@code --repeat N}):
@@ -102,7 +103,7 @@ public record Repeats(int count, double confidence, boolean varySeed, List<Group
       }
       double sd = Math.sqrt(Math.max(0, (squares - sum * sum / n) / (n - 1)));
       double cv = mean == 0 ? Double.NaN : sd / Math.abs(mean);
-      double t = StudentT.quantile(0.5 + confidence / 2, n - 1);
+      double t = TDistribution.of(n - 1).inverseCumulativeProbability(0.5 + confidence / 2);
       return new Estimate(n, mean, sd, cv, t * sd / Math.sqrt(n));
     }
   }

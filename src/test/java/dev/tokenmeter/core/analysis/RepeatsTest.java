@@ -8,9 +8,33 @@ import dev.tokenmeter.core.analysis.Repeats.Headline;
 import dev.tokenmeter.core.metrics.SampleStages;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Mean, sample deviation, CV and the Student-t interval on numbers worked out by hand. */
 class RepeatsTest {
+
+  @ParameterizedTest(name = "{0} repeats at {1}: t = {2}")
+  @CsvSource({
+    "2, 0.95, 12.7062",
+    "3, 0.95, 4.3027",
+    "5, 0.95, 2.7764",
+    "10, 0.95, 2.2622",
+    "30, 0.95, 2.0452",
+    "5, 0.90, 2.1318",
+    "10, 0.99, 3.2498",
+    "2, 0.99, 63.6567",
+    "4, 0.999, 12.9240"
+  })
+  void intervalUsesStudentTFromPublishedTables(int n, double confidence, double t) {
+    // Values 0, 1, ..., n − 1: s = sqrt(n (n + 1) / 12); half-width t(1 − α/2; n − 1) · s / sqrt(n).
+    double[] values = new double[n];
+    for (int i = 0; i < n; i++) {
+      values[i] = i;
+    }
+    double s = Math.sqrt(n * (n + 1) / 12.0);
+    assertThat(Estimate.of(values, confidence).halfWidth()).isCloseTo(t * s / Math.sqrt(n), within(0.00005 * s));
+  }
 
   @Test
   void threeValuesAt95Percent() {
