@@ -2,6 +2,7 @@ package dev.tokenmeter.workload;
 
 import java.util.SplittableRandom;
 import java.util.function.ToDoubleFunction;
+import org.apache.commons.statistics.distribution.NormalDistribution;
 
 /** Random draws shared by the workload classes; deterministic for a given random's state. */
 final class Draws {
@@ -10,15 +11,16 @@ final class Draws {
   /** Redraws of a value below 1 before giving up and clamping to 1. */
   static final int MAX_REDRAWS = 1_000;
 
+  private static final NormalDistribution STANDARD_NORMAL = NormalDistribution.of(0, 1);
+
   /**
-   * A standard normal deviate by Box-Muller, one of the pair. Written out rather than
-   * RandomGenerator.nextGaussian(), whose algorithm the JDK leaves unspecified, so that one seed
-   * gives the same draws on every JDK.
+   * A standard normal deviate from Apache Commons Statistics' sampler (Commons RNG's ziggurat),
+   * reading {@code random} through nextLong(). Not RandomGenerator.nextGaussian(), whose algorithm
+   * the JDK leaves unspecified: the library's is specified, so one seed gives the same draws on
+   * every JDK.
    */
   static double standardNormal(SplittableRandom random) {
-    double u1 = 1.0 - random.nextDouble(); // (0, 1]: log is finite
-    double u2 = random.nextDouble();
-    return Math.sqrt(-2.0 * Math.log(u1)) * Math.cos(2.0 * Math.PI * u2);
+    return STANDARD_NORMAL.createSampler(random::nextLong).sample();
   }
 
   /**

@@ -1,6 +1,8 @@
 package dev.tokenmeter.core.load;
 
 import java.util.SplittableRandom;
+import org.apache.commons.statistics.distribution.ContinuousDistribution;
+import org.apache.commons.statistics.distribution.GammaDistribution;
 
 /**
  * Implementations of {@link ArrivalSchedule}: constant, Poisson and gamma spacing.
@@ -17,13 +19,14 @@ import java.util.SplittableRandom;
  *   nanoseconds to 0.125 ns up to 2^50 ns (13 days), so the sum does not drift; offsets are
  *   clamped to be non-decreasing.
  * - Gamma gaps: shape k = burstiness, scale 1 / (rate * k): mean 1 / rate, coefficient of
- *   variation 1 / sqrt(k) (vLLM's --burstiness). Drawn with Marsaglia and Tsang, "A simple method
- *   for generating gamma variables" (ACM TOMS 26(3), 2000); for k < 1 the boost
- *   Gamma(k) = Gamma(k + 1) * U^(1/k) from the same paper.
- * - Randomness: java.util.SplittableRandom (SplitMix64) seeded with the plan's seed, read only
- *   through nextDouble(); normal deviates come from Box-Muller written here rather than
- *   RandomGenerator.nextGaussian(), whose algorithm the JDK does not specify, so one seed gives
- *   one schedule on every JDK.
+ *   variation 1 / sqrt(k) (vLLM's --burstiness). Drawn by Apache Commons Statistics'
+ *   GammaDistribution sampler (Commons RNG's Marsaglia and Tsang for k >= 1, Ahrens and Dieter
+ *   for k < 1), whose algorithms are specified, so one seed gives one schedule on every JDK.
+ * - Exponential gaps: the inverse CDF, -ln(1 - U) / rate, one line; kept rather than the
+ *   library's ziggurat sampler because the simulator's accuracy study runs its open-loop points
+ *   on these draws and its committed fixed points rest on them.
+ * - Randomness: java.util.SplittableRandom (SplitMix64) seeded with the plan's seed; the Gamma
+ *   sampler reads it through nextLong().
  * </pre>
  */
 final class ArrivalSchedules {
@@ -107,55 +110,17 @@ final class ArrivalSchedules {
 
   /** Gamma gaps with shape {@code k} and mean {@code 1e9 / rate} ns. */
   static final class GammaGaps implements GapSource {
-    private final double scaleNanos;
-    private final double shape;
-    private final SplittableRandom random;
+    private final ContinuousDistribution.Sampler sampler;
 
     GammaGaps(double ratePerSecond, double shape, long seed) {
-      this.shape = shape;
-      this.scaleNanos = NANOS_PER_SECOND / (ratePerSecond * shape);
-      this.random = new SplittableRandom(seed);
+      SplittableRandom random = new SplittableRandom(seed);
+      this.sampler = GammaDistribution.of(shape, NANOS_PER_SECOND / (ratePerSecond * shape))
+          .createSampler(random::nextLong);
     }
 
     @Override
     public double nextGapNanos() {
-      return standardGamma(shape, random) * scaleNanos;
+      return sampler.sample();
     }
-  }
-
-  /** A Gamma(shape, 1) deviate by Marsaglia and Tsang; for shape < 1 via the U^(1/k) boost. */
-  static double standardGamma(double shape, SplittableRandom random) {
-    if (shape < 1) {
-      // exp(log(U) / k) rather than pow(U, 1/k): same value, and U = 0 gives 0 without NaN.
-      double u = random.nextDouble();
-      return standardGamma(shape + 1, random) * Math.exp(Math.log(u) / shape);
-    }
-    double d = shape - 1.0 / 3.0;
-    double c = 1.0 / Math.sqrt(9.0 * d);
-    while (true) {
-      double x;
-      double v;
-      do {
-        x = standardNormal(random);
-        v = 1.0 + c * x;
-      } while (v <= 0);
-      v = v * v * v;
-      double u = random.nextDouble();
-      double x2 = x * x;
-      // Squeeze test first (accepts about 98% of draws without a log), then the exact test.
-      if (u < 1.0 - 0.0331 * x2 * x2) {
-        return d * v;
-      }
-      if (Math.log(u) < 0.5 * x2 + d * (1.0 - v + Math.log(v))) {
-        return d * v;
-      }
-    }
-  }
-
-  /** A standard normal deviate by Box-Muller (one of the pair; the other is discarded). */
-  static double standardNormal(SplittableRandom random) {
-    double u1 = 1.0 - random.nextDouble(); // (0, 1]: log is finite
-    double u2 = random.nextDouble();
-    return Math.sqrt(-2.0 * Math.log(u1)) * Math.cos(2.0 * Math.PI * u2);
   }
 }
