@@ -1,5 +1,6 @@
 package dev.tokenmeter.client;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -25,6 +26,13 @@ import java.util.Arrays;
  *   through. Outside the read phase (tasks, timers, and the handing-on itself) nothing is held, so
  *   an event caused by a held one (a close on a protocol error) follows it at once.
  * - Storage: parallel arrays that grow and are reused, so holding allocates nothing per read.
+ * - Bounded: at most MAX_HELD_BYTES of read data are held in one turn. Past that the held events
+ *   are handed on at once and the rest of the turn passes through, as before holding existed. Paced
+ *   streams hold a few hundred bytes per socket per turn; a server faster than the client (zero
+ *   delay, long answers) leaves up to 16 reads of 64 KiB per socket ready at every wake-up, and
+ *   holding them all exhausted Netty's direct memory at 1,000 streams: "failed to allocate 65536
+ *   byte(s) of direct memory (used: 145948679, max: 146014208)", the connection's request failed
+ *   (docs/PERFORMANCE.md §8).
  * </pre>
  */
 final class HeldReads {
@@ -89,7 +97,11 @@ final class HeldReads {
     }
   }
 
+  /** Read data held in one turn beyond which the turn's events are handed on at once. */
+  static final int MAX_HELD_BYTES = 4 << 20;
+
   private boolean reading; // the loop is reading the sockets of a wake-up: events are held
+  private long heldBytes;
   private Stamping[] targets = new Stamping[64];
   private ChannelHandlerContext[] contexts = new ChannelHandlerContext[64];
   private Object[] messages = new Object[64];
@@ -100,6 +112,7 @@ final class HeldReads {
   /** The loop starts reading the sockets of one wake-up. */
   void beginTurn() {
     reading = true;
+    heldBytes = 0;
   }
 
   /** Holds one event; {@code message} is the read's message or the exception, else null. */
@@ -118,6 +131,12 @@ final class HeldReads {
     stamps[size] = nanos;
     kinds[size] = kind;
     size++;
+    if (message instanceof ByteBuf b) {
+      heldBytes += b.readableBytes();
+      if (heldBytes > MAX_HELD_BYTES) {
+        endTurn(); // hands on what is held; the rest of this turn passes through
+      }
+    }
   }
 
   /** The read phase is over: hands on every held event in the order it came. */

@@ -11,6 +11,10 @@ import dev.tokenmeter.core.time.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An endpoint whose connections are spread over several event loops, each an {@link
@@ -26,6 +30,15 @@ import java.util.concurrent.CompletableFuture;
  * ends the exchange for the engine at once, as on one loop, and closes its connection on its own
  * loop a moment later; whatever that loop reports after the abort is dropped.
  *
+ * <p>The hand-over is bounded: at most {@link #HAND_OVER_LIMIT} callbacks wait for the engine's
+ * loop at once. A loop that would exceed it waits, reading nothing meanwhile, so its sockets fill
+ * and the server is held back by TCP, as one loop holds it back by reading only as fast as it
+ * records. Without the bound a loop on a CPU of its own (or one sharing the engine's CPU) read a
+ * zero-delay server faster than the engine recorded: at 1,000 streams of 2,048 tokens, 850,000
+ * queued callbacks filled a 143 MiB heap in 9 s (docs/PERFORMANCE.md §8). Paced streams never come
+ * near the bound; when a loop does wait, its loop-lag probe shows it, so the run's client-health
+ * verdict says that the client, not the server, set the pace.
+ *
  * <p>Which loop a request goes to: one where the engine last saw a request complete and not yet
  * reused (its keep-alive connection is probably idle there, so a closed loop's next request reuses
  * it rather than opening another connection on another loop), else the loop with the fewest
@@ -35,7 +48,20 @@ import java.util.concurrent.CompletableFuture;
  * callback on {@link #loop()}.
  */
 public final class SpreadEndpoint implements Endpoint {
+  /**
+   * Callbacks that may wait for the engine's loop at once, from all other loops together. 16,384
+   * are about 2 MB (a token's callback and its text); a read pass of 1,000 streams carries up to a
+   * few thousand.
+   */
+  public static final int HAND_OVER_LIMIT = 16_384;
+
   private final OpenAiEndpoint[] loops;
+  /** Permits for callbacks handed to the engine's loop and not yet run there. */
+  private final Semaphore handOver;
+  private final int handOverLimit;
+  /** The most callbacks that waited for the engine's loop at once (diagnostics and tests). */
+  private final AtomicInteger handOverPeak = new AtomicInteger();
+  private volatile boolean closed;
   private final Loop engine;
   private final Ticker ticker;
   /** Requests started on each loop and not yet ended for the engine. Engine loop only. */
@@ -46,8 +72,10 @@ public final class SpreadEndpoint implements Endpoint {
   private final long[] started;
   private int rotor;
 
-  private SpreadEndpoint(OpenAiEndpoint[] loops, Ticker ticker) {
+  private SpreadEndpoint(OpenAiEndpoint[] loops, Ticker ticker, int handOverLimit) {
     this.loops = loops;
+    this.handOverLimit = handOverLimit;
+    this.handOver = new Semaphore(handOverLimit);
     this.engine = loops[0].loop();
     this.ticker = ticker;
     this.inFlight = new int[loops.length];
@@ -60,8 +88,19 @@ public final class SpreadEndpoint implements Endpoint {
    * tokenmeter-client}, {@code tokenmeter-client-2}, ...
    */
   public static SpreadEndpoint open(EndpointConfig config, Ticker ticker, int loops) {
+    return open(config, ticker, loops, HAND_OVER_LIMIT);
+  }
+
+  /**
+   * As {@link #open(EndpointConfig, Ticker, int)}, with at most {@code handOverLimit} callbacks
+   * waiting for the engine's loop at once (tests use a small one).
+   */
+  public static SpreadEndpoint open(EndpointConfig config, Ticker ticker, int loops, int handOverLimit) {
     if (loops < 1) {
       throw new IllegalArgumentException("an endpoint needs at least one event loop, got " + loops);
+    }
+    if (handOverLimit < 1) {
+      throw new IllegalArgumentException("the hand-over limit must be at least 1, got " + handOverLimit);
     }
     String token = OpenAiEndpoint.newRunToken();
     OpenAiEndpoint[] opened = new OpenAiEndpoint[loops];
@@ -78,7 +117,7 @@ public final class SpreadEndpoint implements Endpoint {
       }
       throw e;
     }
-    return new SpreadEndpoint(opened, ticker);
+    return new SpreadEndpoint(opened, ticker, handOverLimit);
   }
 
   /** The engine's loop: the first of {@link #loops()}. */
@@ -183,8 +222,37 @@ public final class SpreadEndpoint implements Endpoint {
     return loops[0].requestIdHeader(requestId);
   }
 
+  /** The most callbacks that waited for the engine's loop at once so far. Any thread. */
+  public int handOverPeak() {
+    return handOverPeak.get();
+  }
+
+  /**
+   * Takes a hand-over permit, waiting while {@link #HAND_OVER_LIMIT} callbacks are queued; false
+   * (no permit) once the endpoint is closed or the thread interrupted, so that closing never waits
+   * on an engine that has stopped. The calling loop's thread only.
+   */
+  private boolean takePermit() {
+    try {
+      while (!handOver.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+        if (closed) {
+          return false;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    int queued = handOverLimit - handOver.availablePermits();
+    if (queued > handOverPeak.get()) {
+      handOverPeak.accumulateAndGet(queued, Math::max);
+    }
+    return true;
+  }
+
   @Override
   public void close() {
+    closed = true;
     for (OpenAiEndpoint o : loops) {
       o.close();
     }
@@ -279,13 +347,26 @@ public final class SpreadEndpoint implements Endpoint {
       deliver(() -> listener.item(item, nanos));
     }
 
-    /** Runs {@code call} on the engine's loop, unless the engine has seen this exchange end by then. */
+    /**
+     * Runs {@code call} on the engine's loop, unless the engine has seen this exchange end by then;
+     * waits first while the hand-over is full (the class comment).
+     */
     private void deliver(Runnable call) {
-      engine.execute(() -> {
-        if (!ended) {
-          call.run();
+      boolean permit = takePermit();
+      try {
+        engine.execute(() -> {
+          if (permit) {
+            handOver.release();
+          }
+          if (!ended) {
+            call.run();
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        if (permit) {
+          handOver.release(); // the engine's loop has shut down: nobody listens any more
         }
-      });
+      }
     }
 
     @Override

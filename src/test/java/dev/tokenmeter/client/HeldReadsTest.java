@@ -128,4 +128,29 @@ class HeldReadsTest {
     held.endTurn();
     assertThat(seen).hasSize(300);
   }
+
+  @Test
+  void pastTheByteBoundTheHeldReadsAreHandedOnAndTheTurnPassesThrough() {
+    EmbeddedChannel a = channel("a");
+    EmbeddedChannel b = channel("b");
+    int big = HeldReads.MAX_HELD_BYTES / 2;
+    held.beginTurn();
+    a.writeInbound(Unpooled.wrappedBuffer(new byte[big]));
+    b.writeInbound(text("b1"));
+    assertThat(seen).as("under the bound: held").isEmpty();
+    a.writeInbound(Unpooled.wrappedBuffer(new byte[big])); // the bound is passed: all handed on
+    assertThat(seen).hasSize(9);
+    assertThat(seen.get(3)).isEqualTo("b read@101");
+    assertThat(seen.get(6)).isEqualTo("a read@102");
+    b.writeInbound(text("b2")); // the rest of the turn passes at once, with its own stamp
+    assertThat(seen.subList(9, 12)).containsExactly("b read@103", "b got b2", "b complete");
+    held.endTurn();
+    assertThat(seen).hasSize(12);
+    // The next turn holds again, from zero.
+    held.beginTurn();
+    a.writeInbound(text("a3"));
+    assertThat(seen).hasSize(12);
+    held.endTurn();
+    assertThat(seen).hasSize(15);
+  }
 }

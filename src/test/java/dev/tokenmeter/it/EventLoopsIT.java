@@ -110,4 +110,30 @@ class EventLoopsIT {
       assertThat(runner.recorder().finish(end, ClientCpu.UNKNOWN).requests().failed()).isEqualTo(9);
     }
   }
+
+  @Test
+  void theHandOverToTheEnginesLoopIsBoundedAndLosesNothing() throws Exception {
+    // A zero-delay server outruns the engine's loop; with at most 8 callbacks waiting for it, the
+    // other loops wait instead of queueing, and every token still arrives, in order.
+    Ticker ticker = Ticker.system();
+    ConcurrentLinkedQueue<RequestTimeline> ended = new ConcurrentLinkedQueue<>();
+    try (SimFixture sim = SimFixture.start(SimFixture.config(0, 0));
+        SpreadEndpoint endpoint = SpreadEndpoint.open(StageKit.stage(sim).endpointConfig(), ticker, 3, 8)) {
+      StageKit.Spec spec = StageKit.stage(sim).closed(6).requests(60).maxTokens(300);
+      StageRunner runner =
+          new StageRunner(endpoint, spec.plan(), spec.source(), spec.timeouts(), ticker,
+              (t, m) -> ended.add(t), /* counter= */ null);
+      runner.start().get(30, TimeUnit.SECONDS);
+      assertThat(ended).hasSize(60);
+      assertThat(ended).allSatisfy(t -> {
+        assertThat(t.outcome()).isEqualTo(new Outcome.Completed("length"));
+        assertThat(t.chunkCount()).isPositive();
+        for (int i = 1; i < t.chunkCount(); i++) {
+          assertThat(t.chunkNanos(i)).isGreaterThanOrEqualTo(t.chunkNanos(i - 1));
+        }
+      });
+      assertThat(endpoint.handOverPeak()).isBetween(1, 8);
+      assertThat(endpoint.startedPerLoop()).doesNotContain(0L);
+    }
+  }
 }

@@ -66,6 +66,12 @@ public final class StageRunner {
   private final CompletableFuture<Long> done = new CompletableFuture<>();
   /** Requests ended whose output count is still running on {@link #counting}. */
   private int countsOutstanding;
+  /**
+   * The most answers waiting for {@link #counting} at once; each keeps its request's text and chunk
+   * log (about 64 KiB at 2,048 tokens, so 16 MiB at most), which the launcher's heap for a bench
+   * (scripts/heap-for-run.sh) has room for in its 64 MiB base.
+   */
+  static final int MAX_COUNTS_OUTSTANDING = 256;
   private long stopNanos = -1;
 
   private final ArrayList<Flight> inFlight = new ArrayList<>();
@@ -354,9 +360,16 @@ public final class StageRunner {
         });
   }
 
-  /** True when {@code t}'s answer is counted (tokens and words) off the loop. */
+  /**
+   * True when {@code t}'s answer is counted (tokens and words) off the loop: there is a counting
+   * executor, an answer to count, and fewer than {@link #MAX_COUNTS_OUTSTANDING} counts already
+   * waiting for it. Past that the loop counts the answer itself, which slows it to the counter's
+   * pace; otherwise, with a server faster than the counter (zero delay, 2,048-token answers), the
+   * answers waiting to be counted piled up with their chunk logs until the heap ran out
+   * (docs/PERFORMANCE.md §8).
+   */
   private boolean countOffLoop(RequestTimeline t) {
-    return counting != null && t.content().length() > 0;
+    return counting != null && t.content().length() > 0 && countsOutstanding < MAX_COUNTS_OUTSTANDING;
   }
 
   /**

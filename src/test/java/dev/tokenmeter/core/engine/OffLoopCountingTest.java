@@ -133,4 +133,34 @@ class OffLoopCountingTest {
       assertThat(f.m().outputTokens()).isEqualTo(10);
     });
   }
+
+  @Test
+  void pastTheBoundOfWaitingCountsTheLoopCountsItself() {
+    // A counter that never keeps up (held: nothing runs until released). 300 requests end; at
+    // most MAX_COUNTS_OUTSTANDING wait for it, each holding its text and chunk log; the rest are
+    // counted on the loop, with the same counts.
+    int requests = StageRunner.MAX_COUNTS_OUTSTANDING + 44;
+    VirtualLoop loop = new VirtualLoop(T0);
+    List<Finished> finished = new ArrayList<>();
+    List<Runnable> held = new ArrayList<>();
+    StagePlan plan = new StagePlan(0, new LoadModel.Closed(2, 0), new StopCondition.Requests(requests), 0, 0, 1);
+    StageRunner runner =
+        new StageRunner(
+            new ScriptedEndpoint(loop, SCRIPT).withoutUsage(), plan, HI, new Timeouts(0, 0, 0),
+            loop, (t, m) -> finished.add(new Finished(t, m)), CHARS, held::add);
+    CompletableFuture<Long> done = runner.start();
+    assertThat(loop.runUntil(done::isDone)).isFalse();
+    assertThat(held).hasSize(StageRunner.MAX_COUNTS_OUTSTANDING);
+    assertThat(runner.recorder().pending()).isEqualTo(StageRunner.MAX_COUNTS_OUTSTANDING);
+    assertThat(finished).hasSize(44);
+    held.forEach(Runnable::run);
+    assertThat(loop.runUntil(done::isDone)).isTrue();
+    assertThat(finished).hasSize(requests);
+    assertThat(finished).allSatisfy(f -> {
+      assertThat(f.m().outputTokens()).isEqualTo(40);
+      assertThat(f.m().outputTokenSource()).isEqualTo(TokenCountSource.TOKENIZER);
+    });
+    assertThat(runner.recorder().finish(done.join(), ClientCpu.UNKNOWN).throughput().windowOutputTokens())
+        .isEqualTo(requests * 40L);
+  }
 }
