@@ -6,6 +6,7 @@
 #
 #   bench/proxy-overhead.sh                      # paced (TTFT 50 ms, ITL 20 ms) at 100 streams, then zero delay
 #   CONCURRENCY=100 REPEATS=1 WINDOW=20 MODES="direct nginx tokenmeter" bench/proxy-overhead.sh
+#   PROXY_JAR=/tmp/tokenmeter-before.jar bench/proxy-overhead.sh   # another build as the proxy
 #
 # Per run it prints the client's TTFT p50/p99 and ITL p50/p99 (summary.json, ms), the aggregate
 # output tokens/s, and the proxy process's CPU seconds per million tokens, read from /proc/PID/stat
@@ -67,7 +68,7 @@ CONF
       taskset -c 1 "$NGINX" -c "$dir/nginx.conf" -p "$dir" >"$dir/proxy.log" 2>&1 &
       ;;
     tokenmeter)
-      TOKENMETER_JAVA_OPTS="${PROXY_JAVA_OPTS:-}" taskset -c 1 ./tokenmeter proxy --listen "127.0.0.1:$PROXY_PORT" \
+      TOKENMETER_JAVA_OPTS="${PROXY_JAVA_OPTS:-}" CLIENT_JAR="${PROXY_JAR:-}" taskset -c 1 bench/client.sh proxy --listen "127.0.0.1:$PROXY_PORT" \
         --upstream "http://127.0.0.1:$PORT" --ledger "$dir/ledger.db" ${PROXY_ARGS:-} >"$dir/proxy.log" 2>&1 &
       ;;
   esac

@@ -11,6 +11,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The proxy's record path: bounded queues, each drained by its own thread, that turn the stream
@@ -22,11 +23,27 @@ import java.util.concurrent.atomic.LongAdder;
  * once to {@link ProxyMetrics#dropped} as {@code record_queue}. A request's events all go to one
  * lane, so they are replayed in order.
  *
+ * <p>The stream path never wakes a busy lane's thread: while events keep coming the thread drains
+ * its queue, sleeps {@link #BUSY_SLEEP_NANOS} when it finds it empty and looks again, so an event
+ * reaches the sinks up to that much later. Only a thread idle for {@link #IDLE_AFTER_NANOS} waits
+ * on the queue, to be woken by the next event. Waking the thread for every event (a futex call on
+ * the event loop, a context switch to the record thread) cost about a fifth of the proxy's CPU per
+ * token when every token was its own read (docs/PERFORMANCE.md §7).
+ *
  * <p>Thread-safe.
  */
 final class RecordPath implements AutoCloseable {
   /** How long {@link #close()} lets the lanes drain, at most. */
   private static final long CLOSE_WAIT_MILLIS = 2_000;
+
+  /** How long a busy lane's thread sleeps when its queue is empty before looking again. */
+  static final long BUSY_SLEEP_NANOS = 2_000_000;
+
+  /** Nothing queued for this long, a lane's thread waits on its queue to be woken instead. */
+  static final long IDLE_AFTER_NANOS = 200_000_000;
+
+  /** Events taken off a queue under one lock. */
+  private static final int DRAIN_BATCH = 1_024;
 
   private final List<BlockingQueue<RecordEvent>> lanes = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
@@ -36,6 +53,7 @@ final class RecordPath implements AutoCloseable {
   private final LongAdder dropped = new LongAdder();
   private final LongAdder recorded = new LongAdder();
   private final LongAdder sinkFailures = new LongAdder();
+  private final LongAdder wakeUps = new LongAdder();
   private volatile boolean closing;
 
   RecordPath(
@@ -101,21 +119,46 @@ final class RecordPath implements AutoCloseable {
     return sinkFailures.sum();
   }
 
+  /** Times a lane's thread woke from a sleep or from waiting on its queue. */
+  long wakeUps() {
+    return wakeUps.sum();
+  }
+
   private void drain(BlockingQueue<RecordEvent> q, RecordContext ctx) {
+    List<RecordEvent> batch = new ArrayList<>(DRAIN_BATCH);
+    long lastEvent = System.nanoTime();
     while (true) {
-      RecordEvent e;
-      try {
-        e = closing ? q.poll() : q.poll(50, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException ie) {
+      if (q.drainTo(batch, DRAIN_BATCH) > 0) {
+        for (RecordEvent e : batch) {
+          handle(e, ctx);
+        }
+        batch.clear();
+        lastEvent = System.nanoTime();
+        continue;
+      }
+      if (closing) {
         return;
       }
-      if (e == null) {
-        if (closing) {
+      if (System.nanoTime() - lastEvent < IDLE_AFTER_NANOS) {
+        // Not waiting on the queue, so an offer finds no waiter to wake.
+        LockSupport.parkNanos(BUSY_SLEEP_NANOS);
+        wakeUps.increment();
+        if (Thread.interrupted()) {
           return;
         }
         continue;
       }
-      handle(e, ctx);
+      RecordEvent e;
+      try {
+        e = q.poll(50, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException ie) {
+        return;
+      }
+      wakeUps.increment();
+      if (e != null) {
+        handle(e, ctx);
+        lastEvent = System.nanoTime();
+      }
     }
   }
 

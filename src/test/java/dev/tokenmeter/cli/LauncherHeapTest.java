@@ -106,6 +106,15 @@ class LauncherHeapTest {
     assertThat(javaOpts("proxy", "-XX:+UseSerialGC", "25")).doesNotContain("-XX:+UseParallelGC");
   }
 
+  @Test
+  void theProxyStartsWithASmallHeapUnderTheUsualCap() throws Exception {
+    assertThat(javaOpts("proxy --listen 127.0.0.1:0", "", "25"))
+        .contains("-Xmx1024m", "-XX:+UseParallelGC", "-Xms16m", "-XX:TrimNativeHeapInterval=1000")
+        .doesNotContain("-XX:+UseSerialGC");
+    assertThat(javaOpts("proxy --listen 127.0.0.1:0", "", "21"))
+        .contains("-Xms16m").doesNotContain("-XX:TrimNativeHeapInterval=1000");
+  }
+
   /**
    * A cap sized without a tokenizer (no --model: the bench takes the server's first model) is
    * named to the client, so that it can warn when that model loads one; not when --model was

@@ -183,6 +183,47 @@ class RecordPathTest {
   }
 
   @Test
+  void aBusyLaneIsNotWokenForEveryEvent() {
+    RecordPath p = path(100_000);
+    Meter m = p.open(info("/v1/chat/completions"));
+    p.offer(new RecordEvent.Sent(m, MS));
+    p.offer(new RecordEvent.Headers(m, 200, "text/event-stream", MS));
+    int events = 0;
+    long start = System.nanoTime();
+    while (System.nanoTime() - start < 200 * MS) {
+      p.offer(new RecordEvent.Bytes(m, bytes(token("a", null)), MS));
+      events++;
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000); // a token every 20 us or more
+    }
+    long elapsed = System.nanoTime() - start;
+    p.offer(new RecordEvent.Ended(m, Ending.BODY_END, null, 2 * MS));
+    MeteredRequest r = one(p);
+    assertThat(r.chunks()).isEqualTo(events);
+    // One wake-up per sleep of the busy thread at most (and a few at the start and the end), not
+    // one per event as when every offer woke it.
+    long most = elapsed / RecordPath.BUSY_SLEEP_NANOS + 5;
+    assertThat(p.wakeUps()).as("wake-ups for %d events in %d ms", events, elapsed / MS)
+        .isLessThanOrEqualTo(most);
+    assertThat(events).isGreaterThan((int) (4 * most));
+  }
+
+  @Test
+  void anIdleLaneWakesForTheNextEvent() throws InterruptedException {
+    RecordPath p = path(10);
+    Thread.sleep(RecordPath.IDLE_AFTER_NANOS / MS + 50); // the thread now waits on its queue
+    Meter m = p.open(info("/v1/chat/completions"));
+    long start = System.nanoTime();
+    p.offer(new RecordEvent.Ended(m, Ending.CONNECT_FAILED, "refused", MS));
+    while (out.isEmpty() && System.nanoTime() - start < 5_000 * MS) {
+      Thread.sleep(1);
+    }
+    long waited = System.nanoTime() - start;
+    assertThat(out).hasSize(1);
+    assertThat(waited).as("ms until recorded").isLessThan(1_000 * MS);
+    p.close();
+  }
+
+  @Test
   void nearestRankSummary() {
     assertThat(Meter.summary(new long[0], 0)).containsExactly(-1, -1, -1);
     assertThat(Meter.summary(new long[] {5}, 1)).containsExactly(5, 5, 5);
