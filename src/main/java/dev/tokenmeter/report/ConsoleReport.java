@@ -236,7 +236,12 @@ public final class ConsoleReport {
         .collect(Collectors.joining(", "));
   }
 
-  private static String health(ClientHealth h) {
+  /**
+   * The client line's text after "client: ": lags, CPU, loops, and the bottleneck verdict; with a
+   * note when the client had a single CPU (docs/PERFORMANCE.md §2, "timing against the kernel's
+   * clock": there the JIT compiler threads the event loop wakes preempt it for up to 5 ms).
+   */
+  static String health(ClientHealth h) {
     String base =
         String.format(
             Locale.ROOT,
@@ -245,11 +250,16 @@ public final class ConsoleReport {
             num(h.sendLagMillis().p99()),
             100 * h.cpuFractionOfOneCore())
             + (h.eventLoops() > 1 ? ", " + h.eventLoops() + " event loops" : "");
+    String oneCpu = h.availableProcessors() == 1
+        ? System.lineSeparator() + "  note: the client had one CPU: its JIT compiler and garbage collector ran on the"
+            + " event loop's CPU and can hold reads back by a few ms, so TTFT and ITL p99 may read that much"
+            + " high; give it two or more CPUs for exact tails (docs/PERFORMANCE.md, timing against the kernel's clock)"
+        : "";
     if (h.bottleneck()) {
       return base + System.lineSeparator() + "  WARNING: the client may have been the bottleneck: "
-          + String.join("; ", h.reasons());
+          + String.join("; ", h.reasons()) + oneCpu;
     }
-    return base + " (not the bottleneck)";
+    return base + " (not the bottleneck)" + oneCpu;
   }
 
   /** A number for a table: 3 significant figures-ish, "-" when undefined. */
