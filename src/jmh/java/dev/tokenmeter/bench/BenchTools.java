@@ -6,8 +6,10 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -94,12 +96,9 @@ public final class BenchTools {
     return truth;
   }
 
-  private static void fidelity(Path requests, Path groundTruth, Path summary) throws IOException {
-    Map<Long, Truth> truth = truth(groundTruth);
-    Samples cTtft = new Samples(), sTtft = new Samples(), dTtft = new Samples();
-    Samples cItl = new Samples(), sItl = new Samples(), dItl = new Samples(), delivery = new Samples();
-    Samples transit = new Samples(), firstDelivery = new Samples();
-    int joined = 0, mismatched = 0, missing = 0;
+  /** The measured, successful requests of a requests.jsonl written with {@code bench --raw-times}. */
+  private static List<JsonNode> measured(Path requests) throws IOException {
+    List<JsonNode> out = new ArrayList<>();
     try (BufferedReader r = Files.newBufferedReader(requests)) {
       for (String line; (line = r.readLine()) != null; ) {
         JsonNode n = JSON.readTree(line);
@@ -109,37 +108,49 @@ public final class BenchTools {
         if (!n.has("chunk_ns") || !n.has("sent_ns")) {
           throw new IllegalArgumentException(requests + " has no chunk_ns: run bench with --raw-times");
         }
-        Truth t = truth.get(n.path("id").asLong());
-        if (t == null) {
-          missing++;
-          continue;
-        }
-        JsonNode c = n.path("chunk_ns");
-        if (c.size() != t.actualNanos().length || c.isEmpty()) {
-          mismatched++; // several tokens in one chunk: no one-to-one pairing
-          continue;
-        }
-        joined++;
-        long[] a = t.actualNanos();
-        long sent = n.path("sent_ns").asLong();
-        long clientTtft = c.get(0).asLong() - sent;
-        long serverTtft = a[0] - t.arrivalNanos();
-        cTtft.add(clientTtft);
-        sTtft.add(serverTtft);
-        dTtft.add(clientTtft - serverTtft);
-        // clientTtft - serverTtft = transit + firstDelivery: the client's TTFT also holds the time
-        // the request took to be read by the server, which the server's own TTFT does not see.
-        transit.add(t.arrivalNanos() - sent);
-        firstDelivery.add(c.get(0).asLong() - a[0]);
-        for (int i = 0; i < a.length; i++) {
-          delivery.add(c.get(i).asLong() - a[i]);
-          if (i > 0) {
-            long cg = c.get(i).asLong() - c.get(i - 1).asLong();
-            long sg = a[i] - a[i - 1];
-            cItl.add(cg);
-            sItl.add(sg);
-            dItl.add(cg - sg);
-          }
+        out.add(n);
+      }
+    }
+    return out;
+  }
+
+  private static void fidelity(Path requests, Path groundTruth, Path summary) throws IOException {
+    Map<Long, Truth> truth = truth(groundTruth);
+    Samples cTtft = new Samples(), sTtft = new Samples(), dTtft = new Samples();
+    Samples cItl = new Samples(), sItl = new Samples(), dItl = new Samples(), delivery = new Samples();
+    Samples transit = new Samples(), firstDelivery = new Samples();
+    int joined = 0, mismatched = 0, missing = 0;
+    for (JsonNode n : measured(requests)) {
+      Truth t = truth.get(n.path("id").asLong());
+      if (t == null) {
+        missing++;
+        continue;
+      }
+      JsonNode c = n.path("chunk_ns");
+      if (c.size() != t.actualNanos().length || c.isEmpty()) {
+        mismatched++; // several tokens in one chunk: no one-to-one pairing
+        continue;
+      }
+      joined++;
+      long[] a = t.actualNanos();
+      long sent = n.path("sent_ns").asLong();
+      long clientTtft = c.get(0).asLong() - sent;
+      long serverTtft = a[0] - t.arrivalNanos();
+      cTtft.add(clientTtft);
+      sTtft.add(serverTtft);
+      dTtft.add(clientTtft - serverTtft);
+      // clientTtft - serverTtft = transit + firstDelivery: the client's TTFT also holds the time
+      // the request took to be read by the server, which the server's own TTFT does not see.
+      transit.add(t.arrivalNanos() - sent);
+      firstDelivery.add(c.get(0).asLong() - a[0]);
+      for (int i = 0; i < a.length; i++) {
+        delivery.add(c.get(i).asLong() - a[i]);
+        if (i > 0) {
+          long cg = c.get(i).asLong() - c.get(i - 1).asLong();
+          long sg = a[i] - a[i - 1];
+          cItl.add(cg);
+          sItl.add(sg);
+          dItl.add(cg - sg);
         }
       }
     }
@@ -283,54 +294,45 @@ public final class BenchTools {
     Samples arrive = new Samples(), firstWrite = new Samples(), write = new Samples(), sTtftErr = new Samples(), sItlErr = new Samples();
     Samples sumErr = new Samples();
     int joined = 0, mismatched = 0, missing = 0, partial = 0;
-    try (BufferedReader r = Files.newBufferedReader(requests)) {
-      for (String line; (line = r.readLine()) != null; ) {
-        JsonNode n = JSON.readTree(line);
-        if (!n.path("phase").asText().equals("measured") || !n.path("ok").asBoolean()) {
-          continue;
-        }
-        if (!n.has("chunk_ns") || !n.has("sent_ns")) {
-          throw new IllegalArgumentException(requests + " has no chunk_ns: run bench with --raw-times");
-        }
-        long id = n.path("id").asLong();
-        Truth t = truth.get(id);
-        WireRequest w = byId.get(id);
-        if (t == null || w == null) {
-          missing++;
-          continue;
-        }
-        JsonNode c = n.path("chunk_ns");
-        long[] a = t.actualNanos();
-        if (c.isEmpty() || a.length == 0 || w.tokens == 0) {
-          mismatched++;
-          continue;
-        }
-        joined++;
-        long sent = n.path("sent_ns").asLong();
-        long wireTtft = w.tokenNanos[0] - w.requestNanos;
-        long clientTtft = c.get(0).asLong() - sent;
-        long serverTtft = a[0] - t.arrivalNanos();
-        wTtft.add(wireTtft);
-        send.add(w.requestNanos - sent);
-        firstRead.add(c.get(0).asLong() - w.tokenNanos[0]);
-        cTtftErr.add(clientTtft - wireTtft);
-        arrive.add(t.arrivalNanos() - w.requestNanos);
-        firstWrite.add(w.tokenNanos[0] - a[0]);
-        sTtftErr.add(serverTtft - wireTtft);
-        sumErr.add(clientTtft - serverTtft);
-        if (c.size() != a.length || w.tokens != a.length) {
-          partial++; // tokens past the snap length, or several in one chunk: TTFT only
-          continue;
-        }
-        for (int i = 0; i < a.length; i++) {
-          read.add(c.get(i).asLong() - w.tokenNanos[i]);
-          write.add(w.tokenNanos[i] - a[i]);
-          if (i > 0) {
-            long wg = w.tokenNanos[i] - w.tokenNanos[i - 1];
-            wItl.add(wg);
-            cItlErr.add(c.get(i).asLong() - c.get(i - 1).asLong() - wg);
-            sItlErr.add(a[i] - a[i - 1] - wg);
-          }
+    for (JsonNode n : measured(requests)) {
+      long id = n.path("id").asLong();
+      Truth t = truth.get(id);
+      WireRequest w = byId.get(id);
+      if (t == null || w == null) {
+        missing++;
+        continue;
+      }
+      JsonNode c = n.path("chunk_ns");
+      long[] a = t.actualNanos();
+      if (c.isEmpty() || a.length == 0 || w.tokens == 0) {
+        mismatched++;
+        continue;
+      }
+      joined++;
+      long sent = n.path("sent_ns").asLong();
+      long wireTtft = w.tokenNanos[0] - w.requestNanos;
+      long clientTtft = c.get(0).asLong() - sent;
+      long serverTtft = a[0] - t.arrivalNanos();
+      wTtft.add(wireTtft);
+      send.add(w.requestNanos - sent);
+      firstRead.add(c.get(0).asLong() - w.tokenNanos[0]);
+      cTtftErr.add(clientTtft - wireTtft);
+      arrive.add(t.arrivalNanos() - w.requestNanos);
+      firstWrite.add(w.tokenNanos[0] - a[0]);
+      sTtftErr.add(serverTtft - wireTtft);
+      sumErr.add(clientTtft - serverTtft);
+      if (c.size() != a.length || w.tokens != a.length) {
+        partial++; // tokens past the snap length, or several in one chunk: TTFT only
+        continue;
+      }
+      for (int i = 0; i < a.length; i++) {
+        read.add(c.get(i).asLong() - w.tokenNanos[i]);
+        write.add(w.tokenNanos[i] - a[i]);
+        if (i > 0) {
+          long wg = w.tokenNanos[i] - w.tokenNanos[i - 1];
+          wItl.add(wg);
+          cItlErr.add(c.get(i).asLong() - c.get(i - 1).asLong() - wg);
+          sItlErr.add(a[i] - a[i - 1] - wg);
         }
       }
     }
