@@ -70,7 +70,8 @@ public record StageDetail(
 
   /**
    * {@code client_health}: the client watching itself. Fractions are of one core or of all cores
-   * (0.5 = 50%), NaN when not measured (simulated runs).
+   * (0.5 = 50%), NaN when not measured (simulated runs); {@code availableProcessors} the CPUs the
+   * client's JVM could use, 0 when unknown.
    */
   public record Health(
       boolean bottleneck,
@@ -80,9 +81,23 @@ public record StageDetail(
       double cpuFractionOfOneCore,
       double cpuFractionOfAllCores,
       double loopThreadCpuFraction,
-      double outputTokensPerCpuSecond) {
+      double outputTokensPerCpuSecond,
+      int availableProcessors) {
     public Health {
       reasons = List.copyOf(reasons);
+    }
+
+    /** As read from a summary.json that does not say how many CPUs the client had (0: unknown). */
+    public Health(boolean bottleneck, List<String> reasons, Distribution sendLagMillis,
+        Distribution loopLagMillis, double cpuFractionOfOneCore, double cpuFractionOfAllCores,
+        double loopThreadCpuFraction, double outputTokensPerCpuSecond) {
+      this(bottleneck, reasons, sendLagMillis, loopLagMillis, cpuFractionOfOneCore, cpuFractionOfAllCores,
+          loopThreadCpuFraction, outputTokensPerCpuSecond, 0);
+    }
+
+    /** Whether the client's JVM could use a single CPU, its JIT and collector sharing the event loop's. */
+    public boolean oneCpu() {
+      return availableProcessors == 1;
     }
   }
 

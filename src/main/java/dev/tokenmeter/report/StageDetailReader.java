@@ -89,7 +89,8 @@ final class StageDetailReader {
         number(h.path("cpu_fraction_of_one_core")),
         number(h.path("cpu_fraction_of_all_cores")),
         number(h.path("loop_thread_cpu_fraction")),
-        number(h.path("output_tokens_per_cpu_second")));
+        number(h.path("output_tokens_per_cpu_second")),
+        h.path("available_processors").asInt(0));
   }
 
   private static Distribution distribution(JsonNode d) throws IOException {

@@ -31,6 +31,7 @@ class StageDetailReaderTest {
     assertThat(closed.wordsPerOutputToken()).isEqualTo(r.tokens().wordsPerOutputToken());
     assertThat(closed.health().loopLagMillis()).isEqualTo(r.clientHealth().loopLagMillis());
     assertThat(closed.health().bottleneck()).isEqualTo(r.clientHealth().bottleneck());
+    assertThat(closed.health().availableProcessors()).isEqualTo(r.clientHealth().availableProcessors());
     TimeSeries ts = r.timeSeries();
     StageDetail.Series series = closed.series();
     assertThat(series.intervalSeconds()).isEqualTo(1.0);

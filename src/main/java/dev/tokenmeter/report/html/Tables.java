@@ -17,6 +17,10 @@ import java.util.function.Function;
  * metric header links to. Pure functions of a {@link SavedSummary}.
  */
 final class Tables {
+  /** The client-health verdict's note for a client with one CPU (docs/METRICS.md, "Client health"). */
+  static final String ONE_CPU = "one CPU: the JIT compiler and collector shared the event loop's CPU,"
+      + " so TTFT and ITL p99 may read a few ms high";
+
   private Tables() {}
 
   /** A column: header metric, optional statistic ("p99"), and the cell text of a stage. */
@@ -57,8 +61,9 @@ final class Tables {
         new Column(MetricDoc.CLIENT_CPU, "", st -> health(st, h -> percent(h.cpuFractionOfOneCore()))),
         new Column(MetricDoc.LOOP_CPU, "", st -> health(st, h -> percent(h.loopThreadCpuFraction()))),
         new Column(MetricDoc.TOKENS_PER_CPU_S, "", st -> health(st, h -> num(h.outputTokensPerCpuSecond()))),
-        new Column(null, "Verdict", st -> health(st, h -> h.bottleneck()
-            ? "client is the bottleneck: " + String.join("; ", h.reasons()) : "ok")))));
+        new Column(null, "Verdict", st -> health(st, h -> (h.bottleneck()
+            ? "client is the bottleneck: " + String.join("; ", h.reasons()) : "ok")
+            + (h.oneCpu() ? "; " + ONE_CPU : ""))))));
     if (s.repeats() != null) {
       b.append("<h2 id=\"repeats\">Repeats</h2>\n").append(RepeatsCost.repeatsTable(s));
     }

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The plain-words answer for constructed runs: knee found, not found, single stage, partial, simulated. */
@@ -152,6 +153,20 @@ class HeadlineTest {
     assertThat(HtmlReport.render(run(false, null, ok, bad), null)).contains("<p class=\"banner\" id=\"bottleneck\">")
         .contains("<td>client is the bottleneck: event-loop lag p99 7 ms exceeds 5 ms</td>")
         .contains("<td>90.0</td>");
+  }
+
+  @Test
+  void aOneCpuClientIsNotedInTheHealthTableOnly() throws Exception {
+    var one = new StageDetail.Health(false, List.of(), Distribution.EMPTY, Distribution.EMPTY, 0.4, 0.4, 0.3, 1e6, 1);
+    var two = new StageDetail.Health(false, List.of(), Distribution.EMPTY, Distribution.EMPTY, 0.4, 0.2, 0.3, 1e6, 2);
+    var a = new SavedSummary.Stage(0, "c=100", Map.of(), 40, 0, 1, 1, 10, 0, Map.of(), true, Map.of(),
+        new StageDetail("closed", 100, Double.NaN, 0, 10, true, null, Double.NaN, one, null));
+    var b = new SavedSummary.Stage(1, "c=200", Map.of(), 40, 0, 1, 1, 10, 0, Map.of(), true, Map.of(),
+        new StageDetail("closed", 200, Double.NaN, 0, 10, true, null, Double.NaN, two, null));
+    String page = HtmlReport.render(run(false, null, a, b), null);
+    assertThat(page).contains("<td>ok; " + Html.esc(Tables.ONE_CPU) + "</td>").contains("<td>ok</td>");
+    assertThat(page.split(Pattern.quote(Html.esc(Tables.ONE_CPU)), -1)).hasSize(2); // once: the c=100 row
+    assertThat(Headline.bottleneck(run(false, null, a, b))).isNull(); // a note, not a bottleneck banner
   }
 
   @Test
