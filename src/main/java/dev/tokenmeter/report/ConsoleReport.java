@@ -251,9 +251,8 @@ public final class ConsoleReport {
             100 * h.cpuFractionOfOneCore())
             + (h.eventLoops() > 1 ? ", " + h.eventLoops() + " event loops" : "");
     String oneCpu = h.availableProcessors() == 1
-        ? System.lineSeparator() + "  note: the client had one CPU: its JIT compiler and garbage collector ran on the"
-            + " event loop's CPU and can hold reads back by a few ms, so TTFT and ITL p99 may read that much"
-            + " high; give it two or more CPUs for exact tails (docs/PERFORMANCE.md, timing against the kernel's clock)"
+        ? System.lineSeparator() + "  note: " + ClientHealth.ONE_CPU_NOTE
+            + "; give it two or more CPUs for exact tails (docs/PERFORMANCE.md, timing against the kernel's clock)"
         : "";
     if (h.bottleneck()) {
       return base + System.lineSeparator() + "  WARNING: the client may have been the bottleneck: "

@@ -65,6 +65,15 @@ public record ClientHealth(
   /** Process CPU, as a fraction of all cores, above which the machine is saturated. */
   public static final double PROCESS_CPU_LIMIT = 0.90;
 
+  /**
+   * What a client with one CPU is told (console and report), not a bottleneck reason: its JIT
+   * compiler threads, woken by the event loop, run in its place for milliseconds (docs/METRICS.md,
+   * "Client health").
+   */
+  public static final String ONE_CPU_NOTE = "the client had one CPU: its JIT compiler and garbage collector"
+      + " ran on the event loop's CPU and can hold reads back by a few ms, so TTFT and ITL p99 may read"
+      + " that much high";
+
   public ClientHealth {
     reasons = List.copyOf(reasons);
   }

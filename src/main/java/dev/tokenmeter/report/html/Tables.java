@@ -1,5 +1,6 @@
 package dev.tokenmeter.report.html;
 
+import dev.tokenmeter.core.analysis.ClientHealth;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.LatencyOrigin;
 import dev.tokenmeter.core.analysis.Metric;
@@ -17,10 +18,6 @@ import java.util.function.Function;
  * metric header links to. Pure functions of a {@link SavedSummary}.
  */
 final class Tables {
-  /** The client-health verdict's note for a client with one CPU (docs/METRICS.md, "Client health"). */
-  static final String ONE_CPU = "one CPU: the JIT compiler and collector shared the event loop's CPU,"
-      + " so TTFT and ITL p99 may read a few ms high";
-
   private Tables() {}
 
   /** A column: header metric, optional statistic ("p99"), and the cell text of a stage. */
@@ -63,7 +60,7 @@ final class Tables {
         new Column(MetricDoc.TOKENS_PER_CPU_S, "", st -> health(st, h -> num(h.outputTokensPerCpuSecond()))),
         new Column(null, "Verdict", st -> health(st, h -> (h.bottleneck()
             ? "client is the bottleneck: " + String.join("; ", h.reasons()) : "ok")
-            + (h.oneCpu() ? "; " + ONE_CPU : ""))))));
+            + (h.oneCpu() ? "; " + ClientHealth.ONE_CPU_NOTE : ""))))));
     if (s.repeats() != null) {
       b.append("<h2 id=\"repeats\">Repeats</h2>\n").append(RepeatsCost.repeatsTable(s));
     }

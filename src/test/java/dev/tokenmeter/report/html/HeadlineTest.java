@@ -2,6 +2,7 @@ package dev.tokenmeter.report.html;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tokenmeter.core.analysis.ClientHealth;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.StageDetail;
@@ -164,8 +165,8 @@ class HeadlineTest {
     var b = new SavedSummary.Stage(1, "c=200", Map.of(), 40, 0, 1, 1, 10, 0, Map.of(), true, Map.of(),
         new StageDetail("closed", 200, Double.NaN, 0, 10, true, null, Double.NaN, two, null));
     String page = HtmlReport.render(run(false, null, a, b), null);
-    assertThat(page).contains("<td>ok; " + Html.esc(Tables.ONE_CPU) + "</td>").contains("<td>ok</td>");
-    assertThat(page.split(Pattern.quote(Html.esc(Tables.ONE_CPU)), -1)).hasSize(2); // once: the c=100 row
+    assertThat(page).contains("<td>ok; " + Html.esc(ClientHealth.ONE_CPU_NOTE) + "</td>").contains("<td>ok</td>");
+    assertThat(page.split(Pattern.quote(Html.esc(ClientHealth.ONE_CPU_NOTE)), -1)).hasSize(2); // once: the c=100 row
     assertThat(Headline.bottleneck(run(false, null, a, b))).isNull(); // a note, not a bottleneck banner
   }
 
