@@ -273,21 +273,27 @@ public final class BenchRun {
   private List<StageResult> runStage(StagePlan plan, CountingThread counting, ProgressLine progress) {
     StagePlan share = LoadSplit.share(plan, lanes.size());
     long cpu0 = LaneRun.processCpuNanos();
+    JitHold jit = JitHold.forStage(plan.warmupNanos()); // on one CPU: no C2 compiles in the window
     List<StageRunner> runners = new ArrayList<>();
     for (LaneRun lane : lanes) {
       runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export));
     }
+    jit.holdAfter(plan.warmupNanos());
     int planned = s.stages().plannedStages();
     String label = "[" + (plan.index() + 1) + (planned < 0 ? "" : "/" + planned) + " " + plan.load().label()
         + (lanes.size() == 1 ? "" : " " + lanes.get(0).lane().name()) + "]";
     StageRunner shown = runners.get(0);
     progress.show(label, () -> shown.recorder() == null ? null : shown.recorder().live(ticker.nanos()));
     long[] ends = new long[lanes.size()];
-    for (int i = 0; i < ends.length; i++) {
-      ends[i] = lanes.get(i).await();
-      if (Thread.currentThread().isInterrupted()) {
-        lanes.forEach(l -> l.interrupt("interrupted")); // one stopped: stop all, as Ctrl-C does
+    try {
+      for (int i = 0; i < ends.length; i++) {
+        ends[i] = lanes.get(i).await();
+        if (Thread.currentThread().isInterrupted()) {
+          lanes.forEach(l -> l.interrupt("interrupted")); // one stopped: stop all, as Ctrl-C does
+        }
       }
+    } finally {
+      jit.release();
     }
     long cpu = LaneRun.processCpuNanos();
     List<StageResult> results = new ArrayList<>();

@@ -67,12 +67,14 @@ public record ClientHealth(
 
   /**
    * What a client with one CPU is told (console and report), not a bottleneck reason: its JIT
-   * compiler threads, woken by the event loop, run in its place for milliseconds (docs/METRICS.md,
-   * "Client health").
+   * compiler threads, woken by the event loop, run in its place for milliseconds, the optimising
+   * one held out of a window once it settles after a warm-up; its collector's pauses stop the loop too
+   * (docs/METRICS.md, "Client health").
    */
-  public static final String ONE_CPU_NOTE = "the client had one CPU: its JIT compiler and garbage collector"
-      + " ran on the event loop's CPU and can hold reads back by a few ms, so TTFT and ITL p99 may read"
-      + " that much high";
+  public static final String ONE_CPU_NOTE = "the client had one CPU: its garbage collector and JIT compiler"
+      + " ran on the event loop's CPU (the optimising compiler is held out of the window once it settles"
+      + " after a warm-up) and can hold reads back by a few ms, so TTFT and ITL p99 may read up to that"
+      + " much high";
 
   public ClientHealth {
     reasons = List.copyOf(reasons);
