@@ -22,13 +22,13 @@ import javax.management.ObjectName;
  * design notes
  * - Why: on one CPU a C2 compiler thread that the event loop wakes (a method became hot) runs on
  *   the loop's CPU for 1.6 to 5.2 ms, and every read due meanwhile is stamped that late. In a
- *   100-stream run after a 20 s warm-up, C2 still compiled about 180 methods in the 20 s window
+ *   100-stream run after a 20 s warm-up, C2 still compiled 103 methods in the 20 s window
  *   (per-request paths reach its thresholds slowly) and most clusters of late reads began within
  *   8 ms of one (-Xlog:jit+compilation joined with the server's ground truth). Lowering the
  *   compiler threads' priority does not help: nice 19 still preempts on this kernel, and
  *   SCHED_IDLE starves a thread that holds the compile queue's lock the loop then waits for
- *   (ITL p99 error rose from 0.26-0.66 to 1.1-1.5 ms). docs/PERFORMANCE.md §2, "The JIT held
- *   during the window".
+ *   (ITL p99 error rose from 0.26-0.66 to 1.1-1.5 ms). docs/PERFORMANCE.md §2, "The optimising
+ *   compiler held out of the window".
  * - How: a compiler directive ({@code c2: Exclude}) pushed through the DiagnosticCommand MBean
  *   (jcmd's Compiler.directives_add), popped when the stage ends, so the next stage's warm-up
  *   compiles again. A method whose C2 compilation the directive refused stays with C1 (HotSpot
@@ -36,8 +36,8 @@ import javax.management.ObjectName;
  * - When: from the window's start, at the first moment the JIT has spent at most SETTLED_MILLIS
  *   compiling over the last LOOKBACK_NANOS (CompilationMXBean, sampled every POLL_NANOS). Holding
  *   while it is still busy leaves hot code in C1, which allocates what C2's escape analysis would
- *   not: at 1,000 streams after a 5 s warm-up (the JIT still compiling 0.1-1 s a second for 8 s
- *   more) a hold at the window's start took young collections from 33-35 to 51-53 in the window
+ *   not: at 1,000 streams after a 5 s warm-up (the JIT still compiling 0.06-2.5 s a second for
+ *   8 s more) a hold at the window's start took young collections from 33-35 to 51-53 in the window
  *   and the TTFT p99 error from +4.3 to +8.8 ms to +5.9 to +17.8 (4 pairs). At 100 streams after
  *   20 s the JIT compiles 0-0.1 s a second and the hold starts with the window.
  * - Only on one CPU: with two or more the compiler threads run beside the loop, and holding C2
