@@ -273,7 +273,7 @@ public final class BenchRun {
   private List<StageResult> runStage(StagePlan plan, CountingThread counting, ProgressLine progress) {
     StagePlan share = LoadSplit.share(plan, lanes.size());
     long cpu0 = LaneRun.processCpuNanos();
-    JitHold jit = JitHold.forStage(plan.warmupNanos()); // on one CPU: no C2 compiles in the window
+    JitHold jit = JitHold.forStage(plan.warmupNanos()); // one CPU: C2 held once the JIT settles
     List<StageRunner> runners = new ArrayList<>();
     for (LaneRun lane : lanes) {
       runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export));
