@@ -22,6 +22,11 @@ class JitHoldTest {
     }
 
     @Override
+    public void prepare() {
+      calls.add("prepare");
+    }
+
+    @Override
     public boolean add(String json) {
       calls.add("add " + json);
       return !refuse;
@@ -134,7 +139,19 @@ class JitHoldTest {
     }
     assertThat(hold.held()).isTrue();
     hold.release();
-    assertThat(d.calls).hasSize(2);
+    // what the push needs is loaded first, while the warm-up runs
+    assertThat(d.calls).hasSize(3).startsWith("prepare").endsWith("remove");
+  }
+
+  @Test
+  void thePreparedJvmStillTakesTheDirective() throws Exception {
+    JitHold.MBeanDirectives jvm = new JitHold.MBeanDirectives();
+    jvm.prepare();
+    jvm.prepare(); // twice is harmless
+    assertThat(JitHold.MBeanDirectives.print()).doesNotContain("Exclude:true");
+    assertThat(jvm.add("[{\"match\": \"*.*\", \"c2\": {\"Exclude\": true}}]")).isTrue();
+    jvm.remove();
+    assertThat(JitHold.MBeanDirectives.print()).doesNotContain("Exclude:true");
   }
 
   @Test
