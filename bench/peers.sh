@@ -16,7 +16,8 @@
 # wrk's figure includes the last partial responses). wrk is the Debian package `wrk`, installed via
 # scripts/apt-install.sh when missing. The JIT and loop columns are the part of the process's
 # CPU spent in its JIT compiler threads and in tokenmeter's event loop: a JIT figure well above
-# zero means the window still holds the warm-up (raise WARMUP).
+# zero means the window still holds the warm-up (raise WARMUP); each pair's line also gives the ratio
+# without tokenmeter's JIT threads.
 . "$(dirname "$0")/lib.sh"
 
 CONCURRENCY=${CONCURRENCY:-"64 256"}
@@ -112,18 +113,22 @@ for c in $CONCURRENCY; do
   for rep in $(seq 1 "$REPEATS"); do
     # Alternate which client goes first, so a drift in the neighbours' load favours neither.
     if [ $((rep % 2)) = 1 ]; then order="wrk tokenmeter"; else order="tokenmeter wrk"; fi
-    declare -A cost=()
+    declare -A cost=() jit=()
     for who in $order; do
       dir="$OUT/$who-c$c-r$rep"
       mkdir -p "$dir"
       line=$("run_$who" "$c" "$dir" | tail -n1)
       echo "$line"
       cost[$who]=${line##* }
+      jit[$who]=$(sed -n 's/.*; JIT \([0-9.]*\),.*/\1/p' <<<"$line")
     done
-    awk -v c="$c" -v r="$rep" -v t="${cost[tokenmeter]}" -v w="${cost[wrk]}" \
-      'BEGIN { printf "pair c=%s run %s: tokenmeter / wrk CPU per token = %.2f\n", c, r, (w > 0 ? t / w : 0) }' |
+    # The second ratio leaves out tokenmeter's JIT compiler threads: what the window still pays for
+    # a warm-up too short for the JIT (on one CPU it works through a backlog; docs/PERFORMANCE.md §8).
+    awk -v c="$c" -v r="$rep" -v t="${cost[tokenmeter]}" -v w="${cost[wrk]}" -v j="${jit[tokenmeter]:-0}" \
+      'BEGIN { printf "pair c=%s run %s: tokenmeter / wrk CPU per token = %.2f (%.2f without its JIT threads)\n",
+               c, r, (w > 0 ? t / w : 0), (w > 0 ? (t - j) / w : 0) }' |
       tee -a "$OUT/results.txt"
-    unset cost
+    unset cost jit
   done
 done
 echo "results: $OUT/results.txt"
