@@ -274,7 +274,7 @@ final class AccuracyFit {
         FitParams first = foldParams(e.getValue(), s.key());
         FoldFit fit = foldFixedPoint(d, first, s.key());
         objectives.put(e.getKey(), fit.objective());
-        if (best == null || fit.objective() < best.objective()) {
+        if (isBetter(fit, best)) {
           best = fit;
           bestFirst = first;
         }
@@ -286,6 +286,22 @@ final class AccuracyFit {
       folds.add(new Fold(s.key(), best.params(), objectives, best.rounds(), bestFirst, firstOrder, at));
     }
     return folds;
+  }
+
+  /**
+   * Whether a fold's fit at one candidate k beats the best so far: a fixed point beats one still
+   * moving (whose objective is NaN), and between fixed points the lesser objective wins; the earlier
+   * candidate keeps a tie. A plain {@code <} kept the first candidate whenever it was still moving,
+   * as no number compares below NaN.
+   */
+  static boolean isBetter(FoldFit candidate, FoldFit best) {
+    if (best == null) {
+      return true;
+    }
+    if (Double.isNaN(candidate.objective())) {
+      return false;
+    }
+    return Double.isNaN(best.objective()) || candidate.objective() < best.objective();
   }
 
   /** Every point simulated at each candidate of {@link FitParams#candidates()}, keyed by k, in order. */
