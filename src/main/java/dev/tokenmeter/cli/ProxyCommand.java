@@ -184,6 +184,12 @@ final class ProxyCommand implements Callable<Integer> {
         + (driftBaseline == null ? "" : "; drift against " + driftBaseline.source() + " over "
             + dev.tokenmeter.governance.DriftNotice.words(window))
         + (push == null ? "" : "; pushing metrics to " + otlpSettings.endpoint()) + "; Ctrl-C to stop");
+    if (writer != null) {
+      metrics.watchLedger(writer::failedCommits, writer::dropped);
+    }
+    dev.tokenmeter.proxy.ProxyWatch watch = new dev.tokenmeter.proxy.ProxyWatch(
+        writer == null ? null : () -> dev.tokenmeter.proxy.ProxyWatch.LedgerCounts.of(writer), server::refusals,
+        System.err, Ticker.system()).start();
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -201,6 +207,7 @@ final class ProxyCommand implements Callable<Integer> {
       // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
     } finally {
       server.close();
+      watch.close();
       if (push != null) {
         push.close(); // after the server: the final push holds every request it metered
       }

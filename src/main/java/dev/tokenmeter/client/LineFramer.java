@@ -13,13 +13,14 @@ import java.util.Arrays;
  * is copied. A line longer than the limit is a {@link ProtocolException}. A last line without its
  * LF is never delivered: {@link #hasPartialLine()} tells the caller the body ended mid-line.
  *
- * <p>Not thread-safe: one framer per stream, fed from one thread.
+ * <p>Not thread-safe: one framer per stream, fed from one thread. Shared by the client and the
+ * proxy's record path.
  */
-final class LineFramer {
+public final class LineFramer {
 
   /** Receives each line; the bytes are valid during the call only. */
   @FunctionalInterface
-  interface Listener {
+  public interface Listener {
     void onLine(byte[] bytes, int offset, int length);
   }
 
@@ -31,7 +32,7 @@ final class LineFramer {
   private byte[] pending = new byte[256];
   private int pendingLength;
 
-  LineFramer(Listener listener) {
+  public LineFramer(Listener listener) {
     this(listener, DEFAULT_MAX_LINE_BYTES);
   }
 
@@ -41,7 +42,7 @@ final class LineFramer {
   }
 
   /** Splits {@code length} bytes at {@code offset} into lines, delivering every complete one. */
-  void feed(byte[] bytes, int offset, int length) {
+  public void feed(byte[] bytes, int offset, int length) {
     int end = offset + length;
     int start = offset;
     for (int i = offset; i < end; i++) {
@@ -64,7 +65,7 @@ final class LineFramer {
   }
 
   /** True when the bytes fed so far end inside a line (the body was cut mid-line). */
-  boolean hasPartialLine() {
+  public boolean hasPartialLine() {
     for (int i = 0; i < pendingLength; i++) {
       if (pending[i] > ' ') {
         return true;

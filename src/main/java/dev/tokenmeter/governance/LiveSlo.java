@@ -105,8 +105,8 @@ public record LiveSlo(Slo.Objective objective, SloScope scope, double budget) {
 
   /** How {@code r} counts: out of scope or without the value it is not counted. */
   public Judgement judge(MeteredRequest r) {
-    if (r.model() == null || !scope.matches(r)) {
-      return Judgement.NOT_COUNTED;
+    if (r.model() == null || !scope.matches(r) || r.refusedByProxy()) {
+      return Judgement.NOT_COUNTED; // a refusal by the proxy's own policy (budget, key) is not the service failing
     }
     if (objective.metric() == SloMetric.ERRORS) {
       // the client hung up: not the service failing, and not a success either

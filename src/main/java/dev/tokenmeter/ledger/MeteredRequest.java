@@ -23,7 +23,8 @@ import java.util.Objects;
  * @param startedAtEpochMillis wall-clock time the proxy received the request's headers
  * @param tenant the tenant the API key or header maps to; {@code "anonymous"} when none
  * @param model the {@code model} field of the request body, or null (e.g. GET /v1/models)
- * @param upstream the name of the upstream it was routed to
+ * @param upstream the name of the upstream it was routed to; {@link #NO_UPSTREAM} when the proxy
+ *     refused it itself (401, 403, 429 over budget, 400) and it went nowhere
  * @param endpoint the request path without the query ({@code /v1/chat/completions})
  * @param streamed whether the response was an event stream
  * @param httpStatus the upstream's status, or -1 when none came (connect failure)
@@ -80,6 +81,14 @@ public record MeteredRequest(
 
   /** The tenant name used when a request carries no known key or tenant header. */
   public static final String ANONYMOUS = "anonymous";
+
+  /** The upstream of a request the proxy refused itself: it was sent nowhere. */
+  public static final String NO_UPSTREAM = "-";
+
+  /** True when the proxy refused the request itself and sent it nowhere. */
+  public boolean refusedByProxy() {
+    return NO_UPSTREAM.equals(upstream);
+  }
 
   public MeteredRequest {
     Objects.requireNonNull(requestId, "requestId");

@@ -1,6 +1,7 @@
 package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.governance.BudgetBook;
+import dev.tokenmeter.ledger.MeteredRequest;
 import dev.tokenmeter.proxy.ProxyContext.UpstreamState;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -24,8 +25,9 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 
 /**
- * One client connection: takes each whole request, refuses what must be refused (unknown key,
- * unknown upstream), serves {@code /metrics} and {@code /dashboard}, and runs one {@link ProxyExchange} at a time,
+ * One client connection: takes each whole request, refuses what must be refused (no known key, a
+ * tenant the key may not bill, over budget, unknown upstream; each refusal is answered, recorded
+ * as a ledger row and counted), serves {@code /metrics} and {@code /dashboard}, and runs one {@link ProxyExchange} at a time,
  * queueing pipelined requests behind it (HTTP/1.1 answers in order). Confined to its event loop.
  */
 final class FrontHandler extends ChannelInboundHandlerAdapter {
@@ -90,8 +92,9 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     FullHttpRequest req = p.request();
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     if (req.decoderResult().isFailure()) {
-      respond(Responses.error(400, "tokenmeter proxy: invalid HTTP request", "invalid_request_error",
-          "bad_request", null, false), false);
+      Refusal r = new Refusal(p, "-", Route.OTHER, MeteredRequest.ANONYMOUS, null, ctx.nextRequestId(), false);
+      refuse(r, "invalid", Responses.error(400, "tokenmeter proxy: invalid HTTP request", "invalid_request_error",
+          "bad_request", null, false), "invalid HTTP request");
       return;
     }
     String path = new QueryStringDecoder(req.uri()).rawPath();
@@ -103,39 +106,52 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (ctx.metricsOrNull != null && path.equals("/metrics") && req.method().equals(HttpMethod.GET)) {
-      respond(metrics(), keepAlive);
+      respond(metrics(req, keepAlive), keepAlive);
       return;
     }
     String requestId = req.headers().get("x-request-id");
     requestId = requestId == null || requestId.isBlank() ? ctx.nextRequestId() : requestId;
-    Tenants.Result tenant = ctx.config.tenants().resolve(req.headers());
-    if (tenant instanceof Tenants.Result.Refused refused) {
-      respond(Responses.error(401, refused.message(), "invalid_request_error", "invalid_api_key",
-          requestId, keepAlive), keepAlive);
-      return;
-    }
+    Route route = Route.of(path);
     byte[] body = ByteBufUtil.getBytes(req.content());
     RequestBody parsed =
         req.method().equals(HttpMethod.POST) ? RequestBody.parse(body) : RequestBody.OPAQUE;
-    String tenantName = ((Tenants.Result.Tenant) tenant).name();
-    BudgetBook.Hold hold = admit(tenantName, path, body.length, parsed, requestId, keepAlive);
-    if (hold == null) {
-      return; // refused: over budget
+    String model = route.model(path, parsed.model());
+    switch (ctx.config.tenants().resolve(req.headers())) {
+      case Tenants.Result.Refused no -> {
+        Refusal r = new Refusal(p, path, route, no.tenant(), model, requestId, keepAlive);
+        refuse(r, no.status() == 401 ? "auth" : "tenant",
+            Responses.error(no.status(), no.message(), "invalid_request_error", no.code(), requestId, keepAlive),
+            no.message());
+      }
+      case Tenants.Result.Tenant t -> {
+        Refusal r = new Refusal(p, path, route, t.name(), model, requestId, keepAlive);
+        BudgetBook.Hold hold = admit(r, body.length, parsed);
+        if (hold != null) {
+          forward(r, req, body, parsed, hold);
+        }
+      }
     }
-    Upstream upstream = ctx.route(parsed.model(), req.headers());
+  }
+
+  /** What a refused request's answer and ledger row need: who asked, for what. */
+  private record Refusal(
+      Pending pending, String path, Route route, String tenant, String model, String requestId, boolean keepAlive) {}
+
+  private void forward(Refusal r, FullHttpRequest req, byte[] body, RequestBody parsed, BudgetBook.Hold hold) {
+    Upstream upstream = ctx.route(r.model(), req.headers());
     if (upstream == null) {
-      String header = ctx.config.routing().headerOrNull();
       hold.settle(0, 0, 0);
-      respond(Responses.error(400, "tokenmeter proxy: header " + header + " names no upstream;"
-          + " upstreams: " + String.join(", ", ctx.config.routing().upstreams().keySet()),
-          "invalid_request_error", "unknown_upstream", requestId, keepAlive), keepAlive);
+      String message = "tokenmeter proxy: header " + ctx.config.routing().headerOrNull() + " names no upstream;"
+          + " upstreams: " + String.join(", ", ctx.config.routing().upstreams().keySet());
+      refuse(r, "upstream", Responses.error(400, message, "invalid_request_error", "unknown_upstream",
+          r.requestId(), r.keepAlive()), message);
       return;
     }
     UpstreamState state = ctx.state(upstream);
     RequestInfo info =
         new RequestInfo(
-            requestId, p.epochMillis(), p.nanos(), tenantName,
-            parsed.model(), upstream.name(), path, RequestInfo.isGeneration(path), -1);
+            r.requestId(), r.pending().epochMillis(), r.pending().nanos(), r.tenant(),
+            r.model(), upstream.name(), r.path(), r.route(), -1);
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
     current = new ProxyExchange(ctx, this, chc.channel(), head, body, parsed, state, info, hold);
@@ -143,26 +159,40 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * The budget hold of a generation request of {@code tenant}: its worst case reserved, the
-   * prompt estimated at one token per 4 bytes of body and the output at its {@code max_tokens} (or
-   * the configured default). Null when refused (the 429 is written).
+   * Answers a request the proxy refuses itself and records it: one ledger row (upstream {@code -},
+   * its status and class), one count of {@code reason} in the metrics. Never waits.
    */
-  private BudgetBook.Hold admit(
-      String tenant, String path, int bodyBytes, RequestBody parsed, String requestId, boolean keepAlive) {
-    if (ctx.budgetsOrNull == null || !RequestInfo.isGeneration(path) || !ctx.budgetsOrNull.governs(tenant)) {
+  private void refuse(Refusal r, String reason, FullHttpResponse response, String message) {
+    respond(response, r.keepAlive());
+    ctx.refused(reason);
+    RequestInfo info =
+        new RequestInfo(r.requestId(), r.pending().epochMillis(), r.pending().nanos(), r.tenant(), r.model(),
+            MeteredRequest.NO_UPSTREAM, r.path(), r.route(), -1);
+    ctx.record.offer(new RecordEvent.Refused(ctx.record.open(info), response.status().code(), message));
+  }
+
+  /**
+   * The budget hold of a generation request: its worst case reserved, the prompt estimated at one
+   * token per 4 bytes of body and the output at the route's own limit times the answers asked for
+   * ({@link Route#maxOutputTokens}), or the configured default when it names none. Null when
+   * refused (the 429 is written and recorded).
+   */
+  private BudgetBook.Hold admit(Refusal r, int bodyBytes, RequestBody parsed) {
+    if (ctx.budgetsOrNull == null || !r.route().generation() || !ctx.budgetsOrNull.governs(r.tenant())) {
       return BudgetBook.Hold.NONE;
     }
-    long max = parsed.maxOutputTokens();
-    long out = max >= 0 ? max : path.endsWith("/embeddings") ? 0 : ctx.config.budgets().defaultOutputTokens();
+    long max = r.route().maxOutputTokens(parsed.treeOrNull());
+    long out = max >= 0 ? max
+        : ctx.config.budgets().defaultOutputTokens() * (parsed.treeOrNull() == null ? 1 : r.route().answers(parsed.treeOrNull()));
     long prompt = (bodyBytes + 3L) / 4;
-    return switch (ctx.budgetsOrNull.admit(tenant, parsed.model(), prompt, out)) {
+    return switch (ctx.budgetsOrNull.admit(r.tenant(), r.model(), prompt, out)) {
       case BudgetBook.Admission.Admitted a -> a.hold();
-      case BudgetBook.Admission.Refused r -> {
-        FullHttpResponse resp =
-            Responses.error(429, r.message(), "insufficient_quota", "budget_exceeded", requestId, keepAlive);
-        resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(r.retryAfterSeconds()));
-        resp.headers().set("x-tokenmeter-budget-reset", r.resetsAt().toString());
-        respond(resp, keepAlive);
+      case BudgetBook.Admission.Refused no -> {
+        FullHttpResponse resp = Responses.error(429, no.message(), "insufficient_quota", "budget_exceeded",
+            r.requestId(), r.keepAlive());
+        resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(no.retryAfterSeconds()));
+        resp.headers().set("x-tokenmeter-budget-reset", no.resetsAt().toString());
+        refuse(r, "budget", resp, no.message());
         yield null;
       }
     };
@@ -200,7 +230,14 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private FullHttpResponse metrics() {
+  /** {@code /metrics}, behind the admin token when the proxy listens beyond loopback (it names tenants and models). */
+  private FullHttpResponse metrics(FullHttpRequest req, boolean keepAlive) {
+    if (ctx.gate.checkScrape(req.headers().get(HttpHeaderNames.AUTHORIZATION))
+        instanceof dev.tokenmeter.proxy.dashboard.AdminGate.Verdict.Refused no) {
+      FullHttpResponse r = Responses.error(401, no.message(), "invalid_request_error", "admin_token", null, keepAlive);
+      r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"tokenmeter\"");
+      return r;
+    }
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {
       ctx.metricsOrNull.scrape(out);

@@ -2,7 +2,9 @@ package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.client.ChunkParser;
+import dev.tokenmeter.client.LineFramer;
 import dev.tokenmeter.client.ProtocolException;
+import dev.tokenmeter.client.StreamDecoder;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.metrics.RequestMetrics;
 import dev.tokenmeter.core.request.Outcome;
@@ -24,14 +26,16 @@ import java.util.function.Consumer;
 
 /**
  * The record path's view of one request: replays the stream path's {@link RecordEvent}s through
- * the SSE framer and chunk parser into a {@link RequestTimeline}, and at the end builds the {@link
- * MeteredRequest} with bench's own metric math ({@link RequestMetrics}).
+ * the SSE framer (or, for Ollama's newline-delimited JSON, the line framer) and the route's API
+ * decoder ({@link StreamDecoder}, bench's own) into a {@link RequestTimeline}, and at the end builds
+ * the {@link MeteredRequest} with bench's own metric math ({@link RequestMetrics}).
  *
  * <p>Outcome rules, as bench's client applies them: a non-2xx status is an HTTP error; in a 200
  * stream, an error object is a stream error, malformed SSE or JSON a protocol error (chunks after
- * it are not counted), {@code [DONE]} or a {@code finish_reason} with no partial event left is a
- * completion, anything else at the end of the body is truncated; the upstream closing mid-response
- * is truncated; the client leaving first is cancelled.
+ * it are not counted), the API's end event ({@code [DONE]}, {@code message_stop}, {@code
+ * response.completed}, Ollama's {@code "done": true}) or a finish reason with no partial event
+ * left is a completion, anything else at the end of the body is truncated; the upstream closing
+ * mid-response is truncated; the client leaving first is cancelled.
  *
  * <p>Confined to one record thread, except {@link #markLost()}, which the stream path calls.
  */
@@ -42,6 +46,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
   private enum Mode {
     AWAIT_HEADERS,
     SSE,
+    LINES,
     JSON,
     ERROR_BODY,
     IGNORE
@@ -55,8 +60,9 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
 
   private final RequestTimeline timeline;
   private Mode mode = Mode.AWAIT_HEADERS;
-  private ChunkParser parser;
+  private StreamDecoder decoder;
   private SseFramer framer;
+  private LineFramer lines;
   private ByteArrayOutputStream body;
   private boolean streamed;
   private boolean anyBody;
@@ -99,9 +105,12 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
     timeline.sent(nanos);
   }
 
-  void headers(int status, String contentType, long nanos) {
+  void headers(int status, String contentType, long nanos, ChunkParser openAi) {
     timeline.headers(status, nanos);
     streamed = contentType.startsWith("text/event-stream");
+    if (info.generation()) {
+      decoder = StreamDecoder.of(info.route().apiOrNull(), openAi);
+    }
     if (status < 200 || status >= 300) {
       mode = Mode.ERROR_BODY;
       body = new ByteArrayOutputStream();
@@ -110,6 +119,10 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
     } else if (streamed) {
       mode = Mode.SSE;
       framer = new SseFramer(this);
+    } else if (info.route().lineDelimited() && isLineDelimited(contentType)) {
+      mode = Mode.LINES;
+      streamed = true;
+      lines = new LineFramer((b, off, len) -> decoder.event(null, b, off, len, this));
     } else if (contentType.startsWith("application/json") || contentType.isEmpty()) {
       mode = Mode.JSON;
       body = new ByteArrayOutputStream();
@@ -119,14 +132,28 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
     }
   }
 
-  void bytes(byte[] bytes, long nanos, ChunkParser parser) {
-    this.parser = parser;
+  /**
+   * Ollama streams {@code application/x-ndjson}; a streamed request answered as {@code
+   * application/json} (or untyped) is read line by line too, as Ollama's clients and bench do.
+   */
+  private static boolean isLineDelimited(String contentType) {
+    return contentType.startsWith("application/x-ndjson")
+        || contentType.startsWith("application/jsonl")
+        || contentType.startsWith("application/json")
+        || contentType.isEmpty();
+  }
+
+  void bytes(byte[] bytes, long nanos) {
     nowNanos = nanos;
     anyBody = true;
     switch (mode) {
-      case SSE -> {
+      case SSE, LINES -> {
         try {
-          framer.feed(bytes, 0, bytes.length);
+          if (mode == Mode.SSE) {
+            framer.feed(bytes, 0, bytes.length);
+          } else {
+            lines.feed(bytes, 0, bytes.length);
+          }
         } catch (SseException | ProtocolException e) {
           protocolError = e.getMessage();
           mode = Mode.IGNORE; // bench stops at the first protocol error: so do the counts
@@ -147,7 +174,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
 
   @Override
   public void onEvent(SseEvent event) {
-    parser.parse(event, this);
+    decoder.event(event.type(), event.dataBytes(), 0, event.dataLength(), this);
   }
 
   @Override
@@ -168,8 +195,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
   }
 
   /** The request's outcome from how it ended and what its body said; parses a JSON body here. */
-  Outcome outcome(RecordEvent.Ending ending, String message, long nanos, ChunkParser parser) {
-    this.parser = parser;
+  Outcome outcome(RecordEvent.Ending ending, String message, long nanos) {
     nowNanos = nanos;
     return switch (ending) {
       case CONNECT_FAILED -> new Outcome.ConnectFailed(message);
@@ -192,7 +218,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
     if (mode == Mode.JSON) {
       byte[] b = body.toByteArray();
       try {
-        parser.parseResponse(b, 0, b.length, this);
+        decoder.body(b, 0, b.length, this);
       } catch (ProtocolException e) {
         protocolError = e.getMessage();
       }
@@ -203,10 +229,11 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
     if (streamError != null) {
       return new Outcome.StreamError(streamError);
     }
-    if (mode == Mode.SSE
-        && !sawDone
-        && !(sawFinish && !framer.hasPartialEvent())) {
+    if (mode == Mode.SSE && !sawDone && !(sawFinish && !framer.hasPartialEvent())) {
       return new Outcome.Truncated("stream ended without [DONE] or finish_reason");
+    }
+    if (mode == Mode.LINES && !sawDone && !(sawFinish && !lines.hasPartialLine())) {
+      return new Outcome.Truncated("stream ended without a \"done\": true line");
     }
     return new Outcome.Completed(finishReason);
   }
@@ -214,7 +241,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
   /** Ends the timeline and builds the record. */
   MeteredRequest finish(
       RecordEvent.Ending ending, String message, long nanos, RecordContext ctx) {
-    Outcome outcome = outcome(ending, message, nanos, ctx.parser());
+    Outcome outcome = outcome(ending, message, nanos);
     timeline.end(outcome, nanos);
     boolean counted = info.generation(); // other paths (/v1/models, ...) carry no tokens
     OutputTokenCounter counter =
@@ -256,6 +283,18 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
         info.inFlightAtStart(),
         cost,
         Double.isNaN(cost) ? null : prices.currency());
+  }
+
+  /**
+   * The record of a request the proxy refused itself: its status and class as the client saw them,
+   * no upstream ({@link MeteredRequest#NO_UPSTREAM}), no tokens, no times, no cost.
+   */
+  MeteredRequest refused(int status, String message) {
+    return new MeteredRequest(
+        info.requestId(), info.startedAtEpochMillis(), info.tenant(), info.model(), info.upstream(),
+        info.endpoint(), false, status, dev.tokenmeter.core.request.ErrorClass.ofHttpStatus(status),
+        describe(new Outcome.HttpError(status, "refused by the proxy: " + message)), null,
+        -1, -1, null, -1, -1, -1, -1, Double.NaN, -1, -1, -1, -1, 0, -1, Double.NaN, null);
   }
 
   private static String describe(Outcome o) {

@@ -67,6 +67,9 @@ final class ProxyContext {
             t.setDaemon(true);
             return t;
           });
+  /** Requests the proxy refused itself, by reason ({@link ProxyMetrics#refused}'s words). */
+  final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> refusals =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final ToIntFunction<String> inFlight = name -> upstreams.get(name).inFlight.get();
   private final String idPrefix;
   private final AtomicLong nextId = new AtomicLong();
@@ -121,6 +124,14 @@ final class ProxyContext {
   int inFlight(String name) {
     UpstreamState s = upstreams.get(name);
     return s == null ? 0 : s.inFlight.get();
+  }
+
+  /** Counts a refusal of {@code reason}, here and in the metrics. Wait-free once the reason was seen. */
+  void refused(String reason) {
+    refusals.computeIfAbsent(reason, r -> new java.util.concurrent.atomic.LongAdder()).increment();
+    if (metricsOrNull != null) {
+      metricsOrNull.refused(reason);
+    }
   }
 
   UpstreamState state(Upstream u) {

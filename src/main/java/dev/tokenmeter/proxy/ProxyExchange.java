@@ -107,7 +107,7 @@ final class ProxyExchange {
       ctx.metricsOrNull.started(target.name());
     }
     meter = ctx.record.open(info.withInFlightAtStart(inFlight), hold);
-    addUsage = parsed.canAddUsage() && !state.refusesUsageOption.get();
+    addUsage = info.route().takesUsageOption() && parsed.canAddUsage() && !state.refusesUsageOption.get();
     connect(/* fresh= */ false);
   }
 
@@ -376,12 +376,11 @@ final class ProxyExchange {
   }
 
   private void connectFailed(String message) {
-    String text =
-        "tokenmeter proxy: cannot reach upstream '" + target.name() + "' (" + target.hostHeader()
-            + "): " + message;
+    // The client learns which upstream failed, never its address: that stays in the ledger row.
+    String text = "tokenmeter proxy: cannot reach upstream '" + target.name() + "'";
     client.writeAndFlush(
         Responses.error(502, text, "upstream_connect_error", "bad_gateway", requestId, clientKeepAlive));
-    end(RecordEvent.Ending.CONNECT_FAILED, message, ctx.ticker.nanos(), clientKeepAlive);
+    end(RecordEvent.Ending.CONNECT_FAILED, target.hostHeader() + ": " + message, ctx.ticker.nanos(), clientKeepAlive);
   }
 
   /** The client went away: cancel upstream at once by closing its connection. */

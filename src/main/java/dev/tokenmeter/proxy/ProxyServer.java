@@ -222,6 +222,13 @@ public final class ProxyServer implements AutoCloseable {
     return record.droppedRecords();
   }
 
+  /** Requests the proxy refused itself so far, by reason (auth, tenant, budget, upstream, invalid). */
+  public java.util.Map<String, Long> refusals() {
+    java.util.Map<String, Long> m = new java.util.TreeMap<>();
+    ctx.refusals.forEach((reason, n) -> m.put(reason, n.sum()));
+    return m;
+  }
+
   /** Records handed to the sinks so far. */
   public long recorded() {
     return record.recorded();

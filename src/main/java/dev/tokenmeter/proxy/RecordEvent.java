@@ -16,6 +16,13 @@ sealed interface RecordEvent {
   /** One upstream read's body bytes, as the upstream wrote them, read at {@code nanos}. */
   record Bytes(Meter meter, byte[] bytes, long nanos) implements RecordEvent {}
 
+  /**
+   * The proxy refused the request itself (no key, a tenant not allowed, over budget, no such
+   * upstream, not HTTP): answered with {@code status}, never sent upstream. The only event of its
+   * request.
+   */
+  record Refused(Meter meter, int status, String message) implements RecordEvent {}
+
   /** The exchange ended; nothing follows. */
   record Ended(Meter meter, Ending ending, String message, long nanos) implements RecordEvent {}
 

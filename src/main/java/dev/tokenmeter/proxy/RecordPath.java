@@ -169,9 +169,10 @@ final class RecordPath implements AutoCloseable {
     }
     switch (e) {
       case RecordEvent.Sent s -> m.sent(s.nanos());
-      case RecordEvent.Headers h -> m.headers(h.status(), h.contentType(), h.nanos());
-      case RecordEvent.Bytes b -> m.bytes(b.bytes(), b.nanos(), ctx.parser());
+      case RecordEvent.Headers h -> m.headers(h.status(), h.contentType(), h.nanos(), ctx.parser());
+      case RecordEvent.Bytes b -> m.bytes(b.bytes(), b.nanos());
       case RecordEvent.Ended end -> deliver(settled(m, m.finish(end.ending(), end.message(), end.nanos(), ctx)));
+      case RecordEvent.Refused r -> deliver(m.refused(r.status(), r.message()));
     }
   }
 

@@ -58,23 +58,6 @@ record RequestBody(String model, boolean stream, boolean clientAskedUsage, Objec
         object);
   }
 
-  /**
-   * The request's output limit, {@code max_completion_tokens} or else {@code max_tokens}; -1 when
-   * it names none (or the body is not a JSON object).
-   */
-  long maxOutputTokens() {
-    if (treeOrNull == null) {
-      return -1;
-    }
-    for (String k : new String[] {"max_completion_tokens", "max_tokens"}) {
-      JsonNode v = treeOrNull.get(k);
-      if (v != null && v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= 0) {
-        return v.asLong();
-      }
-    }
-    return -1;
-  }
-
   /** Whether asking for usage on the client's behalf applies: a stream that did not ask. */
   boolean canAddUsage() {
     return treeOrNull != null

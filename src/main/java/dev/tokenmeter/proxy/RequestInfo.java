@@ -11,8 +11,8 @@ package dev.tokenmeter.proxy;
  * @param model the request's {@code model}, or null
  * @param upstream the upstream's name
  * @param endpoint the path without the query
- * @param generation whether the path is one whose responses carry tokens (chat/completions,
- *     completions, embeddings): only those bodies are parsed
+ * @param route what the path is ({@link Route}): which API's decoder reads the answer; only
+ *     {@linkplain Route#generation() generation} routes' bodies are parsed
  * @param inFlightAtStart requests in flight to the upstream when this one started, itself excluded
  */
 record RequestInfo(
@@ -23,19 +23,17 @@ record RequestInfo(
     String model,
     String upstream,
     String endpoint,
-    boolean generation,
+    Route route,
     int inFlightAtStart) {
 
   /** This request with the in-flight count taken when its exchange started. */
   RequestInfo withInFlightAtStart(int n) {
     return new RequestInfo(
-        requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, generation, n);
+        requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, n);
   }
 
-  /** Whether {@code path} (without query) is an OpenAI endpoint whose responses carry tokens. */
-  static boolean isGeneration(String path) {
-    return path.endsWith("/chat/completions")
-        || path.endsWith("/completions")
-        || path.endsWith("/embeddings");
+  /** Whether the route's responses carry tokens. */
+  boolean generation() {
+    return route.generation();
   }
 }

@@ -48,8 +48,10 @@ final class SettingsFiles {
         }
       }
     }
-    if (refuse && keysFile == null && header == null) {
-      errors.add("unknown keys are refused but no keys file or tenant header is given: every request would get 401");
+    if (refuse && keysFile == null) {
+      errors.add("unknown keys are refused but no keys file is given: every request would get 401"
+          + (header == null ? "" : " (a tenant header only chooses among a known key's tenants)")
+          + "; give --keys FILE or drop --unknown-keys refuse");
     }
     return new Tenants(entries, header, refuse);
   }

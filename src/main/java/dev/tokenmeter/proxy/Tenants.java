@@ -22,10 +22,12 @@ import java.util.Objects;
  * written.
  *
  * @param entries the keys file's entries
- * @param headerOrNull a header naming the tenant ({@code x-tenant}), used when the request has no
- *     known key; null for none
- * @param refuseUnknown whether a request with no known key and no tenant header is refused (401)
- *     rather than metered as {@code anonymous}
+ * @param headerOrNull a header naming the tenant ({@code x-tenant}); null for none. With a known key
+ *     it chooses among the tenants that key is listed under (the same key on several lines bills
+ *     several tenants); without one it may name only a tenant that has no key in the file (a keyed
+ *     tenant is billed by its key alone), and only when unknown keys are not refused
+ * @param refuseUnknown whether a request with no known key is refused (401) rather than metered as
+ *     {@code anonymous} or as its header's tenant
  */
 public record Tenants(List<Entry> entries, String headerOrNull, boolean refuseUnknown) {
 
@@ -77,8 +79,12 @@ public record Tenants(List<Entry> entries, String headerOrNull, boolean refuseUn
     /** Bill it to {@code name}. */
     record Tenant(String name) implements Result {}
 
-    /** Refuse it with 401: {@code message} says why, never the key. */
-    record Refused(String message) implements Result {}
+    /**
+     * Refuse it: 401 (no known key) or 403 (the key or header may not bill the tenant asked for).
+     * {@code message} says why, never the key; {@code tenant} is who asked ({@code anonymous}
+     * without a known key), for the refusal's ledger row.
+     */
+    record Refused(int status, String code, String message, String tenant) implements Result {}
   }
 
   public Tenants {
@@ -100,26 +106,53 @@ public record Tenants(List<Entry> entries, String headerOrNull, boolean refuseUn
   /** The tenant of a request with {@code headers}. */
   public Result resolve(HttpHeaders headers) {
     String key = bearer(headers);
-    if (key != null) {
-      for (Entry e : entries) {
-        if (e.matches(key)) {
-          return new Result.Tenant(e.tenant());
-        }
+    String named = headerOrNull == null ? null : headers.get(headerOrNull);
+    named = named == null || named.isBlank() ? null : named.strip();
+    List<String> allowed = key == null ? List.of() : tenantsOf(key);
+    if (!allowed.isEmpty()) {
+      if (named == null || allowed.contains(named)) {
+        return new Result.Tenant(named == null ? allowed.get(0) : named);
       }
+      return new Result.Refused(403, "tenant_not_allowed", "This API key may not bill tenant '" + named
+          + "' (header " + headerOrNull + "); it bills " + String.join(", ", allowed) + ".", allowed.get(0));
     }
-    if (headerOrNull != null) {
-      String named = headers.get(headerOrNull);
-      if (named != null && !named.isBlank()) {
-        return new Result.Tenant(named.strip());
-      }
-    }
+    String anonymous = dev.tokenmeter.ledger.MeteredRequest.ANONYMOUS;
     if (refuseUnknown) {
-      return new Result.Refused(
+      return new Result.Refused(401, "invalid_api_key",
           key == null
               ? "No API key provided. Send it as 'Authorization: Bearer KEY'."
-              : "Incorrect API key provided.");
+              : "Incorrect API key provided.",
+          anonymous);
     }
-    return new Result.Tenant(dev.tokenmeter.ledger.MeteredRequest.ANONYMOUS);
+    if (named == null) {
+      return new Result.Tenant(anonymous);
+    }
+    if (keyed(named)) {
+      return new Result.Refused(403, "tenant_not_allowed", "Tenant '" + named
+          + "' is billed by its API key only: send that key as 'Authorization: Bearer KEY'.", anonymous);
+    }
+    return new Result.Tenant(named);
+  }
+
+  /** The tenants {@code key} is listed under, in file order; every entry is compared (constant time each). */
+  private List<String> tenantsOf(String key) {
+    List<String> found = List.of();
+    for (Entry e : entries) {
+      if (e.matches(key) && !found.contains(e.tenant())) {
+        found = found.isEmpty() ? new java.util.ArrayList<>(2) : found;
+        found.add(e.tenant());
+      }
+    }
+    return found;
+  }
+
+  private boolean keyed(String tenant) {
+    for (Entry e : entries) {
+      if (e.tenant().equals(tenant)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The key of {@code Authorization: Bearer KEY} (or {@code api-key: KEY}), else null. */

@@ -76,6 +76,7 @@ final class MetricFamilies {
   final Counter requests;
   final Counter cost;
   final Counter dropped;
+  final Counter refused;
   final Gauge budgetUsed;
   final Gauge sloBurnRate;
   final Gauge sloAlert;
@@ -125,6 +126,9 @@ final class MetricFamilies {
     dropped = Counter.builder(props).name("tokenmeter_proxy_records_dropped")
         .help("Records the proxy's record path dropped because a queue was full")
         .labelNames(WHERE).withoutExemplars().register(registry);
+    refused = Counter.builder(props).name("tokenmeter_proxy_refused_requests")
+        .help("Requests the proxy refused itself before any upstream, by reason (auth, tenant, budget, upstream, invalid, overload)")
+        .labelNames("reason").withoutExemplars().register(registry);
     budgetUsed = Gauge.builder(props).name("tokenmeter_proxy_budget_used_ratio")
         .help("Share of each tenant budget spent in its current period (1 = the limit); unit is tokens or a currency")
         .labelNames(TENANT, "unit", "period").withoutExemplars().register(registry);

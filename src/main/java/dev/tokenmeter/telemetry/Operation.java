@@ -9,6 +9,8 @@ package dev.tokenmeter.telemetry;
 enum Operation {
   CHAT("chat"),
   TEXT_COMPLETION("text_completion"),
+  /** Gemini's generateContent, the conventions' value for it. */
+  GENERATE_CONTENT("generate_content"),
   EMBEDDINGS("embeddings"),
   OTHER("other");
 
@@ -29,12 +31,16 @@ enum Operation {
 
   /** Whether responses stream generated tokens, so TTFT, TPOT and ITL apply (not embeddings). */
   boolean generates() {
-    return this == CHAT || this == TEXT_COMPLETION;
+    return this == CHAT || this == TEXT_COMPLETION || this == GENERATE_CONTENT;
   }
 
   /**
    * The operation of an endpoint path (query already removed). Matched on the path's end, so a
-   * prefix that a gateway adds ({@code /openai/v1/chat/completions}) still counts.
+   * prefix that a gateway adds ({@code /openai/v1/chat/completions}) still counts. The other APIs
+   * the proxy meters: Anthropic's {@code /v1/messages}, OpenAI's {@code /v1/responses} and Ollama's
+   * {@code /api/chat} are {@code chat}; Ollama's {@code /api/generate} and TGI's {@code /generate}
+   * and {@code /generate_stream} are {@code text_completion}; Gemini's {@code
+   * models/M:generateContent} and {@code :streamGenerateContent} are {@code generate_content}.
    */
   static Operation ofEndpoint(String endpoint) {
     int end = endpoint.length();
@@ -49,6 +55,16 @@ enum Operation {
     }
     if (endsWith(endpoint, end, "/embeddings")) {
       return EMBEDDINGS;
+    }
+    if (endsWith(endpoint, end, "/v1/messages") || endsWith(endpoint, end, "/v1/responses")
+        || endsWith(endpoint, end, "/api/chat")) {
+      return CHAT;
+    }
+    if (endsWith(endpoint, end, "generateContent") && endpoint.contains("/models/")) {
+      return GENERATE_CONTENT;
+    }
+    if (endsWith(endpoint, end, "/generate") || endsWith(endpoint, end, "/generate_stream")) {
+      return TEXT_COMPLETION;
     }
     return OTHER;
   }

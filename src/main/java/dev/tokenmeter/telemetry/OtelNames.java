@@ -41,6 +41,9 @@ final class OtelNames {
       Map.entry("tokenmeter_proxy_request_overhead_seconds", new Name("tokenmeter.proxy.request.overhead", "s")),
       Map.entry("tokenmeter_proxy_cost", new Name("tokenmeter.proxy.cost", "{currency}")),
       Map.entry("tokenmeter_proxy_records_dropped", new Name("tokenmeter.proxy.records.dropped", "{record}")),
+      Map.entry("tokenmeter_proxy_refused_requests", new Name("tokenmeter.proxy.refused_requests", "{request}")),
+      Map.entry("tokenmeter_proxy_ledger_failed_commits", new Name("tokenmeter.proxy.ledger.failed_commits", "{commit}")),
+      Map.entry("tokenmeter_proxy_ledger_dropped_records", new Name("tokenmeter.proxy.ledger.dropped_records", "{record}")),
       Map.entry("tokenmeter_proxy_budget_used_ratio", new Name("tokenmeter.proxy.budget.used", "1")),
       // a dimensionless unit as an annotation: "1" would add "_ratio" to the Prometheus names
       Map.entry("tokenmeter_proxy_slo_burn_rate", new Name("tokenmeter.proxy.slo.burn_rate", "{rate}")),

@@ -81,6 +81,8 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
   private final MetricFamilies families;
   private final ConcurrentHashMap<Series.Key, Series> series = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, CounterDataPoint> drops = new ConcurrentHashMap<>();
+  /** Refusal reasons are the proxy's own fixed words (ProxyMetrics#refused), so not capped. */
+  private final ConcurrentHashMap<String, CounterDataPoint> refusals = new ConcurrentHashMap<>();
 
   private PrometheusProxyMetrics(Limits limits, Collection<String> knownUpstreams) {
     tenants = new LabelCap(limits.maxTenants());
@@ -142,6 +144,33 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
       }
     }
     c.inc();
+  }
+
+  @Override
+  public void refused(String reason) {
+    CounterDataPoint c = refusals.get(reason);
+    if (c == null) {
+      c = refusals.computeIfAbsent(reason, r -> families.refused.labelValues(r));
+    }
+    c.inc();
+  }
+
+  /**
+   * Exposes the ledger writer's health: {@code tokenmeter_proxy_ledger_failed_commits_total}
+   * (commits that failed, each retried) and {@code tokenmeter_proxy_ledger_dropped_records_total}
+   * (records the ledger could not keep: its queue was full during an outage). Read at each scrape.
+   */
+  public void watchLedger(java.util.function.LongSupplier failedCommits, java.util.function.LongSupplier dropped) {
+    io.prometheus.metrics.config.PrometheusProperties props =
+        io.prometheus.metrics.config.PrometheusProperties.builder().build();
+    io.prometheus.metrics.core.metrics.CounterWithCallback.builder(props)
+        .name("tokenmeter_proxy_ledger_failed_commits")
+        .help("Ledger commits that failed (each is retried; a rise means the ledger is down)")
+        .callback(cb -> cb.call(failedCommits.getAsLong())).register(registry);
+    io.prometheus.metrics.core.metrics.CounterWithCallback.builder(props)
+        .name("tokenmeter_proxy_ledger_dropped_records")
+        .help("Records the ledger could not keep: its queue was full while commits failed, or it was closing")
+        .callback(cb -> cb.call(dropped.getAsLong())).register(registry);
   }
 
   /**

@@ -22,6 +22,13 @@ public interface ProxyMetrics extends RecordSink {
   /** Records dropped by the proxy's record path because a queue was full (a counter). */
   void dropped(String where);
 
+  /**
+   * The proxy refused a request itself, before any upstream: {@code reason} is one of {@code
+   * auth}, {@code tenant}, {@code budget}, {@code upstream}, {@code invalid}, {@code overload}
+   * (a counter). Wait-free: the stream path calls it.
+   */
+  void refused(String reason);
+
   /** The content type of {@link #scrape}'s output, for the HTTP response header. */
   String contentType();
 

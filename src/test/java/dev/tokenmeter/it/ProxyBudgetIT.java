@@ -72,7 +72,12 @@ class ProxyBudgetIT {
       assertThat(ok.status()).isEqualTo(200);
       RawHttp.Response other = RawHttp.post(proxy.baseUrl(), "/v1/chat/completions", chat(2000), "x-tenant: beta");
       assertThat(other.status()).as("a tenant without a budget").isEqualTo(200);
-      MeteredRequest m = proxy.awaitRecords(2).stream().filter(r -> r.tenant().equals("acme")).findFirst().orElseThrow();
+      List<MeteredRequest> rows = proxy.awaitRecords(3);
+      MeteredRequest m = rows.stream().filter(r -> r.tenant().equals("acme") && !r.refusedByProxy()).findFirst().orElseThrow();
+      MeteredRequest refusal = rows.stream().filter(MeteredRequest::refusedByProxy).findFirst().orElseThrow();
+      assertThat(refusal.tenant()).isEqualTo("acme");
+      assertThat(refusal.httpStatus()).isEqualTo(429);
+      assertThat(refusal.error()).contains("refused by the proxy", "tenant 'acme'");
       assertThat(m.outputTokens()).isEqualTo(5);
       awaitSettled(book, budget);
       assertThat(book.spent(budget)).isEqualTo(m.inputTokens() + m.outputTokens());
@@ -109,7 +114,10 @@ class ProxyBudgetIT {
       assertThat(ok + refused).isEqualTo(48);
       assertThat(ok).isBetween(12, 47);
       assertThat(refused).isPositive();
-      List<MeteredRequest> records = proxy.awaitRecords(ok);
+      List<MeteredRequest> rows = proxy.awaitRecords(48);
+      List<MeteredRequest> records = rows.stream().filter(r -> !r.refusedByProxy()).toList();
+      assertThat(records).hasSize(ok);
+      assertThat(proxy.metrics.refused.get("budget").get()).isEqualTo(refused);
       awaitSettled(book, budget);
       long used = records.stream().mapToLong(r -> r.inputTokens() + r.outputTokens()).sum();
       long estimateError = records.stream().mapToLong(r -> Math.max(0, r.inputTokens() + r.outputTokens() - perRequest)).sum();

@@ -61,9 +61,13 @@ class ProxyRoutingIT {
         String url = proxy.baseUrl();
         RawHttp.Response toB = RawHttp.post(url, "/v1/chat/completions", body("gpt-4o-mini"), "Authorization: Bearer sk-acme-1");
         RawHttp.Response toA = RawHttp.post(url, "/v1/chat/completions", body("llama"), "Authorization: Bearer sk-acme-1");
-        RawHttp.Response byHeader = RawHttp.post(url, "/v1/chat/completions", body("gpt-4o"), "x-upstream: a", "x-tenant: beta");
+        RawHttp.Response byHeader = RawHttp.post(url, "/v1/chat/completions", body("gpt-4o"), "x-upstream: a",
+            "Authorization: Bearer sk-acme-1");
+        // Unknown keys are refused: a tenant header alone bills nobody (issue 43).
+        RawHttp.Response headerOnly = RawHttp.post(url, "/v1/chat/completions", body("llama"), "x-tenant: beta");
         RawHttp.Response unknownKey = RawHttp.post(url, "/v1/chat/completions", body("llama"), "Authorization: Bearer sk-nope");
-        RawHttp.Response noUpstream = RawHttp.post(url, "/v1/chat/completions", body("llama"), "x-upstream: zz", "x-tenant: beta");
+        RawHttp.Response noUpstream = RawHttp.post(url, "/v1/chat/completions", body("llama"), "x-upstream: zz",
+            "Authorization: Bearer sk-acme-1");
 
         assertThat(toB.headers().get("x-served-by")).isEqualTo("b");
         assertThat(toA.headers().get("x-served-by")).isEqualTo("a");
@@ -73,6 +77,7 @@ class ProxyRoutingIT {
         assertThat(unknownKey.status()).isEqualTo(401);
         assertThat(JSON.readTree(unknownKey.body()).at("/error/code").asText()).isEqualTo("invalid_api_key");
         assertThat(unknownKey.text()).doesNotContain("sk-nope");
+        assertThat(headerOnly.status()).isEqualTo(401);
         assertThat(noUpstream.status()).isEqualTo(400);
         assertThat(noUpstream.text()).contains("x-upstream names no upstream; upstreams: a, b");
 
@@ -80,7 +85,8 @@ class ProxyRoutingIT {
         assertThat(b.requests.get(0).headers()).containsEntry("authorization", "Bearer sk-upstream-b");
         assertThat(a.requests.get(0).headers()).containsEntry("authorization", "Bearer sk-acme-1");
 
-        List<MeteredRequest> records = proxy.awaitRecords(3);
+        List<MeteredRequest> all = proxy.awaitRecords(6);
+        List<MeteredRequest> records = all.stream().filter(m -> !m.refusedByProxy()).toList();
         MeteredRequest first = records.stream().filter(m -> "b".equals(m.upstream())).findFirst().orElseThrow();
         assertThat(first.tenant()).isEqualTo("acme");
         assertThat(first.inputTokens()).isEqualTo(1000);
@@ -89,10 +95,13 @@ class ProxyRoutingIT {
         assertThat(first.reasoningTokens()).isEqualTo(1500);
         assertThat(first.cost()).isCloseTo(1000 * 2.5 / 1e6 + 2000 * 10 / 1e6, org.assertj.core.api.Assertions.within(1e-12));
         assertThat(first.currency()).isEqualTo("USD");
-        assertThat(records).extracting(MeteredRequest::tenant).containsExactlyInAnyOrder("acme", "acme", "beta");
+        assertThat(records).extracting(MeteredRequest::tenant).containsExactlyInAnyOrder("acme", "acme", "acme");
         assertThat(records.stream().filter(m -> m.model().equals("llama")).findFirst().orElseThrow().cost()).isNaN();
         ProxyFixture.sleepMillis(50);
-        assertThat(proxy.records).hasSize(3); // refused requests are not metered
+        // Every refusal is a row too: two 401s (unknown key, header alone) and the 400, sent nowhere.
+        assertThat(proxy.records).hasSize(6);
+        assertThat(all).filteredOn(MeteredRequest::refusedByProxy).extracting(MeteredRequest::httpStatus)
+            .containsExactlyInAnyOrder(401, 401, 400);
       }
     }
   }

@@ -16,6 +16,7 @@ public final class FakeMetrics implements ProxyMetrics {
   public final Map<String, AtomicInteger> started = new ConcurrentHashMap<>();
   public final Map<String, AtomicInteger> ended = new ConcurrentHashMap<>();
   public final Map<String, AtomicInteger> dropped = new ConcurrentHashMap<>();
+  public final Map<String, AtomicInteger> refused = new ConcurrentHashMap<>();
   public final List<MeteredRequest> accepted = new CopyOnWriteArrayList<>();
 
   @Override
@@ -36,6 +37,11 @@ public final class FakeMetrics implements ProxyMetrics {
   @Override
   public void dropped(String where) {
     dropped.computeIfAbsent(where, k -> new AtomicInteger()).incrementAndGet();
+  }
+
+  @Override
+  public void refused(String reason) {
+    refused.computeIfAbsent(reason, k -> new AtomicInteger()).incrementAndGet();
   }
 
   public int startedCount(String upstream) {

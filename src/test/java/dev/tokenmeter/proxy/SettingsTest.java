@@ -167,10 +167,45 @@ class SettingsTest {
         .isEqualTo(new Tenants.Result.Tenant("beta"));
     assertThat(t.resolve(new DefaultHttpHeaders().set("authorization", "Basic abc"))).isEqualTo(new Tenants.Result.Tenant("anonymous"));
     Tenants strict = new Tenants(List.of(e), null, true);
-    assertThat(strict.resolve(new DefaultHttpHeaders())).isEqualTo(new Tenants.Result.Refused(
-        "No API key provided. Send it as 'Authorization: Bearer KEY'."));
+    assertThat(strict.resolve(new DefaultHttpHeaders())).isEqualTo(new Tenants.Result.Refused(401, "invalid_api_key",
+        "No API key provided. Send it as 'Authorization: Bearer KEY'.", "anonymous"));
     assertThat(strict.resolve(new DefaultHttpHeaders().set("authorization", "Bearer  "))).isInstanceOf(Tenants.Result.Refused.class);
     assertThat(Tenants.hash("a", "k1").line()).isNotEqualTo(Tenants.hash("a", "k1").line()); // fresh salt each time
+  }
+
+  /** A tenant header only chooses among what the key allows: it never bills a keyed tenant without its key. */
+  @Test
+  void aTenantHeaderCannotBillATenantTheKeyDoesNotAllow() {
+    Tenants.Entry acme = Tenants.hash("acme", "k1");
+    Tenants.Entry acmeTeam = Tenants.hash("acme-team", "k1"); // the same key bills two tenants
+    Tenants.Entry beta = Tenants.hash("beta", "k2");
+    Tenants strict = new Tenants(List.of(acme, acmeTeam, beta), "x-tenant", true);
+    assertThat(strict.resolve(new DefaultHttpHeaders().set("x-tenant", "acme")))
+        .as("no key, refused keys: the header alone bills nobody")
+        .isEqualTo(new Tenants.Result.Refused(401, "invalid_api_key",
+            "No API key provided. Send it as 'Authorization: Bearer KEY'.", "anonymous"));
+    assertThat(strict.resolve(new DefaultHttpHeaders().set("authorization", "Bearer nope").set("x-tenant", "beta")))
+        .isInstanceOf(Tenants.Result.Refused.class);
+    assertThat(strict.resolve(new DefaultHttpHeaders().set("authorization", "Bearer k1")))
+        .isEqualTo(new Tenants.Result.Tenant("acme"));
+    assertThat(strict.resolve(new DefaultHttpHeaders().set("authorization", "Bearer k1").set("x-tenant", "acme-team")))
+        .isEqualTo(new Tenants.Result.Tenant("acme-team"));
+    Tenants.Result other = strict.resolve(new DefaultHttpHeaders().set("authorization", "Bearer k1").set("x-tenant", "beta"));
+    assertThat(other).isInstanceOf(Tenants.Result.Refused.class);
+    Tenants.Result.Refused no = (Tenants.Result.Refused) other;
+    assertThat(no.status()).isEqualTo(403);
+    assertThat(no.tenant()).isEqualTo("acme");
+    assertThat(no.message()).contains("may not bill tenant 'beta'", "it bills acme, acme-team").doesNotContain("k1");
+
+    Tenants open = new Tenants(List.of(acme, beta), "x-tenant", false);
+    assertThat(open.resolve(new DefaultHttpHeaders().set("x-tenant", "gamma"))).as("an unkeyed tenant")
+        .isEqualTo(new Tenants.Result.Tenant("gamma"));
+    Tenants.Result keyed = open.resolve(new DefaultHttpHeaders().set("x-tenant", "beta"));
+    assertThat(keyed).isInstanceOf(Tenants.Result.Refused.class);
+    assertThat(((Tenants.Result.Refused) keyed).status()).isEqualTo(403);
+    assertThat(((Tenants.Result.Refused) keyed).message()).contains("billed by its API key only");
+    assertThat(open.resolve(new DefaultHttpHeaders().set("authorization", "Bearer k2").set("x-tenant", "acme")))
+        .as("beta's key naming acme").isInstanceOf(Tenants.Result.Refused.class);
   }
 
   @Test

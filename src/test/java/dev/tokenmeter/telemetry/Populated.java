@@ -30,6 +30,8 @@ final class Populated {
         .itl(MS, 2 * MS, 3 * MS).cost(0.01, "USD").build());
     metrics.accept(MeteredRequestBuilder.chat("t", "m", "u").failed(ErrorClass.HTTP_5XX, 500).build());
     metrics.dropped("record_queue");
+    metrics.refused("budget");
+    metrics.watchLedger(() -> 1, () -> 2);
     metrics.budgetUsed("t", "tokens", "day", 0.5);
     metrics.started("u");
     return metrics;

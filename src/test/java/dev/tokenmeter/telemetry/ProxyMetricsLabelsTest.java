@@ -76,6 +76,22 @@ class ProxyMetricsLabelsTest {
   }
 
   @Test
+  void refusalsAndTheLedgersHealthAreCounted() {
+    PrometheusProxyMetrics m = PrometheusProxyMetrics.create();
+    m.refused("budget");
+    m.refused("budget");
+    m.refused("auth");
+    java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong(3);
+    m.watchLedger(failed::get, () -> 41);
+    failed.set(4); // read at each scrape
+    Exposition e = scrape(m);
+    assertThat(e.value("tokenmeter_proxy_refused_requests_total", Map.of("reason", "budget"))).isEqualTo(2);
+    assertThat(e.value("tokenmeter_proxy_refused_requests_total", Map.of("reason", "auth"))).isEqualTo(1);
+    assertThat(e.value("tokenmeter_proxy_ledger_failed_commits_total", Map.of())).isEqualTo(4);
+    assertThat(e.value("tokenmeter_proxy_ledger_dropped_records_total", Map.of())).isEqualTo(41);
+  }
+
+  @Test
   void costAddsUpPerTenantModelAndCurrencyAndSkipsUnpriced() {
     PrometheusProxyMetrics m = PrometheusProxyMetrics.create();
     m.accept(MeteredRequestBuilder.chat("t1", "m1", "a").cost(0.5, "USD").build());

@@ -73,6 +73,28 @@ public final class AdminGate {
         : "wrong admin token for the dashboard");
   }
 
+  /**
+   * Checks a scrape of {@code /metrics}: open on a loopback listener (a local Prometheus needs no
+   * token); otherwise it needs {@code Authorization: Bearer TOKEN} (Prometheus's {@code
+   * authorization} scrape setting), since the series name tenants and models.
+   */
+  public Verdict checkScrape(String authorizationOrNull) {
+    if (loopbackListener) {
+      return ALLOWED;
+    }
+    if (tokenDigestOrNull == null) {
+      return new Verdict.Refused("the proxy listens on a non-loopback address, so /metrics needs an admin token:"
+              + " start it with --admin-token TOKEN and scrape with Authorization: Bearer TOKEN");
+    }
+    if (authorizationOrNull != null && authorizationOrNull.regionMatches(true, 0, "Bearer ", 0, 7)
+        && MessageDigest.isEqual(digest(authorizationOrNull.substring(7).strip()), tokenDigestOrNull)) {
+      return ALLOWED;
+    }
+    return new Verdict.Refused(authorizationOrNull == null
+        ? "/metrics needs the admin token: scrape with Authorization: Bearer TOKEN"
+        : "wrong admin token for /metrics");
+  }
+
   private static byte[] digest(String token) {
     try {
       return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));

@@ -98,7 +98,9 @@ public final class LiveBoard implements RecordSink {
     long now = clock.millis();
     rates.add(r, now);
     recent.add(RecentRequests.Entry.of(r), now);
-    warmUps.computeIfAbsent(r.upstream(), u -> new WarmUp()).add(r);
+    if (!r.refusedByProxy()) { // sent nowhere: no upstream warmed up
+      warmUps.computeIfAbsent(r.upstream(), u -> new WarmUp()).add(r);
+    }
   }
 
   /**

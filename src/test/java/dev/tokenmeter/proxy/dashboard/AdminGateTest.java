@@ -35,6 +35,19 @@ class AdminGateTest {
     }
   }
 
+  /** /metrics names tenants and models: beyond loopback it needs the token, as the dashboard does. */
+  @Test
+  void aScrapeBeyondLoopbackNeedsTheToken() {
+    assertThat(AdminGate.of(true, null).checkScrape(null)).isInstanceOf(AdminGate.Verdict.Allowed.class);
+    assertThat(AdminGate.of(true, TOKEN).checkScrape(null)).as("a local Prometheus").isInstanceOf(AdminGate.Verdict.Allowed.class);
+    assertThat(AdminGate.of(false, null).checkScrape("Bearer " + TOKEN)).isInstanceOf(AdminGate.Verdict.Refused.class)
+        .asString().contains("--admin-token");
+    AdminGate g = AdminGate.of(false, TOKEN);
+    assertThat(g.checkScrape("Bearer " + TOKEN)).isInstanceOf(AdminGate.Verdict.Allowed.class);
+    assertThat(g.checkScrape(null)).isInstanceOf(AdminGate.Verdict.Refused.class);
+    assertThat(g.checkScrape("Bearer x" + TOKEN)).isEqualTo(new AdminGate.Verdict.Refused("wrong admin token for /metrics"));
+  }
+
   @Test
   void aBlankTokenIsRefused() {
     assertThatThrownBy(() -> AdminGate.of(false, "  ")).hasMessageContaining("blank");
