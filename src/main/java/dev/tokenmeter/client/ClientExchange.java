@@ -221,7 +221,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem> {
               new Outcome.StreamError(e.message() == null ? "error event in stream" : e.message());
       case StreamItem.Done d -> {
         handler.drain();
-        finish(pendingFailure != null ? pendingFailure : new Outcome.Completed(finishReason), nowNanos, false);
+        finish(pendingFailure != null ? pendingFailure : Outcome.ended(finishReason), nowNanos, false);
       }
       default -> {}
     }
@@ -239,7 +239,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem> {
         if (pendingFailure != null) {
           o = pendingFailure;
         } else if (sawFinish && !partial) {
-          o = new Outcome.Completed(finishReason);
+          o = Outcome.ended(finishReason);
         } else {
           o = new Outcome.Truncated(mode == Mode.SSE
               ? "stream ended without [DONE] or finish_reason" : "stream ended without a \"done\": true line");
@@ -255,7 +255,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem> {
           return;
         }
         if (!ended) {
-          finish(pendingFailure != null ? pendingFailure : new Outcome.Completed(finishReason), nanos, true);
+          finish(pendingFailure != null ? pendingFailure : Outcome.ended(finishReason), nanos, true);
         }
       }
       case ERROR_BODY ->

@@ -235,7 +235,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
     if (mode == Mode.LINES && !sawDone && !(sawFinish && !lines.hasPartialLine())) {
       return new Outcome.Truncated("stream ended without a \"done\": true line");
     }
-    return new Outcome.Completed(finishReason);
+    return Outcome.ended(finishReason);
   }
 
   /** Ends the timeline and builds the record. */
@@ -298,17 +298,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
   }
 
   private static String describe(Outcome o) {
-    String s =
-        switch (o) {
-          case Outcome.Completed c -> null;
-          case Outcome.ConnectFailed c -> c.message();
-          case Outcome.HttpError h -> "HTTP " + h.status() + (h.body().isEmpty() ? "" : ": " + h.body());
-          case Outcome.StreamError e -> e.message();
-          case Outcome.ProtocolError p -> p.message();
-          case Outcome.Truncated t -> t.message();
-          case Outcome.TimedOut t -> "timed out: " + t.kind();
-          case Outcome.Cancelled c -> c.reason();
-        };
+    String s = o.description();
     return s == null || s.length() <= 500 ? s : s.substring(0, 500) + "...";
   }
 

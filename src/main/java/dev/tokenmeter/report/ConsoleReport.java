@@ -108,6 +108,10 @@ public final class ConsoleReport {
     if (!r.errors().isEmpty()) {
       sb.append("  errors: ").append(errors(r.errors())).append(System.lineSeparator());
     }
+    String finishes = finishes(r.finishes());
+    if (!finishes.isEmpty()) {
+      sb.append("  finish: ").append(finishes).append(System.lineSeparator());
+    }
     var tok = r.tokens();
     if (tok.usageChunkDisagreements() > 0) {
       sb.append(
@@ -132,6 +136,44 @@ public final class ConsoleReport {
         .append(virtualTime ? "none: simulated in virtual time, every time above is the engine model's prediction" : health(r.clientHealth()))
         .append(System.lineSeparator());
     return sb.toString();
+  }
+
+  /**
+   * Why answers ended, the non-zero classes in order, and how many reached their max_tokens:
+   * {@code stop 812, length 40, content_filter 3; 40 of 855 answers (4.7%) reached max_tokens};
+   * empty when no answer was classified.
+   */
+  public static String finishes(StageResult.Finishes f) {
+    if (f.answers() == 0) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    f.byClass().forEach((c, n) -> {
+      if (n > 0) {
+        sb.append(sb.isEmpty() ? "" : ", ").append(c.wireName()).append(' ').append(n);
+      }
+    });
+    if (f.withMaxTokens() > 0) {
+      sb.append(String.format(Locale.ROOT, "; %d of %d answers (%s%%) reached max_tokens", f.reachedMaxTokens(),
+          f.withMaxTokens(), num(100 * f.reachedShare())));
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Whether a server honoured {@code ignore_eos}, in one line, for a stage that asked every answer
+   * to run to its max_tokens; empty when no answer named a limit.
+   */
+  public static String ranToMax(StageResult.Finishes f, String asked) {
+    if (f.withMaxTokens() == 0) {
+      return "";
+    }
+    long early = f.withMaxTokens() - f.reachedMaxTokens();
+    return early == 0
+        ? "  " + asked + " honoured: all " + f.withMaxTokens() + " answers ran to max_tokens" + System.lineSeparator()
+        : String.format(Locale.ROOT, "  note: %s not honoured: %d of %d answers (%s%%) ended before max_tokens;"
+            + " output lengths are the model's own, not the ones asked for%n", asked, early, f.withMaxTokens(),
+            num(100.0 * early / f.withMaxTokens()));
   }
 
   /** Default knee bar of {@link #sweep(List)}: 30 tokens/s, a common bar for fluid streaming. */

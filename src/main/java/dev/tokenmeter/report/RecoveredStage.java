@@ -61,6 +61,7 @@ final class RecoveredStage {
     long inFlightIntegral = 0;
     long words = 0;
     long wordTokens = 0;
+    dev.tokenmeter.core.metrics.FinishTally finishes = new dev.tokenmeter.core.metrics.FinishTally();
     for (SavedRequest r : lines) {
       phases[r.phase().ordinal()][r.ok() ? 0 : 1]++;
       windowOutput += tokensIn(r, winStart, winEnd);
@@ -72,6 +73,7 @@ final class RecoveredStage {
       }
       record(r.ok() ? ok : failed, r);
       sources.merge(r.source(), 1L, Long::sum);
+      finishes.add(r.errorClass(), r.finishReason(), r.maxTokens(), r.outputTokens());
       if (r.ok()) {
         windowInput += Math.max(0, r.inputTokens());
         if (r.reasoningChars() == 0) {
@@ -95,7 +97,7 @@ final class RecoveredStage {
     Map<Metric, Histogram> okKept = summarize(ok, false, okDists);
     Map<Metric, Histogram> failedKept = summarize(failed, true, failedDists);
     return new StageResult(plan, running.label(), start, end - start, window, okDists, failedDists, throughput,
-        counts(phases), errors, tokens(sources, words, wordTokens), notAssessed(),
+        counts(phases), errors, tokens(sources, words, wordTokens), finishes.result(), notAssessed(),
         ClientHealth.assess(new Histogram(3), new Histogram(3), ClientCpu.UNKNOWN, end - start, 0,
             plan.load() instanceof LoadModel.Open),
         series, okKept, failedKept);

@@ -173,16 +173,8 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
   }
 
   private static String describe(Outcome o) {
-    return switch (o) {
-      case Outcome.Completed c -> "";
-      case Outcome.ConnectFailed c -> c.message();
-      case Outcome.HttpError h -> "HTTP " + h.status() + (h.body().isEmpty() ? "" : ": " + h.body());
-      case Outcome.StreamError s -> s.message();
-      case Outcome.ProtocolError p -> p.message();
-      case Outcome.Truncated tr -> tr.message();
-      case Outcome.TimedOut to -> "timed out: " + to.kind().name().toLowerCase(java.util.Locale.ROOT);
-      case Outcome.Cancelled c -> c.reason();
-    };
+    String d = o.description();
+    return d == null ? "" : d;
   }
 
   private static void ms(JsonGenerator g, String name, long nanos) throws IOException {

@@ -13,6 +13,8 @@ import dev.tokenmeter.core.request.TokenCountSource;
  *
  * @param errorClass null when the request succeeded
  * @param source where {@code outputTokens} came from
+ * @param finishReason the server's last finish reason, null when none came
+ * @param maxTokens the request's {@code max_tokens}, -1 when it named none
  */
 public record SavedRequest(
     long id,
@@ -34,7 +36,9 @@ public record SavedRequest(
     TokenCountSource source,
     long outputWords,
     long reasoningChars,
-    int inputTokens) {
+    int inputTokens,
+    String finishReason,
+    int maxTokens) {
 
   private static final double NS_PER_MS = 1e6;
 
@@ -72,7 +76,9 @@ public record SavedRequest(
             TokenCountSource::wireName),
         line.path("output_words").asLong(0),
         line.path("reasoning_chars").asLong(0),
-        line.path("input_tokens").asInt(-1));
+        line.path("input_tokens").asInt(-1),
+        line.hasNonNull("finish_reason") ? line.get("finish_reason").asText() : null,
+        line.path("max_tokens").asInt(-1));
   }
 
   /** When the first token arrived, -1 when none did. */

@@ -51,6 +51,7 @@ final class StageJsonWriter {
     }
     g.writeEndObject();
     tokens(g, r.tokens());
+    finishes(g, r.finishes());
     steadyState(g, r.steadyState());
     clientHealth(g, r.clientHealth());
     timeSeries(g, r.timeSeries());
@@ -179,6 +180,18 @@ final class StageJsonWriter {
     number(g, "p99", d.p99());
     number(g, "p999", d.p999());
     number(g, "max", d.max());
+    g.writeEndObject();
+  }
+
+  private static void finishes(JsonGenerator g, StageResult.Finishes f) throws IOException {
+    g.writeObjectFieldStart("finishes");
+    g.writeObjectFieldStart("by_reason");
+    for (dev.tokenmeter.core.request.FinishClass c : dev.tokenmeter.core.request.FinishClass.values()) {
+      g.writeNumberField(c.wireName(), f.byClass().get(c));
+    }
+    g.writeEndObject();
+    g.writeNumberField("with_max_tokens", f.withMaxTokens());
+    g.writeNumberField("reached_max_tokens", f.reachedMaxTokens());
     g.writeEndObject();
   }
 

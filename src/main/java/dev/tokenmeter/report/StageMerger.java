@@ -70,6 +70,12 @@ final class StageMerger {
     out.set("metrics", distributions(first.get("metrics"), histograms, false));
     out.set("failed_metrics", distributions(null, failedHistograms, true));
     tokens(out.putObject("tokens"), parts);
+    if (parts.stream().allMatch(p -> p.has("finishes"))) { // absent in folders written before schema 1.x added it
+      ObjectNode f = out.putObject("finishes");
+      f.set("by_reason", sumFields(parts.stream().map(p -> p.get("finishes")).toList(), "by_reason"));
+      f.put("with_max_tokens", sum(parts, "/finishes/with_max_tokens"));
+      f.put("reached_max_tokens", sum(parts, "/finishes/reached_max_tokens"));
+    }
     steadyState(out.putObject("steady_state"), parts);
     clientHealth(out.putObject("client_health"), parts, histograms);
     out.set("time_series", TimeSeriesMerger.merge(parts));

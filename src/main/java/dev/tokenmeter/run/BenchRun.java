@@ -245,6 +245,10 @@ public final class BenchRun {
     for (int i = 0; i < rs.size(); i++) {
       out.println();
       out.print(heading(lanes.get(i)) + ConsoleReport.stage(rs.get(i), planned));
+      String asked = RunToMax.asked(lanes.get(i).lane().endpoint().extraBodyJson());
+      if (asked != null) {
+        out.print(ConsoleReport.ranToMax(rs.get(i).finishes(), asked));
+      }
       RunCost.print(out, s.cost(), rs.get(i));
     }
     out.flush();

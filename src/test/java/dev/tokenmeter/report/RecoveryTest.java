@@ -97,6 +97,8 @@ class RecoveryTest {
     }
     assertThat(ended).isEqualTo(5);
     assertThat(r.steadyState().reason()).startsWith("not assessed");
+    assertThat(r.finishes().answers()).as("the measured answers; these lines name no finish reason").isEqualTo(3);
+    assertThat(r.finishes().byClass()).containsEntry(dev.tokenmeter.core.request.FinishClass.OTHER, 3L);
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.tokenmeter.core.analysis;
 
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.request.ErrorClass;
+import dev.tokenmeter.core.request.FinishClass;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.TokenCountSource;
 import java.util.Collections;
@@ -29,6 +30,7 @@ import org.HdrHistogram.Histogram;
  * @param requests request counts
  * @param errors failed measured requests by class (classes with no failure left out)
  * @param tokens output-token sources and count disagreements
+ * @param finishes why measured answers ended, and how many ran to their max_tokens
  * @param steadyState steady-state verdict
  * @param clientHealth the client's self-watch verdict
  * @param timeSeries per-second series over the whole stage
@@ -47,6 +49,7 @@ public record StageResult(
     RequestCounts requests,
     Map<ErrorClass, Long> errors,
     TokenAccounting tokens,
+    Finishes finishes,
     SteadyState steadyState,
     ClientHealth clientHealth,
     TimeSeries timeSeries,
@@ -56,6 +59,7 @@ public record StageResult(
   public StageResult {
     Objects.requireNonNull(plan, "plan");
     Objects.requireNonNull(label, "label");
+    Objects.requireNonNull(finishes, "finishes");
     metrics = frozen(metrics, Metric.class);
     failedMetrics = frozen(failedMetrics, Metric.class);
     errors = frozen(errors, ErrorClass.class);
@@ -80,7 +84,7 @@ public record StageResult(
             seconds > 0 ? goodRequests / seconds : Double.NaN, t.achievedConcurrency(),
             t.windowOutputTokens(), t.windowInputTokens());
     return new StageResult(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics,
-        withGoodput, requests, errors, tokens, steadyState, clientHealth, timeSeries, histograms, failedHistograms);
+        withGoodput, requests, errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms);
   }
 
   private static <K extends Enum<K>, V> Map<K, V> frozen(Map<K, V> map, Class<K> type) {
@@ -144,6 +148,37 @@ public record StageResult(
     /** Counts with no request lacking a TPOT. */
     public RequestCounts(long completed, long failed, Map<Phase, PhaseCounts> byPhase) {
       this(completed, failed, byPhase, 0);
+    }
+  }
+
+  /**
+   * Why measured answers ended: completed requests and those a content policy stopped (other
+   * failures have no answer to classify). docs/METRICS.md, "Finish reasons".
+   *
+   * @param byClass answers per {@link FinishClass}, every class present
+   * @param withMaxTokens of them, answers whose request named a {@code max_tokens}
+   * @param reachedMaxTokens of those, answers whose output count {@code n} reached it
+   */
+  public record Finishes(Map<FinishClass, Long> byClass, long withMaxTokens, long reachedMaxTokens) {
+    /** No answer. */
+    public static final Finishes NONE = new Finishes(Map.of(), 0, 0);
+
+    public Finishes {
+      EnumMap<FinishClass, Long> all = new EnumMap<>(FinishClass.class);
+      for (FinishClass c : FinishClass.values()) {
+        all.put(c, byClass.getOrDefault(c, 0L));
+      }
+      byClass = Collections.unmodifiableMap(all);
+    }
+
+    /** Answers classified: the sum over the classes. */
+    public long answers() {
+      return byClass.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** {@code reachedMaxTokens / withMaxTokens}, NaN when no answer named a limit. */
+    public double reachedShare() {
+      return withMaxTokens > 0 ? (double) reachedMaxTokens / withMaxTokens : Double.NaN;
     }
   }
 

@@ -38,6 +38,8 @@ public final class RequestMetrics {
   private final int stage;
   private final Phase phase;
   private final ErrorClass errorClass;
+  private final String finishReason;
+  private final int maxTokens;
   private final long scheduledNanos;
   private final long sentNanos;
   private final long firstTokenNanos;
@@ -71,6 +73,8 @@ public final class RequestMetrics {
     stage = t.stage();
     phase = t.phase();
     errorClass = t.outcome().errorClass();
+    finishReason = t.finishReason();
+    maxTokens = t.spec().maxTokens().orElse(-1);
     scheduledNanos = t.scheduledNanos();
     sentNanos = t.sentNanos();
     firstTokenNanos = t.firstTokenNanos();
@@ -161,6 +165,16 @@ public final class RequestMetrics {
   /** The failure class, null for a success. */
   public ErrorClass errorClass() {
     return errorClass;
+  }
+
+  /** The last finish reason the server sent, as its decoder named it; null when none came. */
+  public String finishReason() {
+    return finishReason;
+  }
+
+  /** The request's {@code max_tokens}, or -1 when it asked for none. */
+  public int maxTokens() {
+    return maxTokens;
   }
 
   public long scheduledNanos() {

@@ -63,6 +63,7 @@ public final class StageRecorder {
   private final long[] errors = new long[ErrorClass.values().length];
   private long tpotUndefined;
   private final TokenTally tokens;
+  private final FinishTally finishes = new FinishTally();
   private boolean finished;
   private int pending;
 
@@ -246,6 +247,7 @@ public final class StageRecorder {
   }
 
   private void recordMeasured(RequestMetrics m) {
+    finishes.add(m.errorClass(), m.finishReason(), m.maxTokens(), m.outputTokens());
     EnumMap<Metric, Histogram> h = m.succeeded() ? ok : failed;
     record(h, Metric.TTFT, m.ttftNanos());
     record(h, Metric.TTFT_FROM_SCHEDULED, m.ttftFromScheduledNanos());
@@ -366,6 +368,7 @@ public final class StageRecorder {
         requestCounts(),
         errorCounts(),
         tokens.result(),
+        finishes.result(),
         SteadyState.detect(ts),
         health,
         ts,

@@ -12,6 +12,7 @@ public enum ErrorClass {
   PROTOCOL("protocol"),
   STREAM_ERROR("stream_error"),
   TRUNCATED("truncated"),
+  CONTENT_FILTER("content_filter"),
   CANCELLED("cancelled");
 
   private final String wireName;

@@ -9,9 +9,37 @@ public sealed interface Outcome {
   /** The class a failure is counted in; {@code null} for {@link Completed}. */
   ErrorClass errorClass();
 
+  /**
+   * One line on how it failed, as requests.jsonl and the proxy's ledger both write it; null for
+   * {@link Completed}.
+   */
+  default String description() {
+    return switch (this) {
+      case Completed c -> null;
+      case ConnectFailed c -> c.message();
+      case HttpError h -> "HTTP " + h.status() + (h.body().isEmpty() ? "" : ": " + h.body());
+      case StreamError e -> e.message();
+      case ProtocolError p -> p.message();
+      case Truncated t -> t.message();
+      case TimedOut t -> "timed out: " + t.kind().name().toLowerCase(java.util.Locale.ROOT);
+      case ContentFiltered f -> "the server stopped the answer on a content policy (finish reason " + f.finishReason() + ")";
+      case Cancelled c -> c.reason();
+    };
+  }
+
   /** True only for {@link Completed}. */
   default boolean succeeded() {
     return this instanceof Completed;
+  }
+
+  /**
+   * How a response that ended normally counts: {@link ContentFiltered} when its finish reason is a
+   * content-policy stop ({@link FinishClass#CONTENT_FILTER}), else {@link Completed}.
+   */
+  static Outcome ended(String finishReason) {
+    return FinishClass.of(finishReason) == FinishClass.CONTENT_FILTER
+        ? new ContentFiltered(finishReason)
+        : new Completed(finishReason);
   }
 
   /** The response ended normally. {@code finishReason} is null when the server sent none. */
@@ -71,6 +99,19 @@ public sealed interface Outcome {
         case IDLE -> ErrorClass.TIMEOUT_IDLE;
         case TOTAL -> ErrorClass.TIMEOUT_TOTAL;
       };
+    }
+  }
+
+  /**
+   * The server ended the answer on a content policy ({@code finishReason}: OpenAI {@code
+   * content_filter}, Anthropic {@code refusal} as {@code content_filter}, Gemini {@code safety},
+   * ...): the stream was whole, but the user did not get the answer asked for, so it is a failure,
+   * out of goodput.
+   */
+  record ContentFiltered(String finishReason) implements Outcome {
+    @Override
+    public ErrorClass errorClass() {
+      return ErrorClass.CONTENT_FILTER;
     }
   }
 

@@ -119,7 +119,7 @@ public final class TpsBalancer implements Balancer {
   private static boolean upstreamsFault(MeteredRequest r) {
     return switch (r.errorClass()) {
       case CONNECT, HTTP_429, HTTP_5XX, PROTOCOL, STREAM_ERROR, TRUNCATED -> true;
-      case HTTP_4XX, CANCELLED, TIMEOUT_FIRST_TOKEN, TIMEOUT_IDLE, TIMEOUT_TOTAL -> false;
+      case HTTP_4XX, CANCELLED, CONTENT_FILTER, TIMEOUT_FIRST_TOKEN, TIMEOUT_IDLE, TIMEOUT_TOTAL -> false;
     };
   }
 }

@@ -90,6 +90,6 @@ public final class ConstructedStages {
         errors,
         new StageResult.TokenAccounting(Map.of(), 0, new StageResult.PromptOverhead(0, 0, Double.NaN, 0, 0),
             new StageResult.UsageVsTokenizer(null, 0, 0, Double.NaN, Double.NaN, 0, Double.NaN, Double.NaN), 0, 0),
-        null, null, null, Map.of(), Map.of());
+        StageResult.Finishes.NONE, null, null, null, Map.of(), Map.of());
   }
 }
