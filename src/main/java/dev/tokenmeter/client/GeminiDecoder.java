@@ -17,8 +17,9 @@ import java.util.function.Consumer;
  * "thought": true}; a {@code functionCall} part's {@code args} are tool input. {@code
  * usageMetadata} (cumulative, repeated in every event) is the usage. {@code finishReason}: {@code
  * STOP} is "stop", {@code MAX_TOKENS} "length"; the content-policy stops ({@code SAFETY}, {@code
- * RECITATION}, {@code BLOCKLIST}, {@code PROHIBITED_CONTENT}, {@code SPII}, ...) end the answer
- * completed with their own name in lower case, as OpenAI's {@code content_filter} does; the
+ * RECITATION}, {@code BLOCKLIST}, {@code PROHIBITED_CONTENT}, {@code SPII}, ...) pass with their own
+ * name in lower case, which {@link dev.tokenmeter.core.request.FinishClass} counts as a
+ * content-policy stop (error class {@code content_filter}), as OpenAI's {@code content_filter}; the
  * reasons that say generation went wrong ({@link #FAILURES}) are a stream error. A prompt blocked
  * before generation ({@code promptFeedback.blockReason}) and an {@code error} object are stream
  * errors too.

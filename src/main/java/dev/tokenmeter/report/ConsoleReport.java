@@ -161,16 +161,14 @@ public final class ConsoleReport {
   }
 
   /**
-   * Whether a server honoured {@code ignore_eos}, in one line, for a stage that asked every answer
-   * to run to its max_tokens; empty when no answer named a limit.
+   * A note when a stage asked every answer to run to its max_tokens ({@code asked}: the option,
+   * {@code ignore_eos}) and some did not: the server did not honour it. Empty when all did (the
+   * finish line says so) or no answer named a limit.
    */
   public static String ranToMax(StageResult.Finishes f, String asked) {
-    if (f.withMaxTokens() == 0) {
-      return "";
-    }
     long early = f.withMaxTokens() - f.reachedMaxTokens();
     return early == 0
-        ? "  " + asked + " honoured: all " + f.withMaxTokens() + " answers ran to max_tokens" + System.lineSeparator()
+        ? ""
         : String.format(Locale.ROOT, "  note: %s not honoured: %d of %d answers (%s%%) ended before max_tokens;"
             + " output lengths are the model's own, not the ones asked for%n", asked, early, f.withMaxTokens(),
             num(100.0 * early / f.withMaxTokens()));
