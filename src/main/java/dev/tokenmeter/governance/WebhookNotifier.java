@@ -16,7 +16,9 @@ import java.util.function.Consumer;
 
 /**
  * Posts each {@link Notice} and {@link SloAlert} as JSON to a webhook, on its own thread, retrying a failed post (a
- * connection error or a status outside 2xx) with doubling waits. Never blocks the caller.
+ * refused or failed connection, no answer within 10 s, or a status outside 2xx) with doubling waits
+ * (by default 5 attempts, 1, 2, 4 and 8 s apart); a post the receiver accepts is not sent again.
+ * Never blocks the caller.
  * Thread-safe.
  *
  * <p>Body: {@code {"kind":"budget","tenant":...,"percent":80,"used":...,"limit":...,
@@ -25,9 +27,21 @@ import java.util.function.Consumer;
 public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** Waits between attempts; the notifier's own thread calls it. */
+  @FunctionalInterface
+  interface Sleeper {
+    /** Waits {@code millis}; false when interrupted (the notifier stops). */
+    boolean sleep(long millis);
+  }
+
+  /** A post that gets no answer in this long is a failed attempt (and retried). */
+  static final long REQUEST_TIMEOUT_MILLIS = 10_000;
+
   private final URI url;
   private final int attempts;
   private final long firstWaitMillis;
+  private final long requestTimeoutMillis;
+  private final Sleeper sleeper;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "tokenmeter-webhook");
@@ -44,12 +58,20 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
    * @param log where a notice given up on is reported, one line
    */
   public WebhookNotifier(URI url, int attempts, long firstWaitMillis, Consumer<String> log) {
-    if (attempts < 1 || firstWaitMillis < 0) {
-      throw new IllegalArgumentException("attempts must be at least 1 and the wait 0 or more");
+    this(url, attempts, firstWaitMillis, REQUEST_TIMEOUT_MILLIS, WebhookNotifier::sleep, log);
+  }
+
+  /** As above, with the post's answer timeout and the waits between attempts given (tests). */
+  WebhookNotifier(URI url, int attempts, long firstWaitMillis, long requestTimeoutMillis, Sleeper sleeper,
+      Consumer<String> log) {
+    if (attempts < 1 || firstWaitMillis < 0 || requestTimeoutMillis < 1) {
+      throw new IllegalArgumentException("attempts must be at least 1, the wait 0 or more and the timeout positive");
     }
     this.url = url;
     this.attempts = attempts;
     this.firstWaitMillis = firstWaitMillis;
+    this.requestTimeoutMillis = requestTimeoutMillis;
+    this.sleeper = sleeper;
     this.log = log;
   }
 
@@ -156,7 +178,7 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
   }
 
   private void post(byte[] body, String what) {
-    HttpRequest req = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10))
+    HttpRequest req = HttpRequest.newBuilder(url).timeout(Duration.ofMillis(requestTimeoutMillis))
         .header("content-type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
     long wait = firstWaitMillis;
@@ -175,7 +197,7 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
         Thread.currentThread().interrupt();
         return;
       }
-      if (i < attempts && !sleep(wait)) {
+      if (i < attempts && !sleeper.sleep(wait)) {
         return;
       }
       wait *= 2;

@@ -80,6 +80,78 @@ class WebhookNotifierTest {
         .contains("gave up on the 80% notice of tenant 'acme' after 3 attempts (status 503)");
   }
 
+  /**
+   * The receiver is down (connection refused) for the first two attempts and comes back on its
+   * port before the third: the notice arrives once, after waits of 10 and 20 ms (the schedule).
+   */
+  @Test
+  void aReceiverThatComesBackGetsTheNoticeOnceAfterTheStatedWaits() throws Exception {
+    int port = dev.tokenmeter.testkit.SimFixture.closedPort();
+    List<Long> waits = new CopyOnWriteArrayList<>();
+    List<String> log = new CopyOnWriteArrayList<>();
+    WebhookNotifier.Sleeper comesBack = millis -> {
+      waits.add(millis);
+      if (waits.size() == 2) {
+        try {
+          receivers.add(WebhookReceiver.start(0, port));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+      return true;
+    };
+    URI url = URI.create("http://127.0.0.1:" + port + "/hook");
+    try (WebhookNotifier w = new WebhookNotifier(url, 5, 10, 2_000, comesBack, log::add)) {
+      w.accept(NOTICE);
+      w.close(10_000);
+      assertThat(w.delivered()).isEqualTo(1);
+      assertThat(w.failed()).isZero();
+    }
+    assertThat(waits).containsExactly(10L, 20L);
+    assertThat(calls()).as("delivered once").isEqualTo(1);
+    assertThat(log).isEmpty();
+  }
+
+  /** A receiver that accepts but never answers: each post times out, is retried on schedule, then given up. */
+  @Test
+  void aPostWithNoAnswerTimesOutAndIsRetriedOnSchedule() throws Exception {
+    List<Long> waits = new CopyOnWriteArrayList<>();
+    List<String> log = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+    List<java.net.Socket> held = new CopyOnWriteArrayList<>();
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      Thread t = new Thread(() -> {
+        while (!silent.isClosed()) {
+          try {
+            held.add(silent.accept()); // read nothing, answer nothing
+            accepted.incrementAndGet();
+          } catch (java.io.IOException e) {
+            return;
+          }
+        }
+      });
+      t.setDaemon(true);
+      t.start();
+      URI url = URI.create("http://127.0.0.1:" + silent.getLocalPort() + "/hook");
+      WebhookNotifier.Sleeper recording = millis -> waits.add(millis);
+      long t0 = System.nanoTime();
+      try (WebhookNotifier w = new WebhookNotifier(url, 3, 10, 200, recording, log::add)) {
+        w.accept(NOTICE);
+        w.close(10_000);
+        assertThat(w.failed()).isEqualTo(1);
+        assertThat(w.delivered()).isZero();
+      }
+      assertThat(System.nanoTime() - t0).as("three 200 ms timeouts").isGreaterThanOrEqualTo(600_000_000L);
+    } finally {
+      for (java.net.Socket s : held) {
+        s.close();
+      }
+    }
+    assertThat(waits).containsExactly(10L, 20L);
+    assertThat(accepted.get()).as("one connection per attempt").isEqualTo(3);
+    assertThat(log).singleElement().asString().contains("after 3 attempts (HttpTimeoutException");
+  }
+
   @Test
   void anSloAlertIsPostedWithItsScopeAndBurnRatesAndRetriedLikeANotice() throws Exception {
     LiveSlo slo = LiveSlo.of(dev.tokenmeter.core.analysis.Slo.parse("tps.p10>=30").objectives().get(0),

@@ -19,8 +19,8 @@ public final class WebhookReceiver implements AutoCloseable {
   private final AtomicInteger calls = new AtomicInteger();
   private final HttpServer server;
 
-  private WebhookReceiver(int failures) throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+  private WebhookReceiver(int failures, int port) throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
     server.createContext("/hook", x -> {
       bodies.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
       x.sendResponseHeaders(calls.incrementAndGet() <= failures ? 503 : 204, -1);
@@ -30,7 +30,12 @@ public final class WebhookReceiver implements AutoCloseable {
   }
 
   public static WebhookReceiver start(int failures) throws IOException {
-    return new WebhookReceiver(failures);
+    return new WebhookReceiver(failures, 0);
+  }
+
+  /** A receiver on {@code port} (one that was free: a receiver coming back where it was). */
+  public static WebhookReceiver start(int failures, int port) throws IOException {
+    return new WebhookReceiver(failures, port);
   }
 
   /** {@code http://127.0.0.1:PORT/hook}. */
