@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.tokenmeter.testkit.FuzzRuns;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The SSE framer under a coverage-guided fuzzer (Jazzer): any bytes, split anywhere, with a small
@@ -18,11 +20,13 @@ import org.junit.jupiter.api.Test;
  * src/test/resources/transcripts, and crashes found) are replayed on every build;
  * docs/RELIABILITY.md says how to fuzz. An endless line or event stops at the framer's limit.
  */
+@ExtendWith(FuzzRuns.class)
 class SseFramerFuzzIT {
   private static final int LIMIT = 4096;
 
   @FuzzTest(maxDuration = "5s")
   void framer(FuzzedDataProvider in) {
+    FuzzRuns.one(SseFramerFuzzIT.class);
     int split = in.consumeInt(1, 64);
     byte[] bytes = in.consumeRemainingAsBytes();
     List<String> whole = events(bytes, bytes.length);
