@@ -108,6 +108,13 @@ class FaultMatrixIT {
         expected.merge(want, 1L, Long::sum);
       }
     }
+    // How many the simulator injected (its own record, joined by request id): a cell whose fault
+    // never fired would classify nothing and pass; seed 11 draws 3 in 2,000 at 0.1%, and the
+    // others stay within 4.5 standard deviations of rate x n (binomial).
+    double mean = rate * n;
+    double sigma = Math.sqrt(n * rate * (1 - rate));
+    assertThat(injected).as("faults the simulator injected among %d measured requests", n)
+        .isBetween(Math.max(1L, (long) Math.floor(mean - 4.5 * sigma)), (long) Math.ceil(mean + 4.5 * sigma));
     assertThat(run.result().errors()).isEqualTo(expected);
     assertThat(run.result().requests().completed() + run.result().requests().failed()).isEqualTo(n);
     RequestsJsonlReader.Lines lines = RequestsJsonlReader.read(jsonl);

@@ -23,49 +23,53 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Timing truth at 100 concurrent streams: {@code tokenmeter sim serve --ground-truth FILE} in its
- * own process records when it wrote each token (System.nanoTime, the same CLOCK_MONOTONIC as the
- * client's); {@code bench --raw-times} records when each chunk arrived. The TTFT and ITL p50 the
- * client reports (summary.json) must be within 1 ms (ITL) and {@value #TTFT_TOLERANCE_MS} ms (TTFT,
- * see the constant) of the server's own, request by request joined by X-Request-Id.
+ * own process records when it read each request and wrote each token (System.nanoTime, the same
+ * CLOCK_MONOTONIC as the client's); {@code bench --raw-times} records when each request was sent and
+ * each chunk arrived. Joined request by request (X-Request-Id), on the one clock:
+ *
+ * <ul>
+ *   <li><b>TTFT</b>: the truth of the interval the client reports is the server's first write minus
+ *       the client's send; the client's TTFT p50 (summary.json and raw) must be within {@value
+ *       #P50_MS} ms of it, and the first token's delivery (its arrival minus its write) within
+ *       {@value #TTFT_DELIVERY_P99_MS} ms at p99. A TTFT taken at the role chunk (before the write),
+ *       at the usage frame or a whole ITL late (20 ms) cannot meet it.
+ *   <li><b>ITL</b>: the client's p50 within {@value #P50_MS} ms of the server's; per gap, the
+ *       difference within {@value #ITL_DIFF_P99_MS} ms at p99.
+ *   <li><b>The send stamp</b>: the server's read of the request minus the client's send stamp, p50
+ *       within [{@value #SEND_MIN_MS}, {@value #SEND_MAX_MS}] ms: a send stamped late (after the
+ *       server read it) would shorten every TTFT and pass the first check.
+ *   <li>The server's own TTFT (its read to its first write) against the client's: within {@value
+ *       #TTFT_END_TO_END_MS} ms at p50; the difference is the request's transit, 100 sends at once
+ *       read one after another on 2 cores (docs/PERFORMANCE.md §8).
+ * </ul>
  *
  * <p>Server: fixed schedule, TTFT 50 ms, ITL 20 ms, 16 tokens (ignore_eos), so 100 users keep 100
- * streams open and receive about 5,000 tokens/s. Bounds: the p50s (not the tails: on a 2-core
- * machine shared with other builds a woken thread waits for a core now and then, milliseconds, see
- * TimingTruthIT) within 1 ms, which a wrong timestamp (a whole ITL, 20 ms; or a TTFT taken at the
- * role chunk or the usage frame) cannot meet; every token delivered no earlier than written.
+ * streams open and receive about 5,000 tokens/s; every token must arrive no earlier than written.
  *
- * <p>The comparison needs both processes on time: the server's record is the truth only while it
- * writes on schedule (emission lateness p50 at most {@value #QUIET_SERVER_LATENESS_MS} ms), and the
- * client's event loop must not be late at its median (client_health.loop_lag_ms.p50). A machine too busy for
- * either (on this 2-core machine shared by six builds, load 10: server lateness p50 50 ms, client
- * loop lag p99 0.9 s) is tried again, up to {@value #ATTEMPTS} runs, and skips the comparison with
- * the figures when no run was on time. The client runs in a JVM of its own, as users run it: in the
- * test's JVM, under the coverage agent, a CI run's client loop lag p50 was 1.86 ms.
+ * <p>The comparison needs the server on time, since its record is the truth only while it writes on
+ * schedule (emission lateness p50 at most {@value #QUIET_SERVER_LATENESS_MS} ms); a run where it
+ * was not is tried again, up to {@value #ATTEMPTS} runs. The client's own lateness is what the test
+ * judges, never a reason to skip. When no run had the server on time, the test fails in CI
+ * ({@code TOKENMETER_REQUIRE_TIMING} set, as .ci/run does) with the figures, and is skipped with them
+ * elsewhere. The client runs in a JVM of its own, as users run it.
  */
-@Timeout(90)
+@Timeout(120)
 class GroundTruthIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final double TOLERANCE_MS = 1.0;
-  /**
-   * TTFT's bound. The goal is 1 ms, not met on this 2-core machine: with server and client in JVMs
-   * of their own, the client's TTFT p50 was 1.19 ms (client in the test's JVM), 1.86 ms (own JVM,
-   * load 0.2) and 3.35-3.37 ms (load 8.6, in two branches) above the server's record, while ITL
-   * matched to 0.005 ms. With the client's JVM warmed for 2 s on a quiet machine (a clean CI run,
-   * 2026-11-25) it was +0.12 ms. The excess is the request's and the first token's transit between the
-   * client's stamps and the server's (100 requests arrive in one burst; docs/PERFORMANCE.md §2 and
-   * §8), so it grows with the machine's load. Until the client's timing work closes it, this bound
-   * still fails the drifts the test is for: a whole ITL (20 ms), a TTFT taken at the role chunk or
-   * the usage frame, a connect burst or a late send leaking into TTFT.
-   */
-  private static final double TTFT_TOLERANCE_MS = 5.0;
-  private static final double QUIET_SERVER_LATENESS_MS = 1.0;
-  /** Runs tried before a machine too busy to keep time skips the comparison. */
+  static final double P50_MS = 1.0;
+  static final double TTFT_DELIVERY_P99_MS = 5.0;
+  static final double ITL_DIFF_P99_MS = 5.0;
+  static final double SEND_MIN_MS = -1.0;
+  static final double SEND_MAX_MS = 2.0;
+  static final double TTFT_END_TO_END_MS = 5.0;
+  static final double QUIET_SERVER_LATENESS_MS = 1.0;
+  /** Runs tried before the test gives up on a server that could not keep its schedule. */
   private static final int ATTEMPTS = 3;
 
   @TempDir Path tmp;
 
   @Test
-  void clientTtftAndItlMedianMatchTheServersRecordAt100Streams() throws Exception {
+  void clientTtftAndItlMatchTheServersRecordAt100Streams() throws Exception {
     List<String> busy = new ArrayList<>();
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       String why = measureAndCompare(tmp.resolve("attempt-" + attempt));
@@ -75,15 +79,17 @@ class GroundTruthIT {
       busy.add("attempt " + attempt + ": " + why);
       System.out.println("GroundTruthIT: " + busy.get(busy.size() - 1));
     }
-    // Every attempt found the machine too busy to keep time to a millisecond: that says nothing
-    // about the client's timing either way, so the comparison is skipped with the figures.
-    org.junit.jupiter.api.Assumptions.abort("the machine was too busy for a 1 ms comparison in all "
-        + ATTEMPTS + " attempts: " + String.join("; ", busy));
+    String reason = "the simulator could not keep its schedule in any of " + ATTEMPTS + " runs, so its record is no"
+        + " truth to compare with: " + String.join("; ", busy);
+    if (System.getenv("TOKENMETER_REQUIRE_TIMING") != null) {
+      throw new AssertionError(reason + " (TOKENMETER_REQUIRE_TIMING is set: CI must judge the client's timing)");
+    }
+    org.junit.jupiter.api.Assumptions.abort(reason);
   }
 
   /**
-   * One run of server and client, each in a JVM of its own; returns why the machine was too busy
-   * for the comparison, or null once the comparison was made (its assertions throw on a drift).
+   * One run of server and client, each in a JVM of its own; returns why the server was too late for
+   * the comparison, or null once the comparison was made (its assertions throw on a drift).
    */
   private String measureAndCompare(Path dir) throws Exception {
     Files.createDirectories(dir);
@@ -109,9 +115,13 @@ class GroundTruthIT {
 
     Map<Long, JsonNode> truthById = truthById(truthFile);
     List<Double> clientTtft = new ArrayList<>();
+    List<Double> truthTtft = new ArrayList<>();
     List<Double> serverTtft = new ArrayList<>();
+    List<Double> firstDelivery = new ArrayList<>();
+    List<Double> sendToRead = new ArrayList<>();
     List<Double> clientItl = new ArrayList<>();
     List<Double> serverItl = new ArrayList<>();
+    List<Double> itlDiff = new ArrayList<>();
     List<Double> serverLateness = new ArrayList<>();
     for (String line : Files.readAllLines(out.resolve("requests.jsonl"))) {
       JsonNode c = JSON.readTree(line);
@@ -123,8 +133,6 @@ class GroundTruthIT {
       long[] chunks = longs(c.get("chunk_ns"));
       long[] written = longs(s.get("actual_ns"));
       assertThat(chunks).as("request %s", c.get("id")).hasSize(16).hasSameSizeAs(written);
-      // (No order between sent_ns and arrival_ns: sent is stamped when the write completed, and the
-      // server may read the request before the client's write callback runs.)
       for (int i = 0; i < chunks.length; i++) {
         assertThat(chunks[i]).as("request %s token %d arrives after its write", c.get("id"), i)
             .isGreaterThanOrEqualTo(written[i]);
@@ -133,56 +141,52 @@ class GroundTruthIT {
       for (int i = 0; i < written.length; i++) {
         serverLateness.add((written[i] - due[i]) / 1e6);
       }
-      clientTtft.add((chunks[0] - c.get("sent_ns").asLong()) / 1e6);
-      serverTtft.add((written[0] - s.get("arrival_ns").asLong()) / 1e6);
+      long sent = c.get("sent_ns").asLong();
+      long read = s.get("arrival_ns").asLong();
+      clientTtft.add((chunks[0] - sent) / 1e6);
+      truthTtft.add((written[0] - sent) / 1e6);
+      serverTtft.add((written[0] - read) / 1e6);
+      firstDelivery.add((chunks[0] - written[0]) / 1e6);
+      sendToRead.add((read - sent) / 1e6);
       for (int i = 1; i < chunks.length; i++) {
-        clientItl.add((chunks[i] - chunks[i - 1]) / 1e6);
-        serverItl.add((written[i] - written[i - 1]) / 1e6);
+        double ci = (chunks[i] - chunks[i - 1]) / 1e6;
+        double si = (written[i] - written[i - 1]) / 1e6;
+        clientItl.add(ci);
+        serverItl.add(si);
+        itlDiff.add(Math.abs(ci - si));
       }
     }
-    JsonNode stage = JSON.readTree(out.resolve("summary.json").toFile()).at("/stages/0");
-    JsonNode metrics = stage.get("metrics");
-    String busy = busyReason(median(serverLateness), stage.get("client_health"));
-    if (busy != null) {
-      return busy;
+    double lateness = quantile(serverLateness, 0.5);
+    if (lateness > QUIET_SERVER_LATENESS_MS) {
+      return String.format(java.util.Locale.ROOT, "server emission lateness p50 %.3f ms (limit %.1f)", lateness,
+          QUIET_SERVER_LATENESS_MS);
     }
+    JsonNode metrics = JSON.readTree(out.resolve("summary.json").toFile()).at("/stages/0/metrics");
     assertThat(clientTtft).hasSizeGreaterThanOrEqualTo(100); // 100 users, 3 s window (about 800 when on time)
-    double serverTtftP50 = median(serverTtft);
-    double serverItlP50 = median(serverItl);
     String figures = String.format(java.util.Locale.ROOT,
-        "server TTFT p50 %.3f ms, client %.3f (raw) %.3f (summary); server ITL p50 %.3f ms, client %.3f (raw) %.3f (summary)",
-        serverTtftP50, median(clientTtft), metrics.at("/ttft_ms/p50").asDouble(),
-        serverItlP50, median(clientItl), metrics.at("/itl_ms/p50").asDouble());
+        "TTFT p50: truth (server write - client send) %.3f ms, client %.3f (raw) %.3f (summary), server's own %.3f;"
+            + " first-token delivery p50 %.3f p99 %.3f ms; send to server read p50 %.3f ms;"
+            + " ITL p50: server %.3f, client %.3f (raw) %.3f (summary); |ITL diff| p99 %.3f ms; server lateness p50 %.3f",
+        quantile(truthTtft, 0.5), quantile(clientTtft, 0.5), metrics.at("/ttft_ms/p50").asDouble(),
+        quantile(serverTtft, 0.5), quantile(firstDelivery, 0.5), quantile(firstDelivery, 0.99),
+        quantile(sendToRead, 0.5), quantile(serverItl, 0.5), quantile(clientItl, 0.5),
+        metrics.at("/itl_ms/p50").asDouble(), quantile(itlDiff, 0.99), lateness);
     System.out.println("GroundTruthIT: " + figures);
-    // The figures the tool reports, and the raw readings behind them.
-    assertThat(metrics.at("/ttft_ms/p50").asDouble() - serverTtftP50).as(figures).isBetween(-TTFT_TOLERANCE_MS, TTFT_TOLERANCE_MS);
-    assertThat(metrics.at("/itl_ms/p50").asDouble() - serverItlP50).as(figures).isBetween(-TOLERANCE_MS, TOLERANCE_MS);
-    // Not one-sided: sent is stamped when the client's write completed, which can follow the
-    // server's read of the request by a fraction of a millisecond.
-    assertThat(median(clientTtft) - serverTtftP50).as(figures).isBetween(-TTFT_TOLERANCE_MS, TTFT_TOLERANCE_MS);
-    assertThat(median(clientItl) - serverItlP50).as(figures).isBetween(-TOLERANCE_MS, TOLERANCE_MS);
+    double truthP50 = quantile(truthTtft, 0.5);
+    assertThat(metrics.at("/ttft_ms/p50").asDouble() - truthP50).as(figures).isBetween(-P50_MS, P50_MS);
+    assertThat(quantile(clientTtft, 0.5) - truthP50).as(figures).isBetween(-P50_MS, P50_MS);
+    assertThat(quantile(firstDelivery, 0.99)).as(figures).isLessThanOrEqualTo(TTFT_DELIVERY_P99_MS);
+    double serverItlP50 = quantile(serverItl, 0.5);
+    assertThat(metrics.at("/itl_ms/p50").asDouble() - serverItlP50).as(figures).isBetween(-P50_MS, P50_MS);
+    assertThat(quantile(clientItl, 0.5) - serverItlP50).as(figures).isBetween(-P50_MS, P50_MS);
+    assertThat(quantile(itlDiff, 0.99)).as(figures).isLessThanOrEqualTo(ITL_DIFF_P99_MS);
+    assertThat(quantile(sendToRead, 0.5)).as(figures).isBetween(SEND_MIN_MS, SEND_MAX_MS);
+    assertThat(quantile(clientTtft, 0.5) - quantile(serverTtft, 0.5)).as(figures)
+        .isBetween(-TTFT_END_TO_END_MS, TTFT_END_TO_END_MS);
     // And the server kept its schedule, so the comparison is against 50 ms and 20 ms, not a drift.
-    assertThat(serverTtftP50).as(figures).isBetween(50.0, 50.0 + TOLERANCE_MS);
-    assertThat(serverItlP50).as(figures).isBetween(20.0 - TOLERANCE_MS, 20.0 + TOLERANCE_MS);
+    assertThat(quantile(serverTtft, 0.5)).as(figures).isBetween(50.0, 50.0 + P50_MS);
+    assertThat(serverItlP50).as(figures).isBetween(20.0 - P50_MS, 20.0 + P50_MS);
     return null;
-  }
-
-  /**
-   * Null when both processes kept time: the server wrote on schedule and the client's event loop
-   * was not held up at its median (loop lag p50 within half the tolerance: a p99 of a few ms, which
-   * makes the tool call itself the bottleneck at 5 ms, moves a p50 comparison by far less); else
-   * the figures that say the machine was too busy.
-   */
-  private static String busyReason(double serverLatenessP50Ms, JsonNode health) {
-    boolean serverOnTime = serverLatenessP50Ms <= QUIET_SERVER_LATENESS_MS;
-    double loopLagP50Ms = health.at("/loop_lag_ms/p50").asDouble(Double.NaN);
-    boolean clientOnTime = loopLagP50Ms <= TOLERANCE_MS / 2;
-    if (serverOnTime && clientOnTime) {
-      return null;
-    }
-    return String.format(java.util.Locale.ROOT,
-        "server emission lateness p50 %.3f ms (limit %.1f), client event-loop lag p50 %.3f ms (limit %.1f; %s)",
-        serverLatenessP50Ms, QUIET_SERVER_LATENESS_MS, loopLagP50Ms, TOLERANCE_MS / 2, health.get("reasons"));
   }
 
   /**
@@ -248,9 +252,10 @@ class GroundTruthIT {
     return out;
   }
 
-  private static double median(List<Double> values) {
+  /** Nearest-rank quantile {@code q} (0.5: the median) of {@code values}. */
+  private static double quantile(List<Double> values, double q) {
     double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
     Arrays.sort(v);
-    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    return v[(int) Math.max(0, Math.ceil(q * v.length) - 1)];
   }
 }
