@@ -50,9 +50,15 @@ public final class UsageRender {
       cells.add(tableRow(report.total()));
     }
     sb.append(aligned(cells));
+    String cancelled = dev.tokenmeter.core.request.ErrorClass.CANCELLED.wireName();
     for (UsageRow r : report.rows()) {
       if (r.errors() > 0) {
-        sb.append("errors, ").append(r.key()).append(": ").append(byClass(r.errorsByClass())).append(NL);
+        Map<String, Long> failed = new java.util.TreeMap<>(r.errorsByClass());
+        failed.remove(cancelled);
+        sb.append("errors, ").append(r.key()).append(": ").append(byClass(failed)).append(NL);
+      }
+      if (r.cancelled() > 0) {
+        sb.append("cancelled by the client (not errors), ").append(r.key()).append(": ").append(r.cancelled()).append(NL);
       }
     }
     return sb.toString();

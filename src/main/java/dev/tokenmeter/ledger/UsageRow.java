@@ -12,8 +12,10 @@ import java.util.Map;
  *
  * @param key the group's value ({@code "(none)"} for a request without one, e.g. no model)
  * @param requests requests in the group, failed ones included
- * @param errors failed requests
- * @param errorsByClass failed requests by error class wire name ({@code http_5xx}), sorted
+ * @param errors failed requests, client cancellations apart (a client that hung up is not the
+ *     service failing)
+ * @param errorsByClass failed and cancelled requests by error class wire name ({@code http_5xx},
+ *     {@code cancelled}), sorted
  * @param inputTokens sum of known prompt tokens
  * @param outputTokens sum of known output tokens
  * @param reasoningTokens sum of known reasoning tokens
@@ -41,6 +43,11 @@ public record UsageRow(
 
   /** The key of a group whose column is empty (a request without a model). */
   public static final String NONE = "(none)";
+
+  /** Requests the client cancelled (hung up before the answer ended): not errors. */
+  public long cancelled() {
+    return errorsByClass.getOrDefault(dev.tokenmeter.core.request.ErrorClass.CANCELLED.wireName(), 0L);
+  }
 
   public UsageRow {
     errorsByClass = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(errorsByClass));

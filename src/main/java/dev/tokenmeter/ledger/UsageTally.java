@@ -16,6 +16,7 @@ final class UsageTally {
   private static final int DIGITS = 3;
 
   private long requests;
+  private static final String CANCELLED = dev.tokenmeter.core.request.ErrorClass.CANCELLED.wireName();
   private long errors;
   private final Map<String, Long> errorsByClass = new TreeMap<>();
   private long inputTokens;
@@ -56,7 +57,10 @@ final class UsageTally {
       spend.merge(f.currency() == null ? "" : f.currency(), f.cost(), Double::sum);
     }
     if (f.errorClassOrNull() != null) {
-      errors++;
+      // A client that hung up is not the service failing: listed by class, not an error.
+      if (!CANCELLED.equals(f.errorClassOrNull())) {
+        errors++;
+      }
       errorsByClass.merge(f.errorClassOrNull(), 1L, Long::sum);
       return;
     }

@@ -60,10 +60,10 @@ class UsageRenderTest {
         "tenant,requests,errors,input_tokens,output_tokens,reasoning_tokens,cached_tokens,ttft_p50_ms,ttft_p99_ms,"
             + "tpot_p50_ms,tpot_p99_ms,decode_tps_p50,decode_tps_p10,spend,currency,unpriced_requests,errors_connect,"
             + "errors_http_429,errors_http_4xx,errors_http_5xx,errors_timeout_first_token,errors_timeout_idle,"
-            + "errors_timeout_total,errors_protocol,errors_stream_error,errors_truncated,errors_cancelled");
+            + "errors_timeout_total,errors_protocol,errors_stream_error,errors_truncated,errors_content_filter,errors_cancelled");
     assertThat(lines.get(1)).isEqualTo(
-        "acme,12,2,1200,3400,50,600,120.250,900.500,10.000,30.000,48.750,25.500,0.123456,USD,0,0,0,0,1,0,0,0,0,0,1,0");
-    assertThat(lines.get(2)).isEqualTo("\"beta, inc\",1,0,10,20,0,0,,,,,,,,,1,0,0,0,0,0,0,0,0,0,0,0");
+        "acme,12,2,1200,3400,50,600,120.250,900.500,10.000,30.000,48.750,25.500,0.123456,USD,0,0,0,0,1,0,0,0,0,0,1,0,0");
+    assertThat(lines.get(2)).isEqualTo("\"beta, inc\",1,0,10,20,0,0,,,,,,,,,1,0,0,0,0,0,0,0,0,0,0,0,0");
     assertThat(lines.get(3)).startsWith("total,13,");
     assertThat(lines).hasSize(4);
   }

@@ -96,6 +96,25 @@ class UsageTest {
     assertThat(a.unpricedRequests()).isEqualTo(1);
   }
 
+  /** A client that hung up is not the service failing: listed as cancelled, not counted in errors. */
+  @Test
+  void aClientCancellationIsNotAnError() {
+    Ledger l = Ledgers.open(dir.resolve("cancelled.db").toString(), Map.of());
+    try (LedgerWriter w = l.writer()) {
+      w.accept(LedgerFixtures.usage("c", T0, ErrorClass.CANCELLED, 5, 2, 1 * MS, Double.NaN, Double.NaN));
+      w.accept(LedgerFixtures.usage("c", T0 + 1, ErrorClass.HTTP_5XX, 5, -1, 1 * MS, Double.NaN, Double.NaN));
+      w.accept(LedgerFixtures.usage("c", T0 + 2, null, 5, 3, 10 * MS, 2 * MS, Double.NaN));
+    }
+    UsageReport report = l.usage(new UsageQuery(Instant.ofEpochMilli(T0), null, UsageQuery.GroupBy.TENANT));
+    UsageRow c = report.rows().get(0);
+    assertThat(c.requests()).isEqualTo(3);
+    assertThat(c.errors()).isEqualTo(1);
+    assertThat(c.cancelled()).isEqualTo(1);
+    assertThat(c.errorsByClass()).containsExactly(Map.entry("cancelled", 1L), Map.entry("http_5xx", 1L));
+    assertThat(UsageRender.table(report)).contains("errors, c: http_5xx 1\n")
+        .contains("cancelled by the client (not errors), c: 1");
+  }
+
   @Test
   void theTotalMergesTheGroups() {
     UsageReport r = usage(null, UsageQuery.GroupBy.TENANT);
