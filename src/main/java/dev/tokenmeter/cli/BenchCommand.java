@@ -86,6 +86,7 @@ final class BenchCommand implements Callable<Integer> {
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
+    output.failFast();
     int eventLoops = output.eventLoops(streams / Math.max(1, parsed.size())); // each variant has its share
     var exportSettings = export.settings();
     Path outDir = output.outDir(Instant.now());

@@ -53,7 +53,8 @@ final class Runs {
                   cost,
                   slo,
                   serverMetrics,
-                  eventLoops),
+                  eventLoops,
+                  output.failFast()),
               export,
               System.out,
               System.err);

@@ -69,7 +69,8 @@ public final class BenchRun {
    * Everything a run needs. {@code lanes} are run side by side, each stage started in all of them
    * together, each with its share of the stage's load ({@link LoadSplit}); {@code outDir} is the
    * run's folder (a plain run's one lane writes into it, variants into its subfolders); {@code
-   * eventLoops} is each lane's number of event loops ({@link EventLoops}).
+   * eventLoops} is each lane's number of event loops ({@link EventLoops}); {@code failFast} stops a
+   * stage whose first that many requests fail the same way ({@link TargetWatch}; 0: never).
    */
   public record Settings(
       List<Lane> lanes,
@@ -84,8 +85,12 @@ public final class BenchRun {
       Cost.Model cost,
       SloRun slo,
       ServerWatch.Settings serverMetrics,
-      int eventLoops) {
+      int eventLoops,
+      int failFast) {
     public Settings {
+      if (failFast < 0) {
+        throw new IllegalArgumentException("--fail-fast must be 0 (off) or more, got " + failFast);
+      }
       lanes = List.copyOf(lanes);
       if (eventLoops < 1) {
         throw new IllegalArgumentException("a lane needs at least one event loop, got " + eventLoops);
@@ -177,7 +182,7 @@ public final class BenchRun {
             completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
             break;
           }
-          failure = deadTarget(plan);
+          failure = stopped(plan);
           failure = failure != null ? failure : fatal(rs);
           if (failure != null) {
             completion = RunSummary.Completion.error(failure.getMessage());
@@ -276,7 +281,7 @@ public final class BenchRun {
     JitHold jit = JitHold.forStage(plan.warmupNanos()); // one CPU: C2 held once the JIT settles
     List<StageRunner> runners = new ArrayList<>();
     for (LaneRun lane : lanes) {
-      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export));
+      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export, s.failFast()));
     }
     jit.holdAfter(plan.warmupNanos());
     int planned = s.stages().plannedStages();
@@ -303,33 +308,58 @@ public final class BenchRun {
     return results;
   }
 
-  /** The first lane whose target died during {@code plan} ({@link TargetWatch}), as the run's failure. */
-  private RunFailedException deadTarget(StagePlan plan) {
+  /**
+   * The first lane whose stage {@link TargetWatch} stopped during {@code plan}, as the run's
+   * failure: one line with the server's own words and the likely fix ({@link FailureHint}).
+   */
+  private RunFailedException stopped(StagePlan plan) {
     for (LaneRun lane : lanes) {
-      String why = lane.deadTarget();
-      if (why != null) {
-        return new RunFailedException("the server at " + lane.lane().endpoint().baseUrl()
-            + " stopped accepting connections during stage " + (plan.index() + 1) + ": " + why
-            + ". Partial results were written; check that the server is up.");
+      TargetWatch.Verdict v = lane.stopVerdict();
+      if (v != null) {
+        String who = lanes.size() == 1 ? "" : "variant " + lane.lane().name() + ": ";
+        return new RunFailedException(who + stopMessage(v, plan.index(), lane.lane().endpoint()));
       }
     }
     return null;
   }
 
-  /** The first lane whose stage was {@link #fatal(StageResult)}, named when the run has variants. */
+  /** The line a run stopped by {@code v} in stage {@code stageIndex} (from 0) ends with. */
+  static String stopMessage(TargetWatch.Verdict v, int stageIndex, EndpointConfig e) {
+    return switch (v) {
+      case TargetWatch.Unreachable u -> "the server at " + e.baseUrl() + " stopped accepting connections during stage "
+          + (stageIndex + 1) + ": " + u.describe() + ". Partial results were written; check that the server is up.";
+      case TargetWatch.Rejected r -> "stage " + (stageIndex + 1) + " stopped: its first " + r.count()
+          + " requests all failed the same way; " + FailureHint.explain(r.first(), e, models(e))
+          + ". Partial results were written; --fail-fast 0 keeps a stage going whatever fails.";
+    };
+  }
+
+  /** What the server lists, asked again only when a hint needs it. */
+  private static java.util.function.Supplier<List<String>> models(EndpointConfig e) {
+    return () -> Preflight.models(e, Duration.ofSeconds(5));
+  }
+
+  /** The first lane whose stage was {@link #fatal(StageResult, String)}, named when the run has variants. */
   private RunFailedException fatal(List<StageResult> rs) {
     for (int i = 0; i < rs.size(); i++) {
-      RunFailedException f = fatal(rs.get(i));
+      LaneRun lane = lanes.get(i);
+      dev.tokenmeter.core.request.Outcome first = lane.firstFailure();
+      RunFailedException f = fatal(rs.get(i),
+          first == null ? null : FailureHint.explain(first, lane.lane().endpoint(), models(lane.lane().endpoint())));
       if (f != null) {
         return lanes.size() == 1 ? f
-            : new RunFailedException("variant " + lanes.get(i).lane().name() + ": " + f.getMessage());
+            : new RunFailedException("variant " + lane.lane().name() + ": " + f.getMessage());
       }
     }
     return null;
   }
 
-  /** A stage where nothing succeeded and everything failed the same way stops the run. */
-  public static RunFailedException fatal(StageResult r) {
+  /**
+   * A stage where nothing succeeded stops the run. {@code why} is the first failure explained
+   * ({@link FailureHint}), or null when unknown (then requests.jsonl is named); a stage with
+   * connection failures says the server stopped accepting them.
+   */
+  public static RunFailedException fatal(StageResult r, String why) {
     if (r.requests().completed() > 0 || r.requests().failed() == 0) {
       return null;
     }
@@ -341,8 +371,9 @@ public final class BenchRun {
               + "): the server stopped accepting connections. Partial results were written.");
     }
     return new RunFailedException(
-        "every request of stage " + (r.plan().index() + 1) + " failed (" + classes
-            + "); see the error field in requests.jsonl. Partial results were written.");
+        "every request of stage " + (r.plan().index() + 1) + " failed (" + classes + "); "
+            + (why == null ? "see the error field in requests.jsonl" : "the first: " + why)
+            + ". Partial results were written.");
   }
 
   private void onSignal() {

@@ -42,6 +42,11 @@ public final class Preflight {
 
   public static Result check(EndpointConfig cfg, Duration timeout) {
     URI base = cfg.baseUrl();
+    String serverRoot = FailureHint.endpointSuffix(cfg);
+    if (serverRoot != null) {
+      throw new TargetException("--url " + base + " ends with an API's route, which tokenmeter adds itself"
+          + " (requests would go to " + cfg.requestPath() + "): give the server's root, --url " + serverRoot);
+    }
     URI uri = base.resolve(cfg.modelsPath());
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(timeout);
     if (base.getScheme() != null && base.getScheme().equalsIgnoreCase("https")) {
@@ -83,6 +88,18 @@ public final class Preflight {
               ? "GET " + uri + " did not return a model list; does --url speak --api " + cfg.api().wireName() + "?"
               : "GET " + uri + " answered HTTP " + status + "; continuing without a model list");
       return new Result(List.of(), warnings);
+    }
+  }
+
+  /**
+   * The models the server lists for {@code cfg}'s API; empty when it lists none or cannot be asked
+   * (nothing is thrown). For a failure's hint ({@link FailureHint}).
+   */
+  static List<String> models(EndpointConfig cfg, Duration timeout) {
+    try {
+      return check(cfg, timeout).models();
+    } catch (RuntimeException e) {
+      return List.of();
     }
   }
 
