@@ -74,6 +74,9 @@ final class BenchCommand implements Callable<Integer> {
     List<Variant> parsed = variants.isEmpty() ? List.of() : Variant.parseAll(variants);
     if (!parsed.isEmpty()) {
       LoadSplit.check(load.requests, load.concurrency, load.maxConcurrency, parsed.size());
+      if (load.maxRequests != null) {
+        throw new UsageException("--max-requests bounds one target's requests: it cannot be combined with --variant");
+      }
     }
     workload.rateFromProfile(load, System.err);
     int streams = LoadOptions.largestStreams(load.concurrency, load.maxConcurrency, slo.searchMaxConcurrency());

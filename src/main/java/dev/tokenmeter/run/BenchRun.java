@@ -478,7 +478,23 @@ public final class BenchRun {
           case StopCondition.Requests r -> r.count() + " measured requests";
         };
     return "Stage " + (p.index() + 1) + (count < 0 ? "" : "/" + count) + ": " + p.load().label() + ", warm-up "
-        + fmt(p.warmupNanos()) + ", " + window + ", cool-down " + fmt(p.cooldownNanos());
+        + fmt(p.warmupNanos()) + ", " + window + ", cool-down " + fmt(p.cooldownNanos()) + sent(p);
+  }
+
+  /**
+   * What the stage sends beyond its measured requests, said before it runs: {@code --requests 40}
+   * sent 84-88 (2.1-2.2 × N) with the default 10 s warm-up and 5 s cool-down (issue 43).
+   */
+  private static String sent(StagePlan p) {
+    if (p.maxRequests() > 0) {
+      return "; at most " + p.maxRequests() + " requests sent"
+          + (p.stop() instanceof StopCondition.Requests r && p.warmupNanos() > 0
+              ? " (" + (p.maxRequests() - r.count()) + " in the warm-up at most)" : "");
+    }
+    if (p.stop() instanceof StopCondition.Requests && p.warmupNanos() + p.cooldownNanos() > 0) {
+      return "; the warm-up and cool-down send more requests, unmeasured (--max-requests M caps all)";
+    }
+    return "";
   }
 
   private static String fmt(long nanos) {

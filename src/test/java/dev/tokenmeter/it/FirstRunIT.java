@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A first run's mistakes against the simulator over real sockets (issue 43): a wrong {@code
  * --model} stops the stage after its first requests with the server's own words and the fix, keeps
  * the partial results and exits 1; {@code --fail-fast 0} runs on; the full endpoint as {@code
- * --url} is refused before any request.
+ * --url} is refused before any request; {@code --requests N} says before the run that the warm-up
+ * and cool-down send more, and {@code --max-requests} bounds what is sent.
  */
 @Timeout(60)
 class FirstRunIT {
@@ -39,7 +40,7 @@ class FirstRunIT {
 
   private Cli.Result bench(Path out, String... more) {
     List<String> args = new java.util.ArrayList<>(List.of("bench", "--url", sim.baseUrl(), "--concurrency", "4",
-        "--input-tokens", "16", "--output-tokens", "8", "--cooldown", "0s", "-q", "--out", out.toString()));
+        "--input-tokens", "16", "--output-tokens", "8", "-q", "--out", out.toString()));
     args.addAll(List.of(more));
     return Cli.run(args.toArray(String[]::new));
   }
@@ -49,7 +50,7 @@ class FirstRunIT {
     Path out = tmp.resolve("wrong-model");
     long t0 = System.nanoTime();
     // 10 s of warm-up and a 60 s window: at about 1 ms a request, tens of thousands of 404s before.
-    Cli.Result r = bench(out, "--model", "gpt-4o-mini", "--warmup", "10s", "--duration", "60s");
+    Cli.Result r = bench(out, "--model", "gpt-4o-mini", "--warmup", "10s", "--duration", "60s", "--cooldown", "0s");
     double seconds = (System.nanoTime() - t0) / 1e9;
 
     assertThat(r.exitCode()).as(r.both()).isEqualTo(1);
@@ -76,7 +77,7 @@ class FirstRunIT {
   @Test
   void failFastZeroRunsTheStageToItsEndAndNamesTheFirstFailure() throws IOException {
     Path out = tmp.resolve("run-on");
-    Cli.Result r = bench(out, "--model", "gpt-4o-mini", "--warmup", "0s", "--duration", "1s", "--fail-fast", "0");
+    Cli.Result r = bench(out, "--model", "gpt-4o-mini", "--warmup", "0s", "--duration", "1s", "--cooldown", "0s", "--fail-fast", "0");
 
     assertThat(r.exitCode()).as(r.both()).isEqualTo(1);
     assertThat(r.err()).as(r.both()).containsPattern("tokenmeter: every request of stage 1 failed \\(http_4xx \\d+\\);"
@@ -95,5 +96,27 @@ class FirstRunIT {
         + "/v1/chat/completions ends with an API's route, which tokenmeter adds itself (requests would go to"
         + " /v1/chat/completions/v1/chat/completions): give the server's root, --url " + sim.baseUrl());
     assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void requestsSaysWhatElseIsSentAndMaxRequestsBoundsIt() throws IOException {
+    Path free = tmp.resolve("free");
+    Cli.Result r = bench(free, "--requests", "6", "--warmup", "1s", "--cooldown", "1s");
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.err()).as(r.both()).contains("Stage 1/1: c=4, warm-up 1s, 6 measured requests, cool-down 1s; the warm-up"
+        + " and cool-down send more requests, unmeasured (--max-requests M caps all)");
+    assertThat(Files.readAllLines(free.resolve("requests.jsonl")).size()).isGreaterThan(8);
+
+    Path capped = tmp.resolve("capped");
+    r = bench(capped, "--requests", "6", "--max-requests", "8", "--warmup", "1s", "--cooldown", "1s");
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.err()).as(r.both()).contains("Stage 1/1: c=4, warm-up 1s, 6 measured requests, cool-down 1s; at most 8"
+        + " requests sent (2 in the warm-up at most)");
+    assertThat(Files.readAllLines(capped.resolve("requests.jsonl"))).hasSize(8);
+    assertThat(SummaryJsonReader.read(capped.resolve("summary.json")).stages().get(0).completed()).isEqualTo(6);
+
+    r = bench(tmp.resolve("never"), "--requests", "6", "--max-requests", "5");
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
+    assertThat(r.err()).as(r.both()).startsWith("tokenmeter: --max-requests 5 is below --requests 6");
   }
 }
