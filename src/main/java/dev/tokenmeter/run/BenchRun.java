@@ -14,7 +14,6 @@ import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
 import dev.tokenmeter.core.metrics.CountingThread;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
-import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
 import dev.tokenmeter.report.RepeatsReport;
@@ -182,8 +181,8 @@ public final class BenchRun {
             completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
             break;
           }
-          failure = stopped(plan);
-          failure = failure != null ? failure : fatal(rs);
+          failure = StageFailures.stopped(lanes, plan);
+          failure = failure != null ? failure : StageFailures.fatal(lanes, rs);
           if (failure != null) {
             completion = RunSummary.Completion.error(failure.getMessage());
             break;
@@ -194,6 +193,11 @@ public final class BenchRun {
           if (planned < 0 || done < planned) {
             writeSummaries(startedAt, inProgress(done, planned));
           }
+        }
+        if (interrupted && !completion.partial()) {
+          // Ctrl-C between two stages: the stages done are whole, the run is not.
+          completion = RunSummary.Completion.interrupted("stopped by the user after "
+              + lanes.get(0).results().size() + " stages");
         }
       } finally {
         lanes.forEach(LaneRun::close);
@@ -225,6 +229,10 @@ public final class BenchRun {
     lanes.forEach(l -> printResults(l.lane().outDir(), out));
     if (failure != null) {
       throw failure;
+    }
+    if (interrupted) {
+      // One line, last: the stage table above may be of a stage cut short in its warm-up.
+      err.println("tokenmeter: interrupted: " + completion.detail() + "; partial results were written");
     }
     if (lanes.size() > 1 && !interrupted) {
       VariantReport.compareAndPrint(s.outDir(), lanes.stream().map(LaneRun::lane).toList(),
@@ -283,6 +291,10 @@ public final class BenchRun {
     for (LaneRun lane : lanes) {
       runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export, s.failFast()));
     }
+    if (interrupted) {
+      // Ctrl-C between the stage's announcement and its start found no runner to stop.
+      lanes.forEach(l -> l.interrupt("interrupted (Ctrl-C)"));
+    }
     jit.holdAfter(plan.warmupNanos());
     int planned = s.stages().plannedStages();
     String label = "[" + (plan.index() + 1) + (planned < 0 ? "" : "/" + planned) + " " + plan.load().label()
@@ -306,74 +318,6 @@ public final class BenchRun {
       results.add(lanes.get(i).finish(ends[i], cpu0, cpu, s.slo()));
     }
     return results;
-  }
-
-  /**
-   * The first lane whose stage {@link TargetWatch} stopped during {@code plan}, as the run's
-   * failure: one line with the server's own words and the likely fix ({@link FailureHint}).
-   */
-  private RunFailedException stopped(StagePlan plan) {
-    for (LaneRun lane : lanes) {
-      TargetWatch.Verdict v = lane.stopVerdict();
-      if (v != null) {
-        String who = lanes.size() == 1 ? "" : "variant " + lane.lane().name() + ": ";
-        return new RunFailedException(who + stopMessage(v, plan.index(), lane.lane().endpoint()));
-      }
-    }
-    return null;
-  }
-
-  /** The line a run stopped by {@code v} in stage {@code stageIndex} (from 0) ends with. */
-  static String stopMessage(TargetWatch.Verdict v, int stageIndex, EndpointConfig e) {
-    return switch (v) {
-      case TargetWatch.Unreachable u -> "the server at " + e.baseUrl() + " stopped accepting connections during stage "
-          + (stageIndex + 1) + ": " + u.describe() + ". Partial results were written; check that the server is up.";
-      case TargetWatch.Rejected r -> "stage " + (stageIndex + 1) + " stopped: its first " + r.count()
-          + " requests all failed the same way; " + FailureHint.explain(r.first(), e, models(e))
-          + ". Partial results were written; --fail-fast 0 keeps a stage going whatever fails.";
-    };
-  }
-
-  /** What the server lists, asked again only when a hint needs it. */
-  private static java.util.function.Supplier<List<String>> models(EndpointConfig e) {
-    return () -> Preflight.models(e, Duration.ofSeconds(5));
-  }
-
-  /** The first lane whose stage was {@link #fatal(StageResult, String)}, named when the run has variants. */
-  private RunFailedException fatal(List<StageResult> rs) {
-    for (int i = 0; i < rs.size(); i++) {
-      LaneRun lane = lanes.get(i);
-      dev.tokenmeter.core.request.Outcome first = lane.firstFailure();
-      RunFailedException f = fatal(rs.get(i),
-          first == null ? null : FailureHint.explain(first, lane.lane().endpoint(), models(lane.lane().endpoint())));
-      if (f != null) {
-        return lanes.size() == 1 ? f
-            : new RunFailedException("variant " + lane.lane().name() + ": " + f.getMessage());
-      }
-    }
-    return null;
-  }
-
-  /**
-   * A stage where nothing succeeded stops the run. {@code why} is the first failure explained
-   * ({@link FailureHint}), or null when unknown (then requests.jsonl is named); a stage with
-   * connection failures says the server stopped accepting them.
-   */
-  public static RunFailedException fatal(StageResult r, String why) {
-    if (r.requests().completed() > 0 || r.requests().failed() == 0) {
-      return null;
-    }
-    Map<ErrorClass, Long> errors = r.errors();
-    String classes = ConsoleReport.errors(errors);
-    if (errors.containsKey(ErrorClass.CONNECT)) {
-      return new RunFailedException(
-          "every request of stage " + (r.plan().index() + 1) + " failed (" + classes
-              + "): the server stopped accepting connections. Partial results were written.");
-    }
-    return new RunFailedException(
-        "every request of stage " + (r.plan().index() + 1) + " failed (" + classes + "); "
-            + (why == null ? "see the error field in requests.jsonl" : "the first: " + why)
-            + ". Partial results were written.");
   }
 
   private void onSignal() {
