@@ -134,8 +134,7 @@ public final class Preflight {
               + (cfg.tls().insecure() ? "" : ". If the server's certificate is self-signed or from a private CA,"
                   + " give the CA with --ca-cert FILE, or --insecure to skip the check."));
     } catch (ConnectException e) {
-      throw new TargetException(
-          "cannot connect to " + base + " (connection refused): is the server running? Check --url.");
+      throw new TargetException(connectProblem(e, base));
     } catch (HttpTimeoutException e) {
       throw new TargetException(
           "no answer from " + base + " within " + timeout.toSeconds() + "s: is the server up? Check --url.");
@@ -145,6 +144,22 @@ public final class Preflight {
       Thread.currentThread().interrupt();
       throw new RunFailedException("interrupted while contacting " + base);
     }
+  }
+
+  /**
+   * What a failed connect means: a host name that does not resolve said "connection refused"
+   * (issue 43); the JDK's client reports it as a {@link ConnectException} caused by an {@link
+   * java.nio.channels.UnresolvedAddressException}.
+   */
+  static String connectProblem(ConnectException e, URI base) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.nio.channels.UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
+        return "cannot find the host " + base.getHost() + " (the name does not resolve): check --url.";
+      }
+    }
+    String why = e.getMessage() == null || e.getMessage().isBlank() || e.getMessage().contains("refused")
+        ? "connection refused" : e.getMessage();
+    return "cannot connect to " + base + " (" + why + "): is the server running? Check --url.";
   }
 
   /** Whether {@code api}'s listing answers with that API's shape. */

@@ -114,6 +114,13 @@ class FirstRunIT {
         + " requests sent (2 in the warm-up at most)");
     assertThat(Files.readAllLines(capped.resolve("requests.jsonl"))).hasSize(8);
     assertThat(SummaryJsonReader.read(capped.resolve("summary.json")).stages().get(0).completed()).isEqualTo(6);
+    // command_line once as given: it read "tokenmeter", "bench", "bench", ... (issue 43)
+    com.fasterxml.jackson.databind.JsonNode line = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(capped.resolve("summary.json").toFile()).get("command_line");
+    assertThat(line.get(0).asText()).isEqualTo("tokenmeter");
+    assertThat(line.get(1).asText()).isEqualTo("bench");
+    assertThat(line.get(2).asText()).isEqualTo("--url");
+    assertThat(line.get(line.size() - 1).asText()).isEqualTo("1s");
 
     r = bench(tmp.resolve("never"), "--requests", "6", "--max-requests", "5");
     assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
