@@ -74,6 +74,9 @@ final class BenchCommand implements Callable<Integer> {
     List<Variant> parsed = variants.isEmpty() ? List.of() : Variant.parseAll(variants);
     if (!parsed.isEmpty()) {
       LoadSplit.check(load.requests, load.concurrency, load.maxConcurrency, parsed.size());
+      if (load.maxRequests != null) {
+        throw new UsageException("--max-requests bounds one target's requests: it cannot be combined with --variant");
+      }
     }
     workload.rateFromProfile(load, System.err);
     int streams = LoadOptions.largestStreams(load.concurrency, load.maxConcurrency, slo.searchMaxConcurrency());
@@ -86,6 +89,7 @@ final class BenchCommand implements Callable<Integer> {
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
+    output.failFast();
     int eventLoops = output.eventLoops(streams / Math.max(1, parsed.size())); // each variant has its share
     var exportSettings = export.settings();
     Path outDir = output.outDir(Instant.now());

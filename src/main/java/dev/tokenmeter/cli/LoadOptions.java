@@ -46,8 +46,11 @@ final class LoadOptions {
   @Option(names = "--duration", paramLabel = "DURATION", description = "Measurement window per stage (default: 60s unless --requests).")
   String duration;
 
-  @Option(names = "--requests", paramLabel = "N", description = "Measure exactly N requests per stage instead of a duration.")
+  @Option(names = "--requests", paramLabel = "N", description = "Measure exactly N requests per stage instead of a duration; the warm-up and cool-down send more, unmeasured (see --max-requests).")
   Long requests;
+
+  @Option(names = "--max-requests", paramLabel = "M", description = "Send at most M requests per stage, warm-up and cool-down included; with --requests N, at least N, the warm-up sending M-N at most (docs/METRICS.md).")
+  Long maxRequests;
 
   @Option(names = "--warmup", paramLabel = "DURATION", description = "Unmeasured warm-up before each stage's window (default: ${DEFAULT-VALUE}).")
   String warmup = "10s";
@@ -107,9 +110,17 @@ final class LoadOptions {
     } else if (maxConcurrency != null) {
       throw new UsageException("--max-concurrency applies to --rate (open loop) only");
     }
+    if (maxRequests != null && maxRequests < 1) {
+      throw new UsageException("--max-requests must be at least 1, got " + maxRequests);
+    }
+    long max = maxRequests == null ? 0 : maxRequests;
     List<StagePlan> plans = new ArrayList<>();
     for (int i = 0; i < loads.size(); i++) {
-      plans.add(new StagePlan(i, loads.get(i), stop, warm, cool, seed + i));
+      try {
+        plans.add(new StagePlan(i, loads.get(i), stop, warm, cool, seed + i, max));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
     }
     return plans;
   }

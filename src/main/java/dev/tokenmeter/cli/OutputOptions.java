@@ -22,6 +22,9 @@ final class OutputOptions {
   @Option(names = "--timeout-total", paramLabel = "DURATION", description = "Fail a request longer than this (default: ${DEFAULT-VALUE}; 0 = off).")
   String timeoutTotal = "10m";
 
+  @Option(names = "--fail-fast", paramLabel = "N", description = "Stop a stage when its first N requests all fail the same way (same HTTP status and message; docs/RELIABILITY.md) (default: ${DEFAULT-VALUE}; 0 = never).")
+  int failFast = 10;
+
   @Option(names = "--out", paramLabel = "DIR", description = "Results folder (default: results/<UTC timestamp>/).")
   Path out;
 
@@ -51,6 +54,14 @@ final class OutputOptions {
         Durations.parseNanos("--timeout-first-token", timeoutFirstToken),
         Durations.parseNanos("--timeout-idle", timeoutIdle),
         Durations.parseNanos("--timeout-total", timeoutTotal));
+  }
+
+  /** {@code --fail-fast}, checked. */
+  int failFast() {
+    if (failFast < 0) {
+      throw new UsageException("--fail-fast must be 0 (never stop early) or a number of requests, got " + failFast);
+    }
+    return failFast;
   }
 
   Path outDir(Instant startedAt) {

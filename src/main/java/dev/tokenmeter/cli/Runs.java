@@ -53,7 +53,8 @@ final class Runs {
                   cost,
                   slo,
                   serverMetrics,
-                  eventLoops),
+                  eventLoops,
+                  output.failFast()),
               export,
               System.out,
               System.err);
@@ -67,12 +68,15 @@ final class Runs {
     return interrupted ? Main.EXIT_INTERRUPTED : sloViolated ? Main.EXIT_SLO_VIOLATED : Main.EXIT_OK;
   }
 
-  /** {@code tokenmeter bench --url ...}: the command line as given, for summary.json. */
+  /**
+   * {@code tokenmeter bench --url ...}: the command line as given, for summary.json. The root's
+   * arguments already hold the command's name (a subcommand's parse result shares them: adding
+   * {@code spec.name()} wrote {@code tokenmeter bench bench}).
+   */
   static List<String> commandLine(CommandSpec spec) {
     List<String> commandLine = new ArrayList<>();
     commandLine.add("tokenmeter");
-    commandLine.add(spec.name());
-    commandLine.addAll(spec.commandLine().getParseResult().originalArgs());
+    commandLine.addAll(spec.root().commandLine().getParseResult().originalArgs());
     return commandLine;
   }
 }

@@ -85,6 +85,11 @@ final class TargetOptions {
     if (url == null || url.isBlank()) {
       throw new UsageException("--url is required, e.g. --url http://127.0.0.1:8000");
     }
+    if (!url.contains("://")) {
+      // "127.0.0.1:8000" said "Illegal character in scheme name", "localhost:8000" took localhost for a scheme
+      throw new UsageException("--url '" + url + "' has no scheme: give --url http://" + url.strip()
+          + " (or https://...)");
+    }
     try {
       URI u = new URI(url.trim());
       if (u.getScheme() == null || u.getHost() == null) {

@@ -46,20 +46,27 @@ public final class ConsoleReport {
             r.window().complete() ? "" : " (cut short)",
             r.steadyState().reached() ? "reached" : "NOT reached (" + r.steadyState().reason() + ")"));
     var t = r.throughput();
+    // A stage stopped before its window opened (Ctrl-C, a dead target in the warm-up) has no
+    // rates: "-", never NaN; its warm-up's requests are what happened.
     sb.append(
         String.format(
             Locale.ROOT,
-            "  requests: %d completed, %d failed   achieved concurrency %.2f%n",
+            "  requests: %d completed, %d failed   achieved concurrency %s%n",
             r.requests().completed(),
             r.requests().failed(),
-            t.achievedConcurrency()));
+            fixed("%.2f", t.achievedConcurrency())));
+    if (r.window().startOffsetNanos() < 0) {
+      StageResult.PhaseCounts warm = r.requests().byPhase().get(dev.tokenmeter.core.request.Phase.WARMUP);
+      sb.append(String.format(Locale.ROOT, "  warm-up: %d completed, %d failed (the window never opened)%n",
+          warm == null ? 0 : warm.completed(), warm == null ? 0 : warm.failed()));
+    }
     sb.append(
         String.format(
             Locale.ROOT,
-            "  throughput: output %.1f tok/s   input %.1f tok/s   %.2f req/s%n",
-            t.outputTokensPerSecond(),
-            t.inputTokensPerSecond(),
-            t.requestsPerSecond()));
+            "  throughput: output %s tok/s   input %s tok/s   %s req/s%n",
+            fixed("%.1f", t.outputTokensPerSecond()),
+            fixed("%.1f", t.inputTokensPerSecond()),
+            fixed("%.2f", t.requestsPerSecond())));
     sb.append(
         String.format(
             Locale.ROOT, "  %-22s %9s %9s %9s %9s %9s %9s %9s%n", "", "mean", "p50", "p90", "p95", "p99", "p99.9", "max"));
@@ -132,8 +139,11 @@ public final class ConsoleReport {
               vs.meanAbsDiffTokens(),
               vs.maxAbsDiffTokens()));
     }
+    // Before the window the client is not watched, and CPU over a stage of milliseconds read 1211%.
+    String client = virtualTime ? "none: simulated in virtual time, every time above is the engine model's prediction"
+        : r.window().startOffsetNanos() < 0 ? "not watched (the window never opened)" : health(r.clientHealth());
     sb.append("  client: ")
-        .append(virtualTime ? "none: simulated in virtual time, every time above is the engine model's prediction" : health(r.clientHealth()))
+        .append(client)
         .append(System.lineSeparator());
     return sb.toString();
   }
@@ -285,10 +295,10 @@ public final class ConsoleReport {
     String base =
         String.format(
             Locale.ROOT,
-            "loop lag p99 %s ms, send lag p99 %s ms, CPU %.0f%% of one core",
+            "loop lag p99 %s ms, send lag p99 %s ms, CPU %s%% of one core",
             num(h.loopLagMillis().p99()),
             num(h.sendLagMillis().p99()),
-            100 * h.cpuFractionOfOneCore())
+            fixed("%.0f", 100 * h.cpuFractionOfOneCore()))
             + (h.eventLoops() > 1 ? ", " + h.eventLoops() + " event loops" : "");
     String oneCpu = h.availableProcessors() == 1
         ? System.lineSeparator() + "  note: " + ClientHealth.ONE_CPU_NOTE
@@ -299,6 +309,11 @@ public final class ConsoleReport {
           + String.join("; ", h.reasons()) + oneCpu;
     }
     return base + " (not the bottleneck)" + oneCpu;
+  }
+
+  /** {@code v} in {@code format}, or "-" when it is NaN or infinite. */
+  private static String fixed(String format, double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, format, v);
   }
 
   /** A number for a table: 3 significant figures-ish, "-" when undefined. */

@@ -63,11 +63,14 @@ final class RecoveredStage {
     long wordTokens = 0;
     dev.tokenmeter.core.metrics.FinishTally finishes = new dev.tokenmeter.core.metrics.FinishTally();
     for (SavedRequest r : lines) {
-      phases[r.phase().ordinal()][r.ok() ? 0 : 1]++;
       windowOutput += tokensIn(r, winStart, winEnd);
       if (r.sentNanos() >= 0) {
         inFlightIntegral += Math.max(0, Math.min(r.endNanos(), winEnd) - Math.max(r.sentNanos(), winStart));
       }
+      if (!r.ok() && r.errorClass() == ErrorClass.CANCELLED) {
+        continue; // the tool's own cancellation: neither completed nor failed, as StageRecorder counts
+      }
+      phases[r.phase().ordinal()][r.ok() ? 0 : 1]++;
       if (r.phase() != Phase.MEASURED) {
         continue;
       }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.request.ErrorClass;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -82,6 +83,9 @@ public final class SummaryJsonReader {
     for (Map.Entry<String, JsonNode> e : required(s, "errors").properties()) {
       errors.put(e.getKey(), e.getValue().asLong());
     }
+    // Folders written before issue 43 counted the tool's own cancellations as failures: read them
+    // as runs write them now, so report and compare never count them as errors.
+    Long cancelled = errors.remove(ErrorClass.CANCELLED.wireName());
     Map<Metric, Histogram> histograms = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> e : required(s, "histograms").properties()) {
       Metric m = Metric.ofWireName(e.getKey());
@@ -103,7 +107,7 @@ public final class SummaryJsonReader {
         number(throughput, "requests_per_s"),
         number(s, "achieved_concurrency"),
         required(requests, "completed").asLong(),
-        required(requests, "failed").asLong(),
+        required(requests, "failed").asLong() - (cancelled == null ? 0 : cancelled),
         errors,
         required(required(s, "steady_state"), "reached").asBoolean(),
         histograms,

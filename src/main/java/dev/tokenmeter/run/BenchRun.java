@@ -14,7 +14,6 @@ import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
 import dev.tokenmeter.core.metrics.CountingThread;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
-import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
 import dev.tokenmeter.report.RepeatsReport;
@@ -69,7 +68,8 @@ public final class BenchRun {
    * Everything a run needs. {@code lanes} are run side by side, each stage started in all of them
    * together, each with its share of the stage's load ({@link LoadSplit}); {@code outDir} is the
    * run's folder (a plain run's one lane writes into it, variants into its subfolders); {@code
-   * eventLoops} is each lane's number of event loops ({@link EventLoops}).
+   * eventLoops} is each lane's number of event loops ({@link EventLoops}); {@code failFast} stops a
+   * stage whose first that many requests fail the same way ({@link TargetWatch}; 0: never).
    */
   public record Settings(
       List<Lane> lanes,
@@ -84,8 +84,12 @@ public final class BenchRun {
       Cost.Model cost,
       SloRun slo,
       ServerWatch.Settings serverMetrics,
-      int eventLoops) {
+      int eventLoops,
+      int failFast) {
     public Settings {
+      if (failFast < 0) {
+        throw new IllegalArgumentException("--fail-fast must be 0 (off) or more, got " + failFast);
+      }
       lanes = List.copyOf(lanes);
       if (eventLoops < 1) {
         throw new IllegalArgumentException("a lane needs at least one event loop, got " + eventLoops);
@@ -177,8 +181,8 @@ public final class BenchRun {
             completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
             break;
           }
-          failure = deadTarget(plan);
-          failure = failure != null ? failure : fatal(rs);
+          failure = StageFailures.stopped(lanes, plan);
+          failure = failure != null ? failure : StageFailures.fatal(lanes, rs);
           if (failure != null) {
             completion = RunSummary.Completion.error(failure.getMessage());
             break;
@@ -189,6 +193,11 @@ public final class BenchRun {
           if (planned < 0 || done < planned) {
             writeSummaries(startedAt, inProgress(done, planned));
           }
+        }
+        if (interrupted && !completion.partial()) {
+          // Ctrl-C between two stages: the stages done are whole, the run is not.
+          completion = RunSummary.Completion.interrupted("stopped by the user after "
+              + lanes.get(0).results().size() + " stages");
         }
       } finally {
         lanes.forEach(LaneRun::close);
@@ -220,6 +229,10 @@ public final class BenchRun {
     lanes.forEach(l -> printResults(l.lane().outDir(), out));
     if (failure != null) {
       throw failure;
+    }
+    if (interrupted) {
+      // One line, last: the stage table above may be of a stage cut short in its warm-up.
+      err.println("tokenmeter: interrupted: " + completion.detail() + "; partial results were written");
     }
     if (lanes.size() > 1 && !interrupted) {
       VariantReport.compareAndPrint(s.outDir(), lanes.stream().map(LaneRun::lane).toList(),
@@ -280,7 +293,11 @@ public final class BenchRun {
     JitHold jit = JitHold.forStage(plan.warmupNanos()); // one CPU: C2 held once the JIT settles
     List<StageRunner> runners = new ArrayList<>();
     for (LaneRun lane : lanes) {
-      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export));
+      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export, s.failFast()));
+    }
+    if (interrupted) {
+      // Ctrl-C between the stage's announcement and its start found no runner to stop.
+      lanes.forEach(l -> l.interrupt("interrupted (Ctrl-C)"));
     }
     jit.holdAfter(plan.warmupNanos());
     int planned = s.stages().plannedStages();
@@ -305,48 +322,6 @@ public final class BenchRun {
       results.add(lanes.get(i).finish(ends[i], cpu0, cpu, s.slo()));
     }
     return results;
-  }
-
-  /** The first lane whose target died during {@code plan} ({@link TargetWatch}), as the run's failure. */
-  private RunFailedException deadTarget(StagePlan plan) {
-    for (LaneRun lane : lanes) {
-      String why = lane.deadTarget();
-      if (why != null) {
-        return new RunFailedException("the server at " + lane.lane().endpoint().baseUrl()
-            + " stopped accepting connections during stage " + (plan.index() + 1) + ": " + why
-            + ". Partial results were written; check that the server is up.");
-      }
-    }
-    return null;
-  }
-
-  /** The first lane whose stage was {@link #fatal(StageResult)}, named when the run has variants. */
-  private RunFailedException fatal(List<StageResult> rs) {
-    for (int i = 0; i < rs.size(); i++) {
-      RunFailedException f = fatal(rs.get(i));
-      if (f != null) {
-        return lanes.size() == 1 ? f
-            : new RunFailedException("variant " + lanes.get(i).lane().name() + ": " + f.getMessage());
-      }
-    }
-    return null;
-  }
-
-  /** A stage where nothing succeeded and everything failed the same way stops the run. */
-  public static RunFailedException fatal(StageResult r) {
-    if (r.requests().completed() > 0 || r.requests().failed() == 0) {
-      return null;
-    }
-    Map<ErrorClass, Long> errors = r.errors();
-    String classes = ConsoleReport.errors(errors);
-    if (errors.containsKey(ErrorClass.CONNECT)) {
-      return new RunFailedException(
-          "every request of stage " + (r.plan().index() + 1) + " failed (" + classes
-              + "): the server stopped accepting connections. Partial results were written.");
-    }
-    return new RunFailedException(
-        "every request of stage " + (r.plan().index() + 1) + " failed (" + classes
-            + "); see the error field in requests.jsonl. Partial results were written.");
   }
 
   private void onSignal() {
@@ -451,7 +426,23 @@ public final class BenchRun {
           case StopCondition.Requests r -> r.count() + " measured requests";
         };
     return "Stage " + (p.index() + 1) + (count < 0 ? "" : "/" + count) + ": " + p.load().label() + ", warm-up "
-        + fmt(p.warmupNanos()) + ", " + window + ", cool-down " + fmt(p.cooldownNanos());
+        + fmt(p.warmupNanos()) + ", " + window + ", cool-down " + fmt(p.cooldownNanos()) + sent(p);
+  }
+
+  /**
+   * What the stage sends beyond its measured requests, said before it runs: {@code --requests 40}
+   * sent 84-88 (2.1-2.2 × N) with the default 10 s warm-up and 5 s cool-down (issue 43).
+   */
+  private static String sent(StagePlan p) {
+    if (p.maxRequests() > 0) {
+      return "; at most " + p.maxRequests() + " requests sent"
+          + (p.stop() instanceof StopCondition.Requests r && p.warmupNanos() > 0
+              ? " (" + (p.maxRequests() - r.count()) + " in the warm-up at most)" : "");
+    }
+    if (p.stop() instanceof StopCondition.Requests && p.warmupNanos() + p.cooldownNanos() > 0) {
+      return "; the warm-up and cool-down send more requests, unmeasured (--max-requests M caps all)";
+    }
+    return "";
   }
 
   private static String fmt(long nanos) {

@@ -82,12 +82,13 @@ final class LaneRun implements AutoCloseable {
 
   /**
    * Starts {@code plan} (this lane's share of the stage) on the lane's loop; returns its runner.
-   * {@code export} (null for none) also gets the stage's requests and its in-flight count.
+   * {@code export} (null for none) also gets the stage's requests and its in-flight count; {@code
+   * failFast} is {@link TargetWatch}'s count of first failures alike that stops the stage (0: off).
    */
   StageRunner start(StagePlan plan, Timeouts timeouts, Ticker ticker, SloRun slo, OutputTokenCounter counter,
-      Executor counting, LiveExport export) {
+      Executor counting, LiveExport export, int failFast) {
     RequestSink sink = export == null ? slo.sink(jsonl) : export.sink(lane, plan, slo.sink(jsonl));
-    TargetWatch watch = new TargetWatch(sink, () -> interrupt("the server stopped accepting connections"));
+    TargetWatch watch = new TargetWatch(sink, failFast, v -> interrupt(v.reason()));
     StageRunner runner = new StageRunner(endpoint, plan, lane.requests().apply(plan), timeouts, ticker,
         watch, counter, counting);
     if (export != null) {
@@ -142,10 +143,16 @@ final class LaneRun implements AutoCloseable {
     return r;
   }
 
-  /** Why the target counts as dead in the stage started last ({@link TargetWatch}), or null. */
-  String deadTarget() {
+  /** Why {@link TargetWatch} stopped the stage started last, or null when it did not. */
+  TargetWatch.Verdict stopVerdict() {
     TargetWatch w = watch;
     return w == null ? null : w.verdict();
+  }
+
+  /** The first failure (not a cancellation) of the stage started last, or null. */
+  dev.tokenmeter.core.request.Outcome firstFailure() {
+    TargetWatch w = watch;
+    return w == null ? null : w.firstFailure();
   }
 
   /** The running stage's runner, or null before the first. */

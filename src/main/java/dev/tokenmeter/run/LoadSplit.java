@@ -50,7 +50,7 @@ public final class LoadSplit {
               o.maxConcurrency().isPresent() ? OptionalInt.of(part(o.maxConcurrency().getAsInt(), variants))
                   : OptionalInt.empty());
         };
-    return new StagePlan(plan.index(), load, plan.stop(), plan.warmupNanos(), plan.cooldownNanos(), plan.seed());
+    return plan.withLoad(load);
   }
 
   /** {@code ", split over 2 variants (a, b): c=2 each"}, for the line announcing a stage. */

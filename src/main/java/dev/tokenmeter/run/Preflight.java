@@ -42,6 +42,11 @@ public final class Preflight {
 
   public static Result check(EndpointConfig cfg, Duration timeout) {
     URI base = cfg.baseUrl();
+    String serverRoot = FailureHint.endpointSuffix(cfg);
+    if (serverRoot != null) {
+      throw new TargetException("--url " + base + " ends with an API's route, which tokenmeter adds itself"
+          + " (requests would go to " + cfg.requestPath() + "): give the server's root, --url " + serverRoot);
+    }
     URI uri = base.resolve(cfg.modelsPath());
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(timeout);
     if (base.getScheme() != null && base.getScheme().equalsIgnoreCase("https")) {
@@ -86,6 +91,18 @@ public final class Preflight {
     }
   }
 
+  /**
+   * The models the server lists for {@code cfg}'s API; empty when it lists none or cannot be asked
+   * (nothing is thrown). For a failure's hint ({@link FailureHint}).
+   */
+  static List<String> models(EndpointConfig cfg, Duration timeout) {
+    try {
+      return check(cfg, timeout).models();
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
   private static HttpResponse<String> get(HttpClient http, EndpointConfig cfg, URI uri, Duration timeout) {
     HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(timeout).GET();
     String key = cfg.apiKey();
@@ -117,8 +134,7 @@ public final class Preflight {
               + (cfg.tls().insecure() ? "" : ". If the server's certificate is self-signed or from a private CA,"
                   + " give the CA with --ca-cert FILE, or --insecure to skip the check."));
     } catch (ConnectException e) {
-      throw new TargetException(
-          "cannot connect to " + base + " (connection refused): is the server running? Check --url.");
+      throw new TargetException(connectProblem(e, base));
     } catch (HttpTimeoutException e) {
       throw new TargetException(
           "no answer from " + base + " within " + timeout.toSeconds() + "s: is the server up? Check --url.");
@@ -128,6 +144,22 @@ public final class Preflight {
       Thread.currentThread().interrupt();
       throw new RunFailedException("interrupted while contacting " + base);
     }
+  }
+
+  /**
+   * What a failed connect means: a host name that does not resolve said "connection refused"
+   * (issue 43); the JDK's client reports it as a {@link ConnectException} caused by an {@link
+   * java.nio.channels.UnresolvedAddressException}.
+   */
+  static String connectProblem(ConnectException e, URI base) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.nio.channels.UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
+        return "cannot find the host " + base.getHost() + " (the name does not resolve): check --url.";
+      }
+    }
+    String why = e.getMessage() == null || e.getMessage().isBlank() || e.getMessage().contains("refused")
+        ? "connection refused" : e.getMessage();
+    return "cannot connect to " + base + " (" + why + "): is the server running? Check --url.";
   }
 
   /** Whether {@code api}'s listing answers with that API's shape. */

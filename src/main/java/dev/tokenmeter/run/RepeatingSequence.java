@@ -63,7 +63,8 @@ public final class RepeatingSequence implements StageSequence {
       members.add(new Member(firsts.size(), repeat));
     }
     long seed = varySeed ? base.seed() + repeat * SEED_STEP : base.seed();
-    return new StagePlan(i, base.load(), base.stop(), base.warmupNanos(), base.cooldownNanos(), seed);
+    return new StagePlan(i, base.load(), base.stop(), base.warmupNanos(), base.cooldownNanos(), seed,
+        base.maxRequests());
   }
 
   @Override

@@ -39,7 +39,7 @@ public final class SearchSequence implements StageSequence {
     }
     int i = done.size();
     return new StagePlan(i, load(next.getAsDouble()), template.stop(), template.warmupNanos(),
-        template.cooldownNanos(), template.seed() + i);
+        template.cooldownNanos(), template.seed() + i, template.maxRequests());
   }
 
   @Override

@@ -143,7 +143,7 @@ public final class SimulateRun {
           completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
           break;
         }
-        failure = BenchRun.fatal(r);
+        failure = StageFailures.fatal(r, null);
         if (failure != null) {
           completion = RunSummary.Completion.error(failure.getMessage());
           break;

@@ -93,6 +93,10 @@ class BadInputIT {
         // target
         row("url wrong scheme", "http or https", "bench", "--url", "ftp://127.0.0.1:21", "--concurrency", "1"),
         row("url not a url", "url", "bench", "--url", "not a url", "--concurrency", "1"),
+        row("url without a scheme", "has no scheme: give --url http://127.0.0.1:8000", "bench", "--url", "127.0.0.1:8000",
+            "--concurrency", "1"),
+        row("url host that does not resolve", "cannot find the host no-such-host.invalid (the name does not resolve)",
+            "bench", "--url", "http://no-such-host.invalid:8000", "--concurrency", "1", "--requests", "1"),
         row("url unreachable", "127.0.0.1", "bench", "--url", "{closed}", "--concurrency", "1", "--requests", "1"),
         row("not an LLM server", "not an OpenAI-compatible API", "bench", "--url", "{web}", "--concurrency", "1", "--requests", "1"),
         row("variant without a name", "--variant", "bench", "--url", "{closed}", "--concurrency", "2", "--variant", ":model=x"),

@@ -20,7 +20,10 @@ import dev.tokenmeter.core.request.TextKind;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
-/** The terminal says when the server's usage and the client's tokenizer disagree. */
+/**
+ * The terminal says when the server's usage and the client's tokenizer disagree, and prints no NaN
+ * for a stage stopped before its window opened.
+ */
 class ConsoleTokensNoteTest {
   private static final long MS = 1_000_000L;
 
@@ -58,5 +61,26 @@ class ConsoleTokensNoteTest {
   @Test
   void agreementPrintsNothing() {
     assertThat(ConsoleReport.stage(stage(10, 10), 1)).doesNotContain("disagree on");
+  }
+
+  @Test
+  void aStageStoppedInItsWarmUpPrintsItsWarmUpAndNoNaN() {
+    StagePlan plan = new StagePlan(0, new LoadModel.Closed(2, 0), new StopCondition.Duration(60_000 * MS), 10_000 * MS,
+        0, 1);
+    StageRecorder r = new StageRecorder(plan, 0, "o200k_base");
+    for (int i = 0; i < 3; i++) {
+      RequestTimeline t = new RequestTimeline(new RequestSpec(i, new Prompt.Text("hi"), 1, true, OptionalInt.empty()),
+          0, Phase.WARMUP, i * MS);
+      t.sent(i * MS);
+      r.requestSent(t, i * MS);
+      t.end(i < 2 ? new Outcome.HttpError(404, "no") : new Outcome.Cancelled("interrupted"), (i + 1) * MS);
+      r.requestEnded(t, RequestMetrics.of(t, null));
+    }
+    String table = ConsoleReport.stage(r.finish(5 * MS, ClientCpu.UNKNOWN), 1);
+    assertThat(table).doesNotContain("NaN")
+        .contains("achieved concurrency -")
+        .contains("  warm-up: 0 completed, 2 failed (the window never opened)") // the cancelled one is neither
+        .contains("throughput: output - tok/s   input - tok/s   - req/s")
+        .contains("  client: not watched (the window never opened)");
   }
 }

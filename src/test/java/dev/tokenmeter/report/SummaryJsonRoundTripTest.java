@@ -25,6 +25,25 @@ import org.junit.jupiter.api.io.TempDir;
 class SummaryJsonRoundTripTest {
 
   @Test
+  void anOldFoldersCancellationsAreReadAsNoFailures(@TempDir Path dir) throws Exception {
+    // Before issue 43 a stage counted the tool's own cancellations (Ctrl-C) as failures.
+    Path file = dir.resolve("summary.json");
+    SummaryJsonWriter.write(SampleRun.summary(), file);
+    ObjectMapper json = new ObjectMapper();
+    var root = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(file.toFile());
+    var stage = (com.fasterxml.jackson.databind.node.ObjectNode) root.get("stages").get(0);
+    long failed = stage.get("requests").get("failed").asLong();
+    ((com.fasterxml.jackson.databind.node.ObjectNode) stage.get("requests")).put("failed", failed + 4);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) stage.get("errors")).put("cancelled", 4);
+    json.writeValue(file.toFile(), root);
+
+    SavedSummary.Stage back = SummaryJsonReader.read(file).stages().get(0);
+
+    assertThat(back.failed()).isEqualTo(failed);
+    assertThat(back.errors()).doesNotContainKey("cancelled");
+  }
+
+  @Test
   void writtenSummaryReadsBackWithItsHistogramsAndHeadlines(@TempDir Path dir) throws Exception {
     RunSummary run = SampleRun.summary();
     Path file = dir.resolve("summary.json");

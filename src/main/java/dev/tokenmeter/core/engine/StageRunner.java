@@ -96,6 +96,11 @@ public final class StageRunner {
   /** Set when the stage stops: the probes on the endpoint's other loops read it there. */
   private volatile boolean probesOff;
   private long nextId;
+  private long warmupIssued;
+  /** Closed-loop users the warm-up's share of {@code --max-requests} held back: they start at the window. */
+  private int parked;
+  /** The stage has sent {@link StagePlan#maxRequests()}: nothing more is sent. */
+  private boolean capReached;
   private ArrivalSchedule arrivals;
   private long nextArrivalNanos;
 
@@ -216,9 +221,22 @@ public final class StageRunner {
     }
   }
 
-  /** Timer task: passes window boundaries, then ends the stage if it is over. */
+  /**
+   * Timer task: passes window boundaries, starts the users the warm-up's cap held back once the
+   * window opened, then ends the stage if it is over.
+   */
   private void tick() {
     advanceWindow();
+    if (parked > 0 && !stopping) {
+      if (windowStartRecorded) {
+        for (; parked > 0; parked--) {
+          long now = ticker.nanos();
+          issue(now, now);
+        }
+      } else {
+        loop.schedule(this::tick, windowStartNanos - ticker.nanos()); // a timer that fired early
+      }
+    }
     checkEnd();
   }
 
@@ -254,13 +272,17 @@ public final class StageRunner {
    * (later than planned when it waited for a concurrency slot).
    */
   private void issue(long scheduledNanos, long dueNanos) {
-    if (stopping || scheduledNanos >= acceptUntilNanos) {
+    if (stopping || scheduledNanos >= acceptUntilNanos || capped(scheduledNanos)) {
       return;
     }
     advanceWindow();
     recorder.sendLag(Math.max(0, ticker.nanos() - dueNanos));
     Phase phase = phaseOf(scheduledNanos);
+    if (phase == Phase.WARMUP) {
+      warmupIssued++;
+    }
     long id = nextId++;
+    capReached = plan.maxRequests() > 0 && nextId >= plan.maxRequests();
     RequestTimeline t = new RequestTimeline(source.next(id), plan.index(), phase, scheduledNanos);
     Flight f = new Flight(t, id);
     f.index = inFlight.size();
@@ -270,6 +292,28 @@ public final class StageRunner {
       measuredOutstanding++;
     }
     f.exchange = endpoint.start(t.spec(), f);
+  }
+
+  /**
+   * Whether {@code --max-requests} holds back a request scheduled at {@code scheduledNanos}: the
+   * stage sent its cap (it then ends when its requests in flight have), or the warm-up sent its
+   * share ({@link StagePlan#warmupRequestLimit}; a closed-loop user then waits for the window,
+   * an open-loop arrival is not sent).
+   */
+  private boolean capped(long scheduledNanos) {
+    if (plan.maxRequests() == 0) {
+      return false;
+    }
+    if (capReached) {
+      return true;
+    }
+    if (scheduledNanos < windowStartNanos && warmupIssued >= plan.warmupRequestLimit()) {
+      if (plan.load() instanceof LoadModel.Closed) {
+        parked++;
+      }
+      return true;
+    }
+    return false;
   }
 
   private Phase phaseOf(long scheduledNanos) {
@@ -424,11 +468,14 @@ public final class StageRunner {
   }
 
   private void checkEnd() {
-    if (!stopping
-        && allMeasuredIssued
+    boolean over = allMeasuredIssued
         && measuredOutstanding == 0
         && !measuredArrivalsWaiting()
-        && ticker.nanos() >= acceptUntilNanos) {
+        && ticker.nanos() >= acceptUntilNanos;
+    // --max-requests spent: nothing more will be sent, so the stage ends with its last request (a
+    // window not yet over is cut short).
+    boolean spent = capReached && inFlight.isEmpty();
+    if (!stopping && (over || spent)) {
       stop("stage ended", /* interrupted= */ false);
     }
   }

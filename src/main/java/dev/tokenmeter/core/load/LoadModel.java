@@ -48,7 +48,14 @@ public sealed interface LoadModel {
     };
   }
 
-  private static String formatRate(double r) {
-    return r == Math.rint(r) ? Long.toString((long) r) : Double.toString(r);
+  /**
+   * {@code 6}, {@code 0.5}, {@code 6.089}: 4 significant figures at most, so a rate a capacity
+   * search or a workload profile computed reads {@code 6.089/s}, not {@code 6.088729145432112/s}.
+   */
+  static String formatRate(double r) {
+    if (r == Math.rint(r)) {
+      return Long.toString((long) r);
+    }
+    return new java.math.BigDecimal(r).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
   }
 }

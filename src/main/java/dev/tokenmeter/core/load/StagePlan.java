@@ -12,14 +12,51 @@ import java.util.Objects;
  * @param cooldownNanos load kept on after the window so the window's last requests see the same
  *     load (not measured)
  * @param seed seed for this stage's arrivals and workload draws
+ * @param maxRequests the most requests the stage sends, every phase counted ({@code
+ *     --max-requests}); 0 for no cap. With a {@link StopCondition.Requests} window of N it is at
+ *     least N, and the warm-up sends at most {@code maxRequests − N} ({@link #warmupRequestLimit}),
+ *     so the window always gets its N
  */
 public record StagePlan(
-    int index, LoadModel load, StopCondition stop, long warmupNanos, long cooldownNanos, long seed) {
+    int index, LoadModel load, StopCondition stop, long warmupNanos, long cooldownNanos, long seed,
+    long maxRequests) {
   public StagePlan {
     Objects.requireNonNull(load, "load");
     Objects.requireNonNull(stop, "stop");
     if (warmupNanos < 0 || cooldownNanos < 0) {
       throw new IllegalArgumentException("warm-up and cool-down must not be negative");
     }
+    if (maxRequests < 0) {
+      throw new IllegalArgumentException("--max-requests must be at least 1, got " + maxRequests);
+    }
+    if (maxRequests > 0 && stop instanceof StopCondition.Requests r && r.count() > maxRequests) {
+      throw new IllegalArgumentException("--max-requests " + maxRequests + " is below --requests " + r.count()
+          + ": the window alone sends " + r.count() + "; give --max-requests " + r.count() + " or more");
+    }
+    if (maxRequests > 0 && warmupNanos > 0 && stop instanceof StopCondition.Requests r && r.count() == maxRequests) {
+      throw new IllegalArgumentException("--max-requests " + maxRequests + " leaves the warm-up no requests to send:"
+          + " give --warmup 0s, or --max-requests above " + maxRequests + " to warm up with the difference");
+    }
+  }
+
+  /** A stage with no cap on the requests it sends. */
+  public StagePlan(int index, LoadModel load, StopCondition stop, long warmupNanos, long cooldownNanos, long seed) {
+    this(index, load, stop, warmupNanos, cooldownNanos, seed, 0);
+  }
+
+  /** This plan with {@code load} instead of its own, everything else (the cap included) kept. */
+  public StagePlan withLoad(LoadModel load) {
+    return new StagePlan(index, load, stop, warmupNanos, cooldownNanos, seed, maxRequests);
+  }
+
+  /**
+   * The most requests the warm-up may send: {@code maxRequests} less a {@code --requests} window's
+   * N; {@link Long#MAX_VALUE} when there is no cap.
+   */
+  public long warmupRequestLimit() {
+    if (maxRequests == 0) {
+      return Long.MAX_VALUE;
+    }
+    return stop instanceof StopCondition.Requests r ? maxRequests - r.count() : maxRequests;
   }
 }

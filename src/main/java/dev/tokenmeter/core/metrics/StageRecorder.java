@@ -199,20 +199,22 @@ public final class StageRecorder {
     }
     pending--;
     long tokens = countTokensByArrival(m, p.windowEndAtEndNanos);
-    // A request the tool cancelled (the stage's end, Ctrl-C) is not a failure of the server: the
-    // per-second failures leave it out, or every stage's chart ends on a bar of "failures".
-    if (m.succeeded() || m.errorClass() != dev.tokenmeter.core.request.ErrorClass.CANCELLED) {
-      series.ended(m.endNanos(), m.succeeded());
-    }
     if (m.ttftNanos() >= 0) {
       series.firstToken(m.firstTokenNanos(), m.ttftNanos());
     }
+    live.outputTokens += tokens;
+    live.recordTtft(m.ttftNanos());
+    // A request the tool cancelled (the cool-down's end, Ctrl-C, a stage stopped early) is not the
+    // server's failure: it is neither completed nor failed, in no error class and in no chart bar,
+    // or every interrupted stage would report "errors" (issue 43). Its tokens still count above.
+    if (!m.succeeded() && m.errorClass() == dev.tokenmeter.core.request.ErrorClass.CANCELLED) {
+      return;
+    }
+    series.ended(m.endNanos(), m.succeeded());
     phaseCounts[m.phase().ordinal()][m.succeeded() ? 0 : 1]++;
     if (m.phase() == Phase.MEASURED) {
       recordMeasured(m);
     }
-    live.outputTokens += tokens;
-    live.recordTtft(m.ttftNanos());
     if (m.succeeded()) {
       live.completed++;
     } else {

@@ -167,12 +167,22 @@ final class Headline {
     return knee == null ? measured.get(measured.size() - 1) : measured.get(Math.max(0, knee.position() - 1));
   }
 
+  /** Whether the run ended in an error ({@code partial_reason: "error"}) with no request completed. */
+  static boolean failed(SavedSummary s) {
+    return "error".equals(s.partialReason()) && s.partialDetail() != null && !s.stages().isEmpty()
+        && s.stages().stream().allMatch(st -> st.completed() == 0);
+  }
+
   /** The headline sentences, in order; the first is the answer. */
   static List<String> sentences(SavedSummary s) {
     List<Point> points = points(s);
     List<Point> measured = points.stream().filter(p -> !Double.isNaN(p.perUserTps())).toList();
     String sees = s.simulated() ? " would see " : " sees ";
     List<String> out = new ArrayList<>();
+    if (failed(s)) {
+      out.add("The run failed: no request completed. " + s.partialDetail());
+      return out;
+    }
     if (measured.isEmpty()) {
       out.add(points.isEmpty()
           ? "No stage finished, so there is nothing to report yet."

@@ -85,9 +85,13 @@ public final class HtmlReport {
     return Page.render(title(s), Page.fill(Page.resource("report.html"), values), PageData.of(s), "report.js");
   }
 
-  private static String title(SavedSummary s) {
-    return "tokenmeter report: " + s.model() + " at " + s.targetUrl()
-        + (s.simulated() ? " (simulated)" : "");
+  /**
+   * {@code tokenmeter report: llama at http://host:8000}, without the model when none was named,
+   * and {@code (failed)} when the run ended in an error with no request completed.
+   */
+  static String title(SavedSummary s) {
+    return "tokenmeter report: " + (s.model() == null ? "" : s.model() + " at ") + s.targetUrl()
+        + (s.simulated() ? " (simulated)" : "") + (Headline.failed(s) ? " (failed)" : "");
   }
 
   private static String headline(SavedSummary s) {

@@ -117,6 +117,20 @@ class HeadlineTest {
   }
 
   @Test
+  void aFailedRunSaysWhyInTheAnswerAndTheTitle() throws Exception {
+    SavedSummary.Stage none = new SavedSummary.Stage(0, "c=4", Map.of(), 0, 0, 0, 4, 0, 12,
+        Map.of("http_4xx", 12L), false, Map.of(), null);
+    String why = "stage 1 stopped: its first 10 requests all failed the same way; the server says: \"no model\"";
+    SavedSummary failed = new SavedSummary("1.1", "tokenmeter", "test", Instant.parse("2025-01-01T00:00:00Z"),
+        Instant.parse("2025-01-01T00:01:00Z"), "http://127.0.0.1:8000/v1/chat/completions", "chat", null, true,
+        "error", List.of(none), why, null);
+    assertThat(Headline.sentences(failed)).containsExactly("The run failed: no request completed. " + why);
+    assertThat(HtmlReport.title(failed)).isEqualTo("tokenmeter report: http://127.0.0.1:8000/v1/chat/completions (failed)");
+    assertThat(HtmlReport.title(run(false, null, stage(0, 1, 40, 40, Double.NaN))))
+        .isEqualTo("tokenmeter report: m at http://127.0.0.1:8000");
+  }
+
+  @Test
   void noPerUserSpeedWhenNothingCompleted() {
     assertThat(Headline.sentences(run(false, null, stage(0, 4, -1, 0, Double.NaN))))
         .containsExactly("No request completed with at least 2 output tokens, so there is no per-user speed"
