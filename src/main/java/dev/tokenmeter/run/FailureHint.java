@@ -53,6 +53,7 @@ final class FailureHint {
       case Outcome.ConnectFailed c -> " (connect failed)";
       case Outcome.Truncated t -> " (the stream ended early)";
       case Outcome.TimedOut t -> "";
+      case Outcome.ContentFiltered f -> " (a content policy stopped the answer)";
       case Outcome.Cancelled c -> "";
     };
   }
@@ -68,6 +69,7 @@ final class FailureHint {
           case Outcome.Truncated t -> t.message();
           case Outcome.TimedOut t -> "nothing: no answer within the " + t.kind().name().toLowerCase(Locale.ROOT).replace('_', '-') + " timeout";
           case Outcome.Cancelled c -> c.reason();
+          case Outcome.ContentFiltered f -> "finish reason " + f.finishReason();
           case Outcome.Completed c -> "";
         };
     String line = text == null ? "" : text.replaceAll("\\s+", " ").strip();

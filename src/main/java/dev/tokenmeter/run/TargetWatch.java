@@ -131,6 +131,7 @@ final class TargetWatch implements RequestSink {
           case Outcome.Completed c -> "";
           case Outcome.TimedOut t -> ""; // slow is not wrong: a cold server may time out its first requests
           case Outcome.Truncated t -> "";
+          case Outcome.ContentFiltered f -> ""; // an answer the policy stopped: the server works
         };
     if (signature == null) {
       return;
