@@ -172,8 +172,7 @@ final class ProxyCommand implements Callable<Integer> {
       if (writer != null) {
         writer.close();
       }
-      throw new RunFailedException("cannot listen on " + cfg.listen() + ": " + e.getMessage()
-          + ". Is the port taken? Pick another with --listen.");
+      throw e instanceof ProxyServer.CannotListen no ? new RunFailedException(no.getMessage()) : e;
     }
     OtlpPush push = otlpSettings == null ? null : metrics.push(otlpSettings, InstantSource.system(), System.err);
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())

@@ -84,7 +84,7 @@ public final class ProxyServer implements AutoCloseable {
    * @param sinks where finished records go (the ledger, tests); each must not block
    * @param metricsOrNull the live metrics, also served at {@code GET /metrics}; null for none
    * @param counters tokenizers for responses without usage
-   * @throws RuntimeException when the address cannot be bound (Netty rethrows the bind error)
+   * @throws CannotListen when the address cannot be bound (a port in use, say), in one line
    */
   public static ProxyServer start(
       ProxyConfig config,
@@ -171,7 +171,12 @@ public final class ProxyServer implements AutoCloseable {
                           .addLast(front);
                     }
                   });
-      Channel server = b.bind(config.listen()).syncUninterruptibly().channel();
+      Channel server;
+      try {
+        server = b.bind(config.listen()).syncUninterruptibly().channel();
+      } catch (Exception e) { // Netty rethrows its bind failure (an IOException) undeclared
+        throw new CannotListen(config.listen(), e);
+      }
       channels.add(server);
       return new ProxyServer(group, server, channels, record, ctx);
     } catch (RuntimeException e) {
@@ -179,6 +184,42 @@ public final class ProxyServer implements AutoCloseable {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       record.close();
       throw e;
+    }
+  }
+
+  /**
+   * The listen address cannot be bound. Its message is one line naming the address, the reason in
+   * words and the fix, e.g. {@code cannot listen on 127.0.0.1:8080: the port is already in use
+   * (another process, or another proxy, listens there); stop it, or pick another port with --listen
+   * HOST:PORT (port 0: any free one)}.
+   */
+  public static final class CannotListen extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CannotListen(InetSocketAddress address, Exception cause) {
+      super("cannot listen on " + hostPort(address) + ": " + reason(cause), cause);
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+      String host = a.getHostString();
+      return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** Netty's epoll says "bind(..) failed with error(-98): Address already in use", NIO a BindException. */
+    private static String reason(Exception e) {
+      String m = String.valueOf(e.getMessage());
+      if (m.contains("Address already in use")) {
+        return "the port is already in use (another process, or another proxy, listens there); stop it, or pick"
+            + " another port with --listen HOST:PORT (port 0: any free one)";
+      }
+      if (m.contains("Permission denied")) {
+        return "permission denied (ports below 1024 need privileges); pick a port from 1024 up with --listen HOST:PORT";
+      }
+      if (m.contains("Cannot assign requested address")) {
+        return "the address is not one of this machine's; pick one of its addresses (or 0.0.0.0) with --listen HOST:PORT";
+      }
+      String line = ProxySettings.firstLine(m).replaceFirst("^bind\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "");
+      return line + "; pick another address with --listen HOST:PORT";
     }
   }
 

@@ -106,6 +106,20 @@ class ProxyCliIT {
   }
 
   @Test
+  void aBusyListenPortIsOneLineNamingThePortAndTheFix() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      Cli.Result r = Cli.run("proxy", "--listen", "127.0.0.1:" + port, "--upstream", "http://127.0.0.1:1",
+          "--ledger", "none");
+      assertThat(r.exitCode()).as(r.both()).isEqualTo(1);
+      assertThat(r.err().strip().lines().toList()).as(r.both()).containsExactly(
+          "tokenmeter: cannot listen on 127.0.0.1:" + port + ": the port is already in use (another"
+              + " process, or another proxy, listens there); stop it, or pick another port with --listen HOST:PORT"
+              + " (port 0: any free one)");
+    }
+  }
+
+  @Test
   void noUpstreamIsAMistake() {
     Cli.Result r = Cli.run("proxy");
     assertThat(r.exitCode()).isEqualTo(2);
