@@ -29,6 +29,7 @@ import java.util.Set;
  * upstreams:
  *   - {name: vllm, url: http://10.0.0.5:8000}
  *   - {name: openai, url: https://api.openai.com, api_key_env: OPENAI_API_KEY}
+ * # or a mapping: upstreams: {vllm: http://10.0.0.5:8000, openai: {url: https://api.openai.com, api_key_env: ...}}
  * routes:
  *   - {model: "gpt-*", upstream: openai}
  *   - {model: "llama-*", upstream: "h100,a100"}   # a pool: --balance picks one per request
@@ -171,10 +172,7 @@ public final class ProxySettings {
     }
     String ledger = s.text(root, "ledger");
     s.ledger = ledger == null || ledger.startsWith("jdbc:") || ledger.equals("none") ? ledger : path(dir, ledger);
-    for (JsonNode u : s.list(root, "upstreams")) {
-      s.upstreams.add(new UpstreamSpec(s.text(u, "name"), s.text(u, "url"), s.text(u, "api_key_env"),
-          path(dir, s.text(u, "ca_cert"))));
-    }
+    s.readUpstreams(root.get("upstreams"), dir);
     for (JsonNode r : s.list(root, "routes")) {
       s.routes.add(new RouteSpec(s.text(r, "model"), s.text(r, "upstream")));
     }
@@ -363,6 +361,35 @@ public final class ProxySettings {
     return value;
   }
 
+  /**
+   * {@code upstreams:} as a list of mappings ({@code - {name: a, url: URL}}), or as a mapping of
+   * name to URL ({@code a: URL}) or to the same mapping without its name ({@code a: {url: URL,
+   * api_key_env: ...}}), in the order written.
+   */
+  private void readUpstreams(JsonNode v, Path dir) {
+    if (v != null && v.isObject()) {
+      for (Map.Entry<String, JsonNode> e : v.properties()) {
+        JsonNode u = e.getValue();
+        if (u.isTextual()) {
+          upstreams.add(new UpstreamSpec(e.getKey(), u.asText(), null));
+        } else if (u.isObject()) {
+          upstreams.add(new UpstreamSpec(e.getKey(), text(u, "url"), text(u, "api_key_env"), path(dir, text(u, "ca_cert"))));
+        } else {
+          problems.add("upstreams: '" + e.getKey() + "' must be a URL or a mapping (url, api_key_env, ca_cert), got '"
+              + u.asText() + "'");
+        }
+      }
+      return;
+    }
+    if (v != null && !v.isNull() && !v.isArray()) {
+      problems.add("upstreams: expected a list of {name, url} or a mapping of name to URL, got '" + v.asText() + "'");
+      return;
+    }
+    for (JsonNode u : entries(v, "upstreams")) {
+      upstreams.add(new UpstreamSpec(text(u, "name"), text(u, "url"), text(u, "api_key_env"), path(dir, text(u, "ca_cert"))));
+    }
+  }
+
   private String text(JsonNode parent, String key) {
     JsonNode v = parent.get(key);
     if (v == null || v.isNull()) {
@@ -388,7 +415,10 @@ public final class ProxySettings {
   }
 
   private List<JsonNode> list(JsonNode parent, String key) {
-    JsonNode v = parent.get(key);
+    return entries(parent.get(key), key);
+  }
+
+  private List<JsonNode> entries(JsonNode v, String key) {
     List<JsonNode> out = new ArrayList<>();
     if (v == null || v.isNull()) {
       return out;

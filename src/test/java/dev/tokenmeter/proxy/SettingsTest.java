@@ -55,6 +55,34 @@ class SettingsTest {
   }
 
   @Test
+  void upstreamsMayBeAMappingOfNameToUrl(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("proxy.yaml");
+    Files.writeString(config, """
+        upstreams:
+          vllm: "http://10.0.0.5:8000"
+          openai: {url: "https://api.openai.com", api_key_env: O_KEY}
+          small: http://127.0.0.1:8001
+        routes:
+          - {model: "gpt-*", upstream: openai}
+        """);
+    ProxyConfig c = ProxySettings.read(config).resolve(Map.of("O_KEY", "sk-o"));
+    assertThat(c.routing().upstreams().keySet()).containsExactly("vllm", "openai", "small");
+    assertThat(c.routing().upstreams().get("vllm").hostHeader()).isEqualTo("10.0.0.5:8000");
+    assertThat(c.routing().upstreams().get("openai").tls()).isTrue();
+    assertThat(c.routing().upstreams().get("openai").apiKeyOrNull()).isEqualTo("sk-o");
+    assertThat(c.routing().route("gpt-4o", new DefaultHttpHeaders()).name()).isEqualTo("openai");
+    assertThat(c.routing().route("llama", new DefaultHttpHeaders()).name()).isEqualTo("vllm");
+
+    Files.writeString(config, "upstreams: {a: [1, 2], b: 'ftp://x'}\n");
+    assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
+        .hasMessageContaining("upstreams: 'a' must be a URL or a mapping (url, api_key_env, ca_cert)")
+        .hasMessageContaining("upstream b: 'ftp://x' must start with http:// or https://");
+    Files.writeString(config, "upstreams: http://10.0.0.5:8000\n");
+    assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
+        .hasMessageContaining("upstreams: expected a list of {name, url} or a mapping of name to URL, got 'http://10.0.0.5:8000'");
+  }
+
+  @Test
   void jsonWorksTooAndFlagsWin(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("proxy.json");
     Files.writeString(config, "{\"listen\":\"127.0.0.1:1\",\"upstreams\":[{\"url\":\"http://127.0.0.1:8000\"}],\"io_threads\":4}");
@@ -82,7 +110,7 @@ class SettingsTest {
         """);
     assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("upstreams: expected a list")
+        .hasMessageContaining("upstreams: 'a' must be a URL or a mapping")
         .hasMessageContaining("routes: every entry must be a mapping")
         .hasMessageContaining("io_threads: expected a whole number, got 'lots'")
         .hasMessageContaining("record_queue must be at least 1, got 0")
