@@ -121,6 +121,15 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--slo", paramLabel = "[SCOPE:]OBJECTIVES", description = "Live SLOs in the bench grammar, e.g. 'ttft.p99<=750ms,errors<=1%%', optionally scoped 'tenant=acme;model=llama*: tps.p10>=30'; repeatable. Burn-rate alerts (page, ticket) to the log, --alert-webhook and /metrics (docs/PROXY.md, SLOs and alerts).")
   List<String> slos = List.of();
 
+  @Option(names = "--max-in-flight", paramLabel = "N|NAME=N", description = "Requests forwarded at once: N through the whole proxy (default: 4096), NAME=N to upstream NAME; repeatable. Past it a request waits (--queue-timeout), then gets 503 with Retry-After (docs/PROXY.md, At the edge).")
+  List<String> maxInFlight = List.of();
+
+  @Option(names = "--max-queued", paramLabel = "N", description = "Requests waiting for a slot, per limit (default: 1024); past it, 503 at once.")
+  Integer maxQueued;
+
+  @Option(names = "--queue-timeout", paramLabel = "DURATION", description = "The longest a request waits for a slot before its 503 (default: 10s).")
+  String queueTimeout;
+
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
 
@@ -264,6 +273,9 @@ final class ProxyCommand implements Callable<Integer> {
     flags.alertWebhook = alertWebhook;
     flags.adminToken = adminToken;
     slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));
+    maxInFlight.forEach(m -> ProxySettings.maxInFlightFlag(m, flags));
+    flags.maxQueued = maxQueued;
+    flags.queueTimeoutMillis = queueTimeout == null ? null : Durations.parseNanos("--queue-timeout", queueTimeout) / 1_000_000;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

@@ -26,7 +26,8 @@ import java.util.ArrayDeque;
 
 /**
  * One client connection: takes each whole request, refuses what must be refused (no known key, a
- * tenant the key may not bill, over budget, unknown upstream; each refusal is answered, recorded
+ * tenant the key may not bill, over budget, unknown upstream, over the in-flight limits ({@link
+ * Admission}); each refusal is answered, recorded
  * as a ledger row and counted), serves {@code /metrics} and {@code /dashboard}, and runs one {@link ProxyExchange} at a time,
  * queueing pipelined requests behind it (HTTP/1.1 answers in order). Confined to its event loop.
  */
@@ -37,6 +38,10 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private ChannelHandlerContext chc;
   private ProxyExchange current;
+  /** The request passing the in-flight limits, then its exchange's slots until it ends; null when none. */
+  private Admission admission;
+  /** The budget hold of the request that waits in {@link #admission}'s queue. */
+  private BudgetBook.Hold waitingHold;
   /** A dashboard feed is being computed: later requests wait for its answer (HTTP/1.1 order). */
   private boolean awaitingFeed;
   private long headersNanos;
@@ -78,7 +83,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void drain() {
-    while (current == null && !awaitingFeed && !queued.isEmpty() && chc.channel().isActive()) {
+    while (current == null && admission == null && !awaitingFeed && !queued.isEmpty() && chc.channel().isActive()) {
       Pending p = queued.poll();
       try {
         handle(p);
@@ -154,8 +159,33 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
             r.model(), upstream.name(), r.path(), r.route(), -1);
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
-    current = new ProxyExchange(ctx, this, chc.channel(), head, body, parsed, state, info, hold);
-    current.start();
+    waitingHold = hold;
+    admission = new Admission(state.gates, state.gateNames, chc.channel().eventLoop(), ctx.config.admission(),
+        new Admission.Listener() {
+          @Override
+          public void admitted() {
+            waitingHold = null;
+            current = new ProxyExchange(ctx, FrontHandler.this, chc.channel(), head, body, parsed, state, info, hold);
+            current.start();
+          }
+
+          @Override
+          public void refused(String message) {
+            overloaded(r, hold, message);
+          }
+        });
+    admission.start();
+  }
+
+  /** 503 with {@code Retry-After}: the in-flight limits are full and the request could not wait longer. */
+  private void overloaded(Refusal r, BudgetBook.Hold hold, String message) {
+    admission = null;
+    waitingHold = null;
+    hold.settle(0, 0, 0);
+    FullHttpResponse resp = Responses.error(503, message, "server_error", "overloaded", r.requestId(), r.keepAlive());
+    resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(ctx.config.admission().retryAfterSeconds()));
+    refuse(r, "overload", resp, message);
+    chc.channel().eventLoop().execute(this::drain); // a refusal after waiting: the next pipelined request
   }
 
   /**
@@ -268,6 +298,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     current = null;
+    closeAdmission();
     if (!reusable) {
       if (!HttpUtil.isKeepAlive(x.request()) && chc.channel().isActive()) {
         chc.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -292,11 +323,25 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     if (x != null) {
       x.clientClosed();
     }
+    closeAdmission();
     Pending p;
     while ((p = queued.poll()) != null) {
       p.request().release();
     }
     c.fireChannelInactive();
+  }
+
+  /** Gives the slots back (the exchange ended), or leaves the queue (the client left while it waited). */
+  private void closeAdmission() {
+    if (admission == null) {
+      return;
+    }
+    admission.close();
+    admission = null;
+    if (waitingHold != null) {
+      waitingHold.settle(0, 0, 0); // never forwarded: nothing spent
+      waitingHold = null;
+    }
   }
 
   @Override

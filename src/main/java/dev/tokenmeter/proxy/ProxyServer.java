@@ -263,7 +263,7 @@ public final class ProxyServer implements AutoCloseable {
     return record.droppedRecords();
   }
 
-  /** Requests the proxy refused itself so far, by reason (auth, tenant, budget, upstream, invalid). */
+  /** Requests the proxy refused itself so far, by reason (auth, tenant, budget, upstream, invalid, overload, too_large). */
   public java.util.Map<String, Long> refusals() {
     java.util.Map<String, Long> m = new java.util.TreeMap<>();
     ctx.refusals.forEach((reason, n) -> m.put(reason, n.sum()));

@@ -46,6 +46,9 @@ import java.util.Set;
  * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
  * alert_webhook: http://127.0.0.1:9000/hook   # budget notices and SLO alerts
  * admin_token: 6f1c...            # /dashboard asks for it (needed on a non-loopback listen)
+ * max_in_flight: 4096              # requests forwarded at once; an upstream entry may have its own
+ * max_queued: 1024                  # requests waiting per limit, then 503
+ * queue_timeout_ms: 10000           # the longest wait for a slot, then 503
  * slos:                             # the --slo grammar, per model glob / upstream / tenant
  *   - {objective: "ttft.p99<=750ms,errors<=1%"}
  *   - {objective: "tps.p10>=30", model: "llama*", tenant: acme}
@@ -56,7 +59,8 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos");
+          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos",
+          "max_in_flight", "max_queued", "queue_timeout_ms");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -115,6 +119,19 @@ public final class ProxySettings {
   /** The dashboard's admin token; null: none. */
   public String adminToken;
   public List<SloSpec> slos = new ArrayList<>();
+  /** Requests in flight through the proxy at once; null: {@link AdmissionLimits#DEFAULT_MAX_IN_FLIGHT}. */
+  public Integer maxInFlight;
+  /** Requests in flight to one upstream at once, by name (an entry's {@code max_in_flight}). */
+  public Map<String, Integer> maxInFlightByUpstream = new LinkedHashMap<>();
+  /** Requests waiting per limit; null: {@link AdmissionLimits#DEFAULT_MAX_QUEUED}. */
+  public Integer maxQueued;
+  /** The longest wait for a slot, ms; null: {@link AdmissionLimits#DEFAULT_QUEUE_TIMEOUT_NANOS}. */
+  public Long queueTimeoutMillis;
+
+  /** {@code --max-in-flight N} (the proxy's limit) or {@code NAME=N} (an upstream's), into {@code flags}. */
+  public static void maxInFlightFlag(String text, ProxySettings flags) {
+    AdmissionSettings.flag(text, flags);
+  }
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
@@ -180,6 +197,10 @@ public final class ProxySettings {
       s.budgets.add(new BudgetSpec(s.text(b, "tenant"), s.text(b, "limit"), s.text(b, "period"), s.text(b, "enforce")));
     }
     s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
+    s.maxInFlight = s.integer(root, "max_in_flight");
+    s.maxQueued = s.integer(root, "max_queued");
+    Integer queueMs = s.integer(root, "queue_timeout_ms");
+    s.queueTimeoutMillis = queueMs == null ? null : queueMs.longValue();
     s.alertWebhook = s.text(root, "alert_webhook");
     s.adminToken = s.text(root, "admin_token");
     for (JsonNode o : s.list(root, "slos")) {
@@ -225,6 +246,11 @@ public final class ProxySettings {
     m.alertWebhook = or(flags.alertWebhook, alertWebhook);
     m.adminToken = or(flags.adminToken, adminToken);
     m.slos = flags.slos.isEmpty() ? slos : flags.slos;
+    m.maxInFlight = or(flags.maxInFlight, maxInFlight);
+    m.maxInFlightByUpstream.putAll(maxInFlightByUpstream);
+    m.maxInFlightByUpstream.putAll(flags.maxInFlightByUpstream);
+    m.maxQueued = or(flags.maxQueued, maxQueued);
+    m.queueTimeoutMillis = or(flags.queueTimeoutMillis, queueTimeoutMillis);
     return m;
   }
 
@@ -259,6 +285,8 @@ public final class ProxySettings {
         keysFile != null && tenantHeader == null, prices, errors);
     List<dev.tokenmeter.governance.LiveSlo> live = SloSettings.slos(slos, Set.copyOf(declared), tenants,
         keysFile != null && tenantHeader == null, errors);
+    AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,
+        queueTimeoutMillis, declared, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
@@ -271,7 +299,7 @@ public final class ProxySettings {
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission);
   }
 
   /**
@@ -374,6 +402,7 @@ public final class ProxySettings {
           upstreams.add(new UpstreamSpec(e.getKey(), u.asText(), null));
         } else if (u.isObject()) {
           upstreams.add(new UpstreamSpec(e.getKey(), text(u, "url"), text(u, "api_key_env"), path(dir, text(u, "ca_cert"))));
+          upstreamLimit(e.getKey(), u);
         } else {
           problems.add("upstreams: '" + e.getKey() + "' must be a URL or a mapping (url, api_key_env, ca_cert), got '"
               + u.asText() + "'");
@@ -387,6 +416,15 @@ public final class ProxySettings {
     }
     for (JsonNode u : entries(v, "upstreams")) {
       upstreams.add(new UpstreamSpec(text(u, "name"), text(u, "url"), text(u, "api_key_env"), path(dir, text(u, "ca_cert"))));
+      upstreamLimit(text(u, "name") == null ? Upstream.DEFAULT_NAME : text(u, "name").strip(), u);
+    }
+  }
+
+  /** An upstream entry's own {@code max_in_flight}. */
+  private void upstreamLimit(String name, JsonNode entry) {
+    Integer n = integer(entry, "max_in_flight");
+    if (n != null) {
+      maxInFlightByUpstream.put(name, n);
     }
   }
 
