@@ -32,7 +32,12 @@ import java.util.ArrayDeque;
  * queueing pipelined requests behind it (HTTP/1.1 answers in order). Confined to its event loop.
  */
 final class FrontHandler extends ChannelInboundHandlerAdapter {
-  private record Pending(FullHttpRequest request, long nanos, long epochMillis) {}
+  /** A request as received: whole, or only the head of one whose body is over the limit. */
+  private record Pending(FullHttpRequest request, long nanos, long epochMillis, HttpRequest tooLargeOrNull) {
+    Pending(FullHttpRequest request, long nanos, long epochMillis) {
+      this(request, nanos, epochMillis, null);
+    }
+  }
 
   private final ProxyContext ctx;
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
@@ -85,12 +90,42 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   private void drain() {
     while (current == null && admission == null && !awaitingFeed && !queued.isEmpty() && chc.channel().isActive()) {
       Pending p = queued.poll();
+      if (p.tooLargeOrNull() != null) {
+        refuseTooLarge(p);
+        continue;
+      }
       try {
         handle(p);
       } finally {
         p.request().release();
       }
     }
+  }
+
+  /**
+   * A request whose body is over the limit (from {@link BodyLimit}): answered 413 in its turn among
+   * pipelined requests, recorded, and the connection closed (its body is not read further).
+   */
+  void tooLarge(HttpRequest head) {
+    queued.add(new Pending(null, headersNanos, headersEpochMillis, head));
+    drain();
+  }
+
+  private void refuseTooLarge(Pending p) {
+    HttpRequest head = p.tooLargeOrNull();
+    String path = new QueryStringDecoder(head.uri()).rawPath();
+    String tenant = switch (ctx.config.tenants().resolve(head.headers())) {
+      case Tenants.Result.Refused no -> no.tenant();
+      case Tenants.Result.Tenant t -> t.name();
+    };
+    String requestId = head.headers().get("x-request-id");
+    requestId = requestId == null || requestId.isBlank() ? ctx.nextRequestId() : requestId;
+    int max = ctx.config.maxRequestBytes();
+    String message = "tokenmeter proxy: the request body is over "
+        + (max % (1 << 20) == 0 ? (max >> 20) + " MiB" : max + " bytes") + ", this proxy's limit; send a smaller one";
+    Refusal r = new Refusal(p, path, Route.of(path), tenant, null, requestId, false);
+    refuse(r, "too_large", Responses.error(413, message, "invalid_request_error", "request_too_large", requestId, false),
+        message);
   }
 
   private void handle(Pending p) {
@@ -326,7 +361,9 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     closeAdmission();
     Pending p;
     while ((p = queued.poll()) != null) {
-      p.request().release();
+      if (p.request() != null) {
+        p.request().release();
+      }
     }
     c.fireChannelInactive();
   }

@@ -26,7 +26,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import java.net.InetSocketAddress;
 import java.time.InstantSource;
@@ -167,7 +166,7 @@ public final class ProxyServer implements AutoCloseable {
                       ch.pipeline()
                           .addLast(new HttpServerCodec())
                           .addLast(front.headerStamp())
-                          .addLast(new HttpObjectAggregator(config.maxRequestBytes()))
+                          .addLast(new BodyLimit(config.maxRequestBytes(), front))
                           .addLast(front);
                     }
                   });
