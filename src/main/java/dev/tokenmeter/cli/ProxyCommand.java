@@ -130,6 +130,12 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--queue-timeout", paramLabel = "DURATION", description = "The longest a request waits for a slot before its 503 (default: 10s).")
   String queueTimeout;
 
+  @Option(names = "--max-connections", paramLabel = "N", description = "Client connections open at once (default: 10000); one more is answered 503 and closed.")
+  Integer maxConnections;
+
+  @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close a client connection with no request in flight after this long without traffic (default: 5m).")
+  String idleTimeout;
+
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
 
@@ -228,7 +234,9 @@ final class ProxyCommand implements Callable<Integer> {
         ledgerLine = ", " + writer.written() + " written to the ledger, " + writer.dropped() + " dropped by it";
       }
       System.err.println("tokenmeter proxy: stopped; " + server.recorded() + " requests metered, "
-          + server.droppedRecords() + " records dropped (record queue full)" + ledgerLine);
+          + server.droppedRecords() + " records dropped (record queue full)" + ledgerLine
+          + (server.refusedConnections() == 0 ? "" : ", " + server.refusedConnections()
+              + " connections refused (--max-connections)"));
       closed.countDown();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -275,6 +283,8 @@ final class ProxyCommand implements Callable<Integer> {
     slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));
     maxInFlight.forEach(m -> ProxySettings.maxInFlightFlag(m, flags));
     flags.maxQueued = maxQueued;
+    flags.maxConnections = maxConnections;
+    flags.idleTimeoutMillis = idleTimeout == null ? null : Durations.parseNanos("--idle-timeout", idleTimeout) / 1_000_000;
     flags.queueTimeoutMillis = queueTimeout == null ? null : Durations.parseNanos("--queue-timeout", queueTimeout) / 1_000_000;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }

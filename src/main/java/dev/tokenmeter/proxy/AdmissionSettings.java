@@ -19,7 +19,8 @@ final class AdmissionSettings {
    * @param declared the upstream names
    */
   static AdmissionLimits resolve(Integer maxInFlight, Map<String, Integer> byUpstream, Integer maxQueued,
-      Long queueTimeoutMillis, List<String> declared, List<String> errors) {
+      Long queueTimeoutMillis, Integer maxConnections, Long idleTimeoutMillis, List<String> declared,
+      List<String> errors) {
     int total = AdmissionLimits.DEFAULT_MAX_IN_FLIGHT;
     if (maxInFlight != null) {
       if (maxInFlight < 1) {
@@ -54,7 +55,23 @@ final class AdmissionSettings {
         timeoutNanos = queueTimeoutMillis * 1_000_000;
       }
     }
-    return new AdmissionLimits(total, own, queued, timeoutNanos);
+    int connections = AdmissionLimits.DEFAULT_MAX_CONNECTIONS;
+    if (maxConnections != null) {
+      if (maxConnections < 1) {
+        errors.add("max connections must be at least 1, got " + maxConnections);
+      } else {
+        connections = maxConnections;
+      }
+    }
+    long idleNanos = AdmissionLimits.DEFAULT_IDLE_TIMEOUT_NANOS;
+    if (idleTimeoutMillis != null) {
+      if (idleTimeoutMillis < 1 || idleTimeoutMillis > 86_400_000) {
+        errors.add("idle timeout must be from 1 ms to 24 h, got " + idleTimeoutMillis + " ms");
+      } else {
+        idleNanos = idleTimeoutMillis * 1_000_000;
+      }
+    }
+    return new AdmissionLimits(total, own, queued, timeoutNanos, connections, idleNanos);
   }
 
   /** {@code --max-in-flight N} (the proxy's) or {@code NAME=N} (an upstream's), into {@code settings}. */

@@ -49,6 +49,8 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   private BudgetBook.Hold waitingHold;
   /** A dashboard feed is being computed: later requests wait for its answer (HTTP/1.1 order). */
   private boolean awaitingFeed;
+  /** Opened past the connection limit: answered 503, closing. */
+  private boolean refusedConnection;
   private long headersNanos;
   private long headersEpochMillis;
 
@@ -73,12 +75,46 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext c) {
     chc = c;
+    if (ctx.connections.incrementAndGet() > ctx.config.admission().maxConnections()) {
+      // unasked, before any request: an HTTP/1.1 client reads it as the answer to what it sends
+      ctx.refusedConnections.increment();
+      refusedConnection = true;
+      String message = "tokenmeter proxy: over capacity: " + ctx.config.admission().maxConnections()
+          + " client connections are open (its limit); retry after 1 s";
+      FullHttpResponse r = Responses.error(503, message, "server_error", "overloaded", null, false);
+      r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+      // Half-close and read on for 1 s before closing: closing with the client's request unread
+      // would reset the connection, and the client would lose the answer.
+      c.writeAndFlush(r).addListener(f -> {
+        if (c.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
+          d.shutdownOutput();
+        }
+        c.channel().eventLoop().schedule(() -> c.close(), 1, java.util.concurrent.TimeUnit.SECONDS);
+      });
+      return;
+    }
     ctx.channels.add(c.channel());
     c.fireChannelActive();
   }
 
+  /** Closes a connection idle for {@link AdmissionLimits#idleTimeoutNanos()} unless a request is in flight on it. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext c, Object event) {
+    if (event instanceof io.netty.handler.timeout.IdleStateEvent) {
+      if (current == null && admission == null && !awaitingFeed && queued.isEmpty()) {
+        c.close();
+      }
+      return;
+    }
+    c.fireUserEventTriggered(event);
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext c, Object msg) {
+    if (refusedConnection) {
+      io.netty.util.ReferenceCountUtil.release(msg); // answered 503 already; read only to close cleanly
+      return;
+    }
     if (!(msg instanceof FullHttpRequest request)) {
       c.fireChannelRead(msg);
       return;
@@ -353,6 +389,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext c) {
+    ctx.connections.decrementAndGet();
     ProxyExchange x = current;
     current = null;
     if (x != null) {

@@ -84,6 +84,10 @@ final class ProxyContext {
   /** Requests the proxy refused itself, by reason ({@link ProxyMetrics#refused}'s words). */
   final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> refusals =
       new java.util.concurrent.ConcurrentHashMap<>();
+  /** Client connections open now (counted from channelActive to channelInactive, refused ones too). */
+  final AtomicInteger connections = new AtomicInteger();
+  /** Client connections closed as they opened: {@link AdmissionLimits#maxConnections()} were open. */
+  final java.util.concurrent.atomic.LongAdder refusedConnections = new java.util.concurrent.atomic.LongAdder();
   private final ToIntFunction<String> inFlight = name -> upstreams.get(name).inFlight.get();
   private final String idPrefix;
   private final AtomicLong nextId = new AtomicLong();

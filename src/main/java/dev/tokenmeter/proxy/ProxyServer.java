@@ -27,6 +27,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -164,6 +165,7 @@ public final class ProxyServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                       FrontHandler front = new FrontHandler(ctx);
                       ch.pipeline()
+                          .addLast(new IdleStateHandler(0, 0, config.admission().idleTimeoutNanos(), TimeUnit.NANOSECONDS))
                           .addLast(new HttpServerCodec())
                           .addLast(front.headerStamp())
                           .addLast(new BodyLimit(config.maxRequestBytes(), front))
@@ -267,6 +269,16 @@ public final class ProxyServer implements AutoCloseable {
     java.util.Map<String, Long> m = new java.util.TreeMap<>();
     ctx.refusals.forEach((reason, n) -> m.put(reason, n.sum()));
     return m;
+  }
+
+  /** Client connections open now. */
+  public int openConnections() {
+    return ctx.connections.get();
+  }
+
+  /** Client connections answered 503 and closed as they opened, the connection limit reached. */
+  public long refusedConnections() {
+    return ctx.refusedConnections.sum();
   }
 
   /** Records handed to the sinks so far. */

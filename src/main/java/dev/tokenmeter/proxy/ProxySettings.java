@@ -49,6 +49,8 @@ import java.util.Set;
  * max_in_flight: 4096              # requests forwarded at once; an upstream entry may have its own
  * max_queued: 1024                  # requests waiting per limit, then 503
  * queue_timeout_ms: 10000           # the longest wait for a slot, then 503
+ * max_connections: 10000            # client connections at once; one more: 503 and closed
+ * idle_timeout_ms: 300000           # an idle client connection is closed
  * slos:                             # the --slo grammar, per model glob / upstream / tenant
  *   - {objective: "ttft.p99<=750ms,errors<=1%"}
  *   - {objective: "tps.p10>=30", model: "llama*", tenant: acme}
@@ -60,7 +62,7 @@ public final class ProxySettings {
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
           "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos",
-          "max_in_flight", "max_queued", "queue_timeout_ms");
+          "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -127,6 +129,10 @@ public final class ProxySettings {
   public Integer maxQueued;
   /** The longest wait for a slot, ms; null: {@link AdmissionLimits#DEFAULT_QUEUE_TIMEOUT_NANOS}. */
   public Long queueTimeoutMillis;
+  /** Client connections at once; null: {@link AdmissionLimits#DEFAULT_MAX_CONNECTIONS}. */
+  public Integer maxConnections;
+  /** An idle client connection is closed after this, ms; null: {@link AdmissionLimits#DEFAULT_IDLE_TIMEOUT_NANOS}. */
+  public Long idleTimeoutMillis;
 
   /** {@code --max-in-flight N} (the proxy's limit) or {@code NAME=N} (an upstream's), into {@code flags}. */
   public static void maxInFlightFlag(String text, ProxySettings flags) {
@@ -201,6 +207,9 @@ public final class ProxySettings {
     s.maxQueued = s.integer(root, "max_queued");
     Integer queueMs = s.integer(root, "queue_timeout_ms");
     s.queueTimeoutMillis = queueMs == null ? null : queueMs.longValue();
+    s.maxConnections = s.integer(root, "max_connections");
+    Integer idleMs = s.integer(root, "idle_timeout_ms");
+    s.idleTimeoutMillis = idleMs == null ? null : idleMs.longValue();
     s.alertWebhook = s.text(root, "alert_webhook");
     s.adminToken = s.text(root, "admin_token");
     for (JsonNode o : s.list(root, "slos")) {
@@ -251,6 +260,8 @@ public final class ProxySettings {
     m.maxInFlightByUpstream.putAll(flags.maxInFlightByUpstream);
     m.maxQueued = or(flags.maxQueued, maxQueued);
     m.queueTimeoutMillis = or(flags.queueTimeoutMillis, queueTimeoutMillis);
+    m.maxConnections = or(flags.maxConnections, maxConnections);
+    m.idleTimeoutMillis = or(flags.idleTimeoutMillis, idleTimeoutMillis);
     return m;
   }
 
@@ -286,7 +297,7 @@ public final class ProxySettings {
     List<dev.tokenmeter.governance.LiveSlo> live = SloSettings.slos(slos, Set.copyOf(declared), tenants,
         keysFile != null && tenantHeader == null, errors);
     AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,
-        queueTimeoutMillis, declared, errors);
+        queueTimeoutMillis, maxConnections, idleTimeoutMillis, declared, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);

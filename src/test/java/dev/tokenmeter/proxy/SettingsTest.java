@@ -92,9 +92,11 @@ class SettingsTest {
         max_in_flight: 64
         max_queued: 16
         queue_timeout_ms: 2500
+        max_connections: 100
+        idle_timeout_ms: 30000
         """);
     AdmissionLimits limits = ProxySettings.read(config).resolve(Map.of()).admission();
-    assertThat(limits).isEqualTo(new AdmissionLimits(64, Map.of("a", 8), 16, 2_500_000_000L));
+    assertThat(limits).isEqualTo(new AdmissionLimits(64, Map.of("a", 8), 16, 2_500_000_000L, 100, 30_000_000_000L));
     assertThat(limits.retryAfterSeconds()).isEqualTo(3);
 
     ProxySettings flags = new ProxySettings();
@@ -111,11 +113,15 @@ class SettingsTest {
         max_in_flight: 0
         max_queued: -1
         queue_timeout_ms: -5
+        max_connections: 0
+        idle_timeout_ms: 0
         """);
     ProxySettings bad = ProxySettings.read(config);
     ProxySettings.maxInFlightFlag("zz=3", bad);
     assertThatThrownBy(() -> bad.resolve(Map.of()))
-        .hasMessageContaining("5 mistakes")
+        .hasMessageContaining("7 mistakes")
+        .hasMessageContaining("max connections must be at least 1, got 0")
+        .hasMessageContaining("idle timeout must be from 1 ms to 24 h, got 0 ms")
         .hasMessageContaining("max in flight must be at least 1, got 0")
         .hasMessageContaining("max in flight of upstream 'a' must be at least 1, got 0")
         .hasMessageContaining("max in flight zz=3 names no upstream; upstreams: a")
