@@ -87,7 +87,7 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--prices", paramLabel = "FILE", description = "Price table (YAML or JSON): currency, and per model glob input and output per 1M tokens.")
   Path prices;
 
-  @Option(names = "--ca-cert", paramLabel = "FILE", description = "PEM certificates to trust for https upstreams (default: the JDK's trust store).")
+  @Option(names = {"--ca-cert", "--upstream-ca"}, paramLabel = "FILE", description = "PEM certificates to trust for https upstreams (default: the JDK's trust store).")
   Path caCert;
 
   @Option(names = "--ledger", paramLabel = "FILE|URL|none", description = "Where every metered request is recorded: a SQLite file (default: "
@@ -135,6 +135,12 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close a client connection with no request in flight after this long without traffic (default: 5m).")
   String idleTimeout;
+
+  @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve TLS on --listen with this PEM certificate chain (with --tls-key); reloaded when it changes.")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "FILE", description = "The PEM private key of --tls-cert (unencrypted PKCS#8, -----BEGIN PRIVATE KEY-----).")
+  Path tlsKey;
 
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
@@ -284,6 +290,8 @@ final class ProxyCommand implements Callable<Integer> {
     maxInFlight.forEach(m -> ProxySettings.maxInFlightFlag(m, flags));
     flags.maxQueued = maxQueued;
     flags.maxConnections = maxConnections;
+    flags.tlsCert = tlsCert == null ? null : tlsCert.toString();
+    flags.tlsKey = tlsKey == null ? null : tlsKey.toString();
     flags.idleTimeoutMillis = idleTimeout == null ? null : Durations.parseNanos("--idle-timeout", idleTimeout) / 1_000_000;
     flags.queueTimeoutMillis = queueTimeout == null ? null : Durations.parseNanos("--queue-timeout", queueTimeout) / 1_000_000;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);

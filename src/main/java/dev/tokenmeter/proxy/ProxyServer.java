@@ -68,9 +68,12 @@ public final class ProxyServer implements AutoCloseable {
   private final InetSocketAddress bound;
   private final ProxyContext ctx;
 
-  private ProxyServer(
-      EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record, ProxyContext ctx) {
+  private final ServerTls tlsOrNull;
+
+  private ProxyServer(EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record,
+      ProxyContext ctx, ServerTls tlsOrNull) {
     this.ctx = ctx;
+    this.tlsOrNull = tlsOrNull;
     this.group = group;
     this.serverChannel = serverChannel;
     this.channels = channels;
@@ -85,6 +88,7 @@ public final class ProxyServer implements AutoCloseable {
    * @param metricsOrNull the live metrics, also served at {@code GET /metrics}; null for none
    * @param counters tokenizers for responses without usage
    * @throws CannotListen when the address cannot be bound (a port in use, say), in one line
+   * @throws IllegalArgumentException when the listener's TLS files do not load, in one line
    */
   public static ProxyServer start(
       ProxyConfig config,
@@ -150,7 +154,10 @@ public final class ProxyServer implements AutoCloseable {
     ProxyContext ctx =
         new ProxyContext(config, record, metricsOrNull, budgetsOrNull, ticker, clock, clientClass, channels, balancer, board);
     live.set(ctx);
+    ServerTls tls = null;
     try {
+      tls = config.tlsOrNull() == null ? null : ServerTls.start(config.tlsOrNull(), System.err);
+      ServerTls serverTls = tls;
       ServerBootstrap b =
           new ServerBootstrap()
               .group(group)
@@ -164,6 +171,9 @@ public final class ProxyServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       FrontHandler front = new FrontHandler(ctx);
+                      if (serverTls != null) { // the context of this moment: a reload serves later connections
+                        ch.pipeline().addLast(serverTls.context().newHandler(ch.alloc()));
+                      }
                       ch.pipeline()
                           .addLast(new IdleStateHandler(0, 0, config.admission().idleTimeoutNanos(), TimeUnit.NANOSECONDS))
                           .addLast(new HttpServerCodec())
@@ -179,8 +189,11 @@ public final class ProxyServer implements AutoCloseable {
         throw new CannotListen(config.listen(), e);
       }
       channels.add(server);
-      return new ProxyServer(group, server, channels, record, ctx);
+      return new ProxyServer(group, server, channels, record, ctx, tls);
     } catch (RuntimeException e) {
+      if (tls != null) {
+        tls.close();
+      }
       ctx.dashboardExecutor.shutdownNow();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       record.close();
@@ -248,10 +261,15 @@ public final class ProxyServer implements AutoCloseable {
     return bound.getPort();
   }
 
-  /** {@code http://HOST:PORT} of the listener, without a trailing slash. */
+  /** {@code http://HOST:PORT} of the listener ({@code https://} with TLS), without a trailing slash. */
   public String baseUrl() {
     String host = bound.getAddress().getHostAddress();
-    return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
+    return (tlsOrNull == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
+  }
+
+  /** Times the listener's TLS files were reloaded after a change; 0 without TLS. */
+  public long tlsReloads() {
+    return tlsOrNull == null ? 0 : tlsOrNull.reloads();
   }
 
   /** The live dashboard's figures (served at {@code /dashboard}). */
@@ -299,5 +317,8 @@ public final class ProxyServer implements AutoCloseable {
         .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS + 500);
     record.close();
     ctx.dashboardExecutor.shutdownNow();
+    if (tlsOrNull != null) {
+      tlsOrNull.close();
+    }
   }
 }

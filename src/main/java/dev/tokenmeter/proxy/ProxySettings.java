@@ -51,6 +51,8 @@ import java.util.Set;
  * queue_timeout_ms: 10000           # the longest wait for a slot, then 503
  * max_connections: 10000            # client connections at once; one more: 503 and closed
  * idle_timeout_ms: 300000           # an idle client connection is closed
+ * tls_cert: cert.pem                # TLS on the listener: PEM chain and PKCS#8 key, reloaded on change
+ * tls_key: key.pem
  * slos:                             # the --slo grammar, per model glob / upstream / tenant
  *   - {objective: "ttft.p99<=750ms,errors<=1%"}
  *   - {objective: "tps.p10>=30", model: "llama*", tenant: acme}
@@ -62,7 +64,8 @@ public final class ProxySettings {
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
           "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos",
-          "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms");
+          "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms",
+          "tls_cert", "tls_key");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -139,6 +142,10 @@ public final class ProxySettings {
     AdmissionSettings.flag(text, flags);
   }
 
+  /** PEM certificate chain and key of the listener's TLS; both or neither. */
+  public String tlsCert;
+  public String tlsKey;
+
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
 
@@ -208,6 +215,8 @@ public final class ProxySettings {
     Integer queueMs = s.integer(root, "queue_timeout_ms");
     s.queueTimeoutMillis = queueMs == null ? null : queueMs.longValue();
     s.maxConnections = s.integer(root, "max_connections");
+    s.tlsCert = path(dir, s.text(root, "tls_cert"));
+    s.tlsKey = path(dir, s.text(root, "tls_key"));
     Integer idleMs = s.integer(root, "idle_timeout_ms");
     s.idleTimeoutMillis = idleMs == null ? null : idleMs.longValue();
     s.alertWebhook = s.text(root, "alert_webhook");
@@ -261,6 +270,8 @@ public final class ProxySettings {
     m.maxQueued = or(flags.maxQueued, maxQueued);
     m.queueTimeoutMillis = or(flags.queueTimeoutMillis, queueTimeoutMillis);
     m.maxConnections = or(flags.maxConnections, maxConnections);
+    m.tlsCert = or(flags.tlsCert, tlsCert);
+    m.tlsKey = or(flags.tlsKey, tlsKey);
     m.idleTimeoutMillis = or(flags.idleTimeoutMillis, idleTimeoutMillis);
     return m;
   }
@@ -298,6 +309,7 @@ public final class ProxySettings {
         keysFile != null && tenantHeader == null, errors);
     AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,
         queueTimeoutMillis, maxConnections, idleTimeoutMillis, declared, errors);
+    ListenerTls tls = listenerTls(errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
@@ -310,7 +322,7 @@ public final class ProxySettings {
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission, tls);
   }
 
   /**
@@ -321,6 +333,24 @@ public final class ProxySettings {
    */
   public List<dev.tokenmeter.governance.LiveSlo> resolveSlos() {
     return SloSettings.only(this, problems);
+  }
+
+  private ListenerTls listenerTls(List<String> errors) {
+    if (tlsCert == null && tlsKey == null) {
+      return null;
+    }
+    if (tlsCert == null || tlsKey == null) {
+      errors.add("TLS on the listener needs both --tls-cert CERT.pem and --tls-key KEY.pem (tls_cert, tls_key)");
+      return null;
+    }
+    ListenerTls tls = new ListenerTls(Path.of(tlsCert), Path.of(tlsKey));
+    try {
+      ServerTls.check(tls);
+    } catch (IllegalArgumentException e) {
+      errors.add(e.getMessage());
+      return null;
+    }
+    return tls;
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {

@@ -120,6 +120,19 @@ class ProxyCliIT {
   }
 
   @Test
+  void tlsFlagsReachTheSettings(@TempDir Path dir) {
+    Path missing = dir.resolve("missing.pem");
+    Cli.Result r = Cli.run("proxy", "--upstream", "https://127.0.0.1:1", "--upstream-ca", missing.toString(),
+        "--tls-cert", missing.toString(), "--ledger", "none", "--max-in-flight", "0", "--idle-timeout", "1m");
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
+    assertThat(r.err()).contains("3 mistakes")
+        .contains("upstream 'default': CA certificate " + missing)
+        .contains("TLS on the listener needs both --tls-cert CERT.pem and --tls-key KEY.pem")
+        .contains("max in flight must be at least 1, got 0")
+        .doesNotContain("Exception");
+  }
+
+  @Test
   void noUpstreamIsAMistake() {
     Cli.Result r = Cli.run("proxy");
     assertThat(r.exitCode()).isEqualTo(2);
