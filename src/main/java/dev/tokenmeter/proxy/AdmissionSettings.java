@@ -74,6 +74,17 @@ final class AdmissionSettings {
     return new AdmissionLimits(total, own, queued, timeoutNanos, connections, idleNanos);
   }
 
+  /** The file's admission keys into {@code s} (an upstream's own limit is read with its entry). */
+  static void read(ProxySettings s, com.fasterxml.jackson.databind.JsonNode root) {
+    s.maxInFlight = s.integer(root, "max_in_flight");
+    s.maxQueued = s.integer(root, "max_queued");
+    s.maxConnections = s.integer(root, "max_connections");
+    Integer queueMs = s.integer(root, "queue_timeout_ms");
+    s.queueTimeoutMillis = queueMs == null ? null : queueMs.longValue();
+    Integer idleMs = s.integer(root, "idle_timeout_ms");
+    s.idleTimeoutMillis = idleMs == null ? null : idleMs.longValue();
+  }
+
   /** {@code --max-in-flight N} (the proxy's) or {@code NAME=N} (an upstream's), into {@code settings}. */
   static void flag(String text, ProxySettings settings) {
     int eq = text.indexOf('=');

@@ -81,8 +81,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
       refusedConnection = true;
       String message = "tokenmeter proxy: over capacity: " + ctx.config.admission().maxConnections()
           + " client connections are open (its limit); retry after 1 s";
-      FullHttpResponse r = Responses.error(503, message, "server_error", "overloaded", null, false);
-      r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+      FullHttpResponse r = Responses.overloaded(message, 1, null, false);
       // Half-close and read on for 1 s before closing: closing with the client's request unread
       // would reset the connection, and the client would lose the answer.
       c.writeAndFlush(r).addListener(f -> {
@@ -143,6 +142,9 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
    * pipelined requests, recorded, and the connection closed (its body is not read further).
    */
   void tooLarge(HttpRequest head) {
+    if (refusedConnection) {
+      return; // answered 503 already
+    }
     queued.add(new Pending(null, headersNanos, headersEpochMillis, head));
     drain();
   }
@@ -253,9 +255,8 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     admission = null;
     waitingHold = null;
     hold.settle(0, 0, 0);
-    FullHttpResponse resp = Responses.error(503, message, "server_error", "overloaded", r.requestId(), r.keepAlive());
-    resp.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(ctx.config.admission().retryAfterSeconds()));
-    refuse(r, "overload", resp, message);
+    refuse(r, "overload", Responses.overloaded(message, ctx.config.admission().retryAfterSeconds(), r.requestId(),
+        r.keepAlive()), message);
     chc.channel().eventLoop().execute(this::drain); // a refusal after waiting: the next pipelined request
   }
 

@@ -149,6 +149,11 @@ public final class ProxySettings {
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
 
+  /** Notes a mistake of form found while reading, for {@link #resolve} to list. */
+  void problem(String line) {
+    problems.add(line);
+  }
+
   /**
    * Reads a settings file; mistakes of form are kept for {@link #resolve} to report with the
    * others. Relative file names inside it are resolved against its folder.
@@ -202,7 +207,7 @@ public final class ProxySettings {
     }
     String ledger = s.text(root, "ledger");
     s.ledger = ledger == null || ledger.startsWith("jdbc:") || ledger.equals("none") ? ledger : path(dir, ledger);
-    s.readUpstreams(root.get("upstreams"), dir);
+    UpstreamsSettings.read(s, root.get("upstreams"), dir);
     for (JsonNode r : s.list(root, "routes")) {
       s.routes.add(new RouteSpec(s.text(r, "model"), s.text(r, "upstream")));
     }
@@ -210,15 +215,9 @@ public final class ProxySettings {
       s.budgets.add(new BudgetSpec(s.text(b, "tenant"), s.text(b, "limit"), s.text(b, "period"), s.text(b, "enforce")));
     }
     s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
-    s.maxInFlight = s.integer(root, "max_in_flight");
-    s.maxQueued = s.integer(root, "max_queued");
-    Integer queueMs = s.integer(root, "queue_timeout_ms");
-    s.queueTimeoutMillis = queueMs == null ? null : queueMs.longValue();
-    s.maxConnections = s.integer(root, "max_connections");
+    AdmissionSettings.read(s, root);
     s.tlsCert = path(dir, s.text(root, "tls_cert"));
     s.tlsKey = path(dir, s.text(root, "tls_key"));
-    Integer idleMs = s.integer(root, "idle_timeout_ms");
-    s.idleTimeoutMillis = idleMs == null ? null : idleMs.longValue();
     s.alertWebhook = s.text(root, "alert_webhook");
     s.adminToken = s.text(root, "admin_token");
     for (JsonNode o : s.list(root, "slos")) {
@@ -309,7 +308,7 @@ public final class ProxySettings {
         keysFile != null && tenantHeader == null, errors);
     AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,
         queueTimeoutMillis, maxConnections, idleTimeoutMillis, declared, errors);
-    ListenerTls tls = listenerTls(errors);
+    ListenerTls tls = ServerTls.settings(tlsCert, tlsKey, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
@@ -333,24 +332,6 @@ public final class ProxySettings {
    */
   public List<dev.tokenmeter.governance.LiveSlo> resolveSlos() {
     return SloSettings.only(this, problems);
-  }
-
-  private ListenerTls listenerTls(List<String> errors) {
-    if (tlsCert == null && tlsKey == null) {
-      return null;
-    }
-    if (tlsCert == null || tlsKey == null) {
-      errors.add("TLS on the listener needs both --tls-cert CERT.pem and --tls-key KEY.pem (tls_cert, tls_key)");
-      return null;
-    }
-    ListenerTls tls = new ListenerTls(Path.of(tlsCert), Path.of(tlsKey));
-    try {
-      ServerTls.check(tls);
-    } catch (IllegalArgumentException e) {
-      errors.add(e.getMessage());
-      return null;
-    }
-    return tls;
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {
@@ -430,46 +411,7 @@ public final class ProxySettings {
     return value;
   }
 
-  /**
-   * {@code upstreams:} as a list of mappings ({@code - {name: a, url: URL}}), or as a mapping of
-   * name to URL ({@code a: URL}) or to the same mapping without its name ({@code a: {url: URL,
-   * api_key_env: ...}}), in the order written.
-   */
-  private void readUpstreams(JsonNode v, Path dir) {
-    if (v != null && v.isObject()) {
-      for (Map.Entry<String, JsonNode> e : v.properties()) {
-        JsonNode u = e.getValue();
-        if (u.isTextual()) {
-          upstreams.add(new UpstreamSpec(e.getKey(), u.asText(), null));
-        } else if (u.isObject()) {
-          upstreams.add(new UpstreamSpec(e.getKey(), text(u, "url"), text(u, "api_key_env"), path(dir, text(u, "ca_cert"))));
-          upstreamLimit(e.getKey(), u);
-        } else {
-          problems.add("upstreams: '" + e.getKey() + "' must be a URL or a mapping (url, api_key_env, ca_cert), got '"
-              + u.asText() + "'");
-        }
-      }
-      return;
-    }
-    if (v != null && !v.isNull() && !v.isArray()) {
-      problems.add("upstreams: expected a list of {name, url} or a mapping of name to URL, got '" + v.asText() + "'");
-      return;
-    }
-    for (JsonNode u : entries(v, "upstreams")) {
-      upstreams.add(new UpstreamSpec(text(u, "name"), text(u, "url"), text(u, "api_key_env"), path(dir, text(u, "ca_cert"))));
-      upstreamLimit(text(u, "name") == null ? Upstream.DEFAULT_NAME : text(u, "name").strip(), u);
-    }
-  }
-
-  /** An upstream entry's own {@code max_in_flight}. */
-  private void upstreamLimit(String name, JsonNode entry) {
-    Integer n = integer(entry, "max_in_flight");
-    if (n != null) {
-      maxInFlightByUpstream.put(name, n);
-    }
-  }
-
-  private String text(JsonNode parent, String key) {
+  String text(JsonNode parent, String key) {
     JsonNode v = parent.get(key);
     if (v == null || v.isNull()) {
       return null;
@@ -481,7 +423,7 @@ public final class ProxySettings {
     return v.asText();
   }
 
-  private Integer integer(JsonNode parent, String key) {
+  Integer integer(JsonNode parent, String key) {
     JsonNode v = parent.get(key);
     if (v == null || v.isNull()) {
       return null;
@@ -497,7 +439,7 @@ public final class ProxySettings {
     return entries(parent.get(key), key);
   }
 
-  private List<JsonNode> entries(JsonNode v, String key) {
+  List<JsonNode> entries(JsonNode v, String key) {
     List<JsonNode> out = new ArrayList<>();
     if (v == null || v.isNull()) {
       return out;
@@ -516,7 +458,7 @@ public final class ProxySettings {
     return out;
   }
 
-  private static String path(Path dir, String name) {
+  static String path(Path dir, String name) {
     return name == null || dir == null ? name : dir.resolve(name).toString();
   }
 

@@ -66,6 +66,28 @@ final class ServerTls implements AutoCloseable {
   }
 
   /**
+   * The listener's TLS as written ({@code --tls-cert}, {@code --tls-key}), checked: null when
+   * neither is given; each mistake one line in {@code errors}.
+   */
+  static ListenerTls settings(String certOrNull, String keyOrNull, List<String> errors) {
+    if (certOrNull == null && keyOrNull == null) {
+      return null;
+    }
+    if (certOrNull == null || keyOrNull == null) {
+      errors.add("TLS on the listener needs both --tls-cert CERT.pem and --tls-key KEY.pem (tls_cert, tls_key)");
+      return null;
+    }
+    ListenerTls tls = new ListenerTls(Path.of(certOrNull), Path.of(keyOrNull));
+    try {
+      check(tls);
+    } catch (IllegalArgumentException e) {
+      errors.add(e.getMessage());
+      return null;
+    }
+    return tls;
+  }
+
+  /**
    * Checks that the files load, for the settings' list of mistakes.
    *
    * @throws IllegalArgumentException in one line naming the file and the fix
