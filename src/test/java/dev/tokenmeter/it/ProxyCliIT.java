@@ -117,6 +117,11 @@ class ProxyCliIT {
               + " process, or another proxy, listens there); stop it, or pick another port with --listen HOST:PORT"
               + " (port 0: any free one)");
     }
+    Cli.Result elsewhere = Cli.run("proxy", "--listen", "192.0.2.1:0", "--upstream", "http://127.0.0.1:1",
+        "--ledger", "none"); // TEST-NET-1 (RFC 5737): never this machine's
+    assertThat(elsewhere.exitCode()).as(elsewhere.both()).isEqualTo(1);
+    assertThat(elsewhere.err().strip()).as(elsewhere.both()).isEqualTo("tokenmeter: cannot listen on 192.0.2.1:0: the"
+        + " address is not one of this machine's; pick one of its addresses (or 0.0.0.0) with --listen HOST:PORT");
   }
 
   @Test
