@@ -87,7 +87,7 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--prices", paramLabel = "FILE", description = "Price table (YAML or JSON): currency, and per model glob input and output per 1M tokens.")
   Path prices;
 
-  @Option(names = "--ca-cert", paramLabel = "FILE", description = "PEM certificates to trust for https upstreams (default: the JDK's trust store).")
+  @Option(names = {"--ca-cert", "--upstream-ca"}, paramLabel = "FILE", description = "PEM certificates to trust for https upstreams (default: the JDK's trust store).")
   Path caCert;
 
   @Option(names = "--ledger", paramLabel = "FILE|URL|none", description = "Where every metered request is recorded: a SQLite file (default: "
@@ -120,6 +120,27 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(names = "--slo", paramLabel = "[SCOPE:]OBJECTIVES", description = "Live SLOs in the bench grammar, e.g. 'ttft.p99<=750ms,errors<=1%%', optionally scoped 'tenant=acme;model=llama*: tps.p10>=30'; repeatable. Burn-rate alerts (page, ticket) to the log, --alert-webhook and /metrics (docs/PROXY.md, SLOs and alerts).")
   List<String> slos = List.of();
+
+  @Option(names = "--max-in-flight", paramLabel = "N|NAME=N", description = "Requests forwarded at once: N through the whole proxy (default: 4096), NAME=N to upstream NAME; repeatable. Past it a request waits (--queue-timeout), then gets 503 with Retry-After (docs/PROXY.md, At the edge).")
+  List<String> maxInFlight = List.of();
+
+  @Option(names = "--max-queued", paramLabel = "N", description = "Requests waiting for a slot, per limit (default: 1024); past it, 503 at once.")
+  Integer maxQueued;
+
+  @Option(names = "--queue-timeout", paramLabel = "DURATION", description = "The longest a request waits for a slot before its 503 (default: 10s).")
+  String queueTimeout;
+
+  @Option(names = "--max-connections", paramLabel = "N", description = "Client connections open at once (default: 10000); one more is answered 503 and closed.")
+  Integer maxConnections;
+
+  @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close a client connection with no request in flight after this long without traffic (default: 5m).")
+  String idleTimeout;
+
+  @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve TLS on --listen with this PEM certificate chain (with --tls-key); reloaded when it changes.")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "FILE", description = "The PEM private key of --tls-cert (unencrypted PKCS#8, -----BEGIN PRIVATE KEY-----).")
+  Path tlsKey;
 
   @Option(names = "--io-threads", paramLabel = "N", description = "Event loops (default: 1).")
   Integer ioThreads;
@@ -172,8 +193,7 @@ final class ProxyCommand implements Callable<Integer> {
       if (writer != null) {
         writer.close();
       }
-      throw new RunFailedException("cannot listen on " + cfg.listen() + ": " + e.getMessage()
-          + ". Is the port taken? Pick another with --listen.");
+      throw e instanceof ProxyServer.CannotListen no ? new RunFailedException(no.getMessage()) : e;
     }
     OtlpPush push = otlpSettings == null ? null : metrics.push(otlpSettings, InstantSource.system(), System.err);
     System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
@@ -220,7 +240,9 @@ final class ProxyCommand implements Callable<Integer> {
         ledgerLine = ", " + writer.written() + " written to the ledger, " + writer.dropped() + " dropped by it";
       }
       System.err.println("tokenmeter proxy: stopped; " + server.recorded() + " requests metered, "
-          + server.droppedRecords() + " records dropped (record queue full)" + ledgerLine);
+          + server.droppedRecords() + " records dropped (record queue full)" + ledgerLine
+          + (server.refusedConnections() == 0 ? "" : ", " + server.refusedConnections()
+              + " connections refused (--max-connections)"));
       closed.countDown();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -265,6 +287,13 @@ final class ProxyCommand implements Callable<Integer> {
     flags.alertWebhook = alertWebhook;
     flags.adminToken = adminToken;
     slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));
+    maxInFlight.forEach(m -> ProxySettings.maxInFlightFlag(m, flags));
+    flags.maxQueued = maxQueued;
+    flags.maxConnections = maxConnections;
+    flags.tlsCert = tlsCert == null ? null : tlsCert.toString();
+    flags.tlsKey = tlsKey == null ? null : tlsKey.toString();
+    flags.idleTimeoutMillis = idleTimeout == null ? null : Durations.parseNanos("--idle-timeout", idleTimeout) / 1_000_000;
+    flags.queueTimeoutMillis = queueTimeout == null ? null : Durations.parseNanos("--queue-timeout", queueTimeout) / 1_000_000;
     return config == null ? flags : ProxySettings.read(config).overriddenBy(flags);
   }
 

@@ -26,19 +26,31 @@ import java.util.ArrayDeque;
 
 /**
  * One client connection: takes each whole request, refuses what must be refused (no known key, a
- * tenant the key may not bill, over budget, unknown upstream; each refusal is answered, recorded
+ * tenant the key may not bill, over budget, unknown upstream, over the in-flight limits ({@link
+ * Admission}); each refusal is answered, recorded
  * as a ledger row and counted), serves {@code /metrics} and {@code /dashboard}, and runs one {@link ProxyExchange} at a time,
  * queueing pipelined requests behind it (HTTP/1.1 answers in order). Confined to its event loop.
  */
 final class FrontHandler extends ChannelInboundHandlerAdapter {
-  private record Pending(FullHttpRequest request, long nanos, long epochMillis) {}
+  /** A request as received: whole, or only the head of one whose body is over the limit. */
+  private record Pending(FullHttpRequest request, long nanos, long epochMillis, HttpRequest tooLargeOrNull) {
+    Pending(FullHttpRequest request, long nanos, long epochMillis) {
+      this(request, nanos, epochMillis, null);
+    }
+  }
 
   private final ProxyContext ctx;
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private ChannelHandlerContext chc;
   private ProxyExchange current;
+  /** The request passing the in-flight limits, then its exchange's slots until it ends; null when none. */
+  private Admission admission;
+  /** The budget hold of the request that waits in {@link #admission}'s queue. */
+  private BudgetBook.Hold waitingHold;
   /** A dashboard feed is being computed: later requests wait for its answer (HTTP/1.1 order). */
   private boolean awaitingFeed;
+  /** Opened past the connection limit: answered 503, closing. */
+  private boolean refusedConnection;
   private long headersNanos;
   private long headersEpochMillis;
 
@@ -63,12 +75,45 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext c) {
     chc = c;
+    if (ctx.connections.incrementAndGet() > ctx.config.admission().maxConnections()) {
+      // unasked, before any request: an HTTP/1.1 client reads it as the answer to what it sends
+      ctx.refusedConnections.increment();
+      refusedConnection = true;
+      String message = "tokenmeter proxy: over capacity: " + ctx.config.admission().maxConnections()
+          + " client connections are open (its limit); retry after 1 s";
+      FullHttpResponse r = Responses.overloaded(message, 1, null, false);
+      // Half-close and read on for 1 s before closing: closing with the client's request unread
+      // would reset the connection, and the client would lose the answer.
+      c.writeAndFlush(r).addListener(f -> {
+        if (c.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
+          d.shutdownOutput();
+        }
+        c.channel().eventLoop().schedule(() -> c.close(), 1, java.util.concurrent.TimeUnit.SECONDS);
+      });
+      return;
+    }
     ctx.channels.add(c.channel());
     c.fireChannelActive();
   }
 
+  /** Closes a connection idle for {@link AdmissionLimits#idleTimeoutNanos()} unless a request is in flight on it. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext c, Object event) {
+    if (event instanceof io.netty.handler.timeout.IdleStateEvent) {
+      if (current == null && admission == null && !awaitingFeed && queued.isEmpty()) {
+        c.close();
+      }
+      return;
+    }
+    c.fireUserEventTriggered(event);
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext c, Object msg) {
+    if (refusedConnection) {
+      io.netty.util.ReferenceCountUtil.release(msg); // answered 503 already; read only to close cleanly
+      return;
+    }
     if (!(msg instanceof FullHttpRequest request)) {
       c.fireChannelRead(msg);
       return;
@@ -78,14 +123,47 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void drain() {
-    while (current == null && !awaitingFeed && !queued.isEmpty() && chc.channel().isActive()) {
+    while (current == null && admission == null && !awaitingFeed && !queued.isEmpty() && chc.channel().isActive()) {
       Pending p = queued.poll();
+      if (p.tooLargeOrNull() != null) {
+        refuseTooLarge(p);
+        continue;
+      }
       try {
         handle(p);
       } finally {
         p.request().release();
       }
     }
+  }
+
+  /**
+   * A request whose body is over the limit (from {@link BodyLimit}): answered 413 in its turn among
+   * pipelined requests, recorded, and the connection closed (its body is not read further).
+   */
+  void tooLarge(HttpRequest head) {
+    if (refusedConnection) {
+      return; // answered 503 already
+    }
+    queued.add(new Pending(null, headersNanos, headersEpochMillis, head));
+    drain();
+  }
+
+  private void refuseTooLarge(Pending p) {
+    HttpRequest head = p.tooLargeOrNull();
+    String path = new QueryStringDecoder(head.uri()).rawPath();
+    String tenant = switch (ctx.config.tenants().resolve(head.headers())) {
+      case Tenants.Result.Refused no -> no.tenant();
+      case Tenants.Result.Tenant t -> t.name();
+    };
+    String requestId = head.headers().get("x-request-id");
+    requestId = requestId == null || requestId.isBlank() ? ctx.nextRequestId() : requestId;
+    int max = ctx.config.maxRequestBytes();
+    String message = "tokenmeter proxy: the request body is over "
+        + (max % (1 << 20) == 0 ? (max >> 20) + " MiB" : max + " bytes") + ", this proxy's limit; send a smaller one";
+    Refusal r = new Refusal(p, path, Route.of(path), tenant, null, requestId, false);
+    refuse(r, "too_large", Responses.error(413, message, "invalid_request_error", "request_too_large", requestId, false),
+        message);
   }
 
   private void handle(Pending p) {
@@ -154,8 +232,32 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
             r.model(), upstream.name(), r.path(), r.route(), -1);
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
-    current = new ProxyExchange(ctx, this, chc.channel(), head, body, parsed, state, info, hold);
-    current.start();
+    waitingHold = hold;
+    admission = new Admission(state.gates, state.gateNames, chc.channel().eventLoop(), ctx.config.admission(),
+        new Admission.Listener() {
+          @Override
+          public void admitted() {
+            waitingHold = null;
+            current = new ProxyExchange(ctx, FrontHandler.this, chc.channel(), head, body, parsed, state, info, hold);
+            current.start();
+          }
+
+          @Override
+          public void refused(String message) {
+            overloaded(r, hold, message);
+          }
+        });
+    admission.start();
+  }
+
+  /** 503 with {@code Retry-After}: the in-flight limits are full and the request could not wait longer. */
+  private void overloaded(Refusal r, BudgetBook.Hold hold, String message) {
+    admission = null;
+    waitingHold = null;
+    hold.settle(0, 0, 0);
+    refuse(r, "overload", Responses.overloaded(message, ctx.config.admission().retryAfterSeconds(), r.requestId(),
+        r.keepAlive()), message);
+    chc.channel().eventLoop().execute(this::drain); // a refusal after waiting: the next pipelined request
   }
 
   /**
@@ -268,6 +370,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     current = null;
+    closeAdmission();
     if (!reusable) {
       if (!HttpUtil.isKeepAlive(x.request()) && chc.channel().isActive()) {
         chc.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -287,16 +390,33 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext c) {
+    ctx.connections.decrementAndGet();
     ProxyExchange x = current;
     current = null;
     if (x != null) {
       x.clientClosed();
     }
+    closeAdmission();
     Pending p;
     while ((p = queued.poll()) != null) {
-      p.request().release();
+      if (p.request() != null) {
+        p.request().release();
+      }
     }
     c.fireChannelInactive();
+  }
+
+  /** Gives the slots back (the exchange ended), or leaves the queue (the client left while it waited). */
+  private void closeAdmission() {
+    if (admission == null) {
+      return;
+    }
+    admission.close();
+    admission = null;
+    if (waitingHold != null) {
+      waitingHold.settle(0, 0, 0); // never forwarded: nothing spent
+      waitingHold = null;
+    }
   }
 
   @Override

@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param adminTokenOrNull the token {@code /dashboard} asks for, or null for none (then the dashboard
  *     is open on a loopback listener and closed on any other; docs/PROXY.md, "Dashboard")
  * @param slos the live SLOs, one per objective (docs/PROXY.md, "SLOs and alerts"); empty for none
+ * @param admission how many requests go through at once, and how long the others wait
+ * @param tlsOrNull TLS on the listener, or null for plain HTTP
  */
 public record ProxyConfig(
     InetSocketAddress listen,
@@ -34,7 +36,9 @@ public record ProxyConfig(
     int maxRequestBytes,
     BudgetPlan budgets,
     String adminTokenOrNull,
-    List<LiveSlo> slos) {
+    List<LiveSlo> slos,
+    AdmissionLimits admission,
+    ListenerTls tlsOrNull) {
 
   /** 64 MiB: a long-context chat request with images inlined fits. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 64 << 20;
@@ -48,10 +52,23 @@ public record ProxyConfig(
     Objects.requireNonNull(tenants, "tenants");
     Objects.requireNonNull(prices, "prices");
     Objects.requireNonNull(budgets, "budgets");
+    Objects.requireNonNull(admission, "admission");
     slos = List.copyOf(slos);
+    if (!routing.upstreams().keySet().containsAll(admission.maxInFlightByUpstream().keySet())) {
+      throw new IllegalArgumentException("in-flight limits name upstreams that are not configured: "
+          + admission.maxInFlightByUpstream().keySet());
+    }
     if (ioThreads < 1 || recordThreads < 1 || recordQueueCapacity < 1 || maxRequestBytes < 1) {
       throw new IllegalArgumentException("thread counts, queue capacity and body limit must be positive");
     }
+  }
+
+  /** A configuration with the default admission limits. */
+  public ProxyConfig(InetSocketAddress listen, Routing routing, Tenants tenants, Prices prices, int ioThreads,
+      int recordThreads, int recordQueueCapacity, int maxRequestBytes, BudgetPlan budgets, String adminTokenOrNull,
+      List<LiveSlo> slos) {
+    this(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets,
+        adminTokenOrNull, slos, AdmissionLimits.DEFAULT, null);
   }
 
   /** A configuration without an admin token or SLOs. */
@@ -74,41 +91,58 @@ public record ProxyConfig(
         DEFAULT_MAX_REQUEST_BYTES,
         BudgetPlan.none(),
         null,
-        List.of());
+        List.of(),
+        AdmissionLimits.DEFAULT,
+        null);
   }
 
   /** This configuration with other tenants. */
   public ProxyConfig withTenants(Tenants t) {
-    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
+    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
   }
 
   /** This configuration with other prices. */
   public ProxyConfig withPrices(Prices p) {
-    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
+    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
   }
 
   /** This configuration with other routing. */
   public ProxyConfig withRouting(Routing r) {
-    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
+    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
   }
 
   /** This configuration with other budgets. */
   public ProxyConfig withBudgets(BudgetPlan b) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull, slos);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull, slos, admission, tlsOrNull);
   }
 
   /** This configuration with other SLOs. */
   public ProxyConfig withSlos(List<LiveSlo> s) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, s);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, s, admission, tlsOrNull);
   }
 
   /** This configuration with record queues of {@code capacity} events. */
   public ProxyConfig withRecordQueue(int capacity) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull, slos);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
   }
 
   /** This configuration with the dashboard's admin token (null for none). */
   public ProxyConfig withAdminToken(String tokenOrNull) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull, slos);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull, slos, admission, tlsOrNull);
+  }
+
+  /** This configuration with other admission limits. */
+  public ProxyConfig withAdmission(AdmissionLimits a) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, a, tlsOrNull);
+  }
+
+  /** This configuration with a request body limit of {@code bytes}. */
+  public ProxyConfig withMaxRequestBytes(int bytes) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, bytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
+  }
+
+  /** This configuration with TLS on the listener (null: plain HTTP). */
+  public ProxyConfig withTls(ListenerTls tls) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tls);
   }
 }

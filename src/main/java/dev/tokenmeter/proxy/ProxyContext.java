@@ -33,10 +33,24 @@ final class ProxyContext {
     /** Set once the upstream answered 400 to an added {@code stream_options}: never add it again. */
     final AtomicBoolean refusesUsageOption = new AtomicBoolean();
 
-    UpstreamState(Upstream upstream) {
+    /** The limits a request to it passes, in order: its own (when it has one), then the proxy's. */
+    final InFlightGate[] gates;
+    /** What each of {@link #gates} is, in a refusal's words. */
+    final String[] gateNames;
+
+    UpstreamState(Upstream upstream, AdmissionLimits limits, InFlightGate proxyGate) {
       this.upstream = upstream;
       this.sslOrNull =
           upstream.tls() ? new TlsSettings(upstream.caCertOrNull(), false).nettyContext() : null;
+      Integer own = limits.maxInFlightByUpstream().get(upstream.name());
+      String proxy = "the proxy";
+      if (own == null) {
+        gates = new InFlightGate[] {proxyGate};
+        gateNames = new String[] {proxy};
+      } else {
+        gates = new InFlightGate[] {new InFlightGate(own, limits.maxQueued()), proxyGate};
+        gateNames = new String[] {"upstream '" + upstream.name() + "'", proxy};
+      }
     }
   }
 
@@ -70,6 +84,10 @@ final class ProxyContext {
   /** Requests the proxy refused itself, by reason ({@link ProxyMetrics#refused}'s words). */
   final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> refusals =
       new java.util.concurrent.ConcurrentHashMap<>();
+  /** Client connections open now (counted from channelActive to channelInactive, refused ones too). */
+  final AtomicInteger connections = new AtomicInteger();
+  /** Client connections closed as they opened: {@link AdmissionLimits#maxConnections()} were open. */
+  final java.util.concurrent.atomic.LongAdder refusedConnections = new java.util.concurrent.atomic.LongAdder();
   private final ToIntFunction<String> inFlight = name -> upstreams.get(name).inFlight.get();
   private final String idPrefix;
   private final AtomicLong nextId = new AtomicLong();
@@ -96,8 +114,10 @@ final class ProxyContext {
     this.clock = clock;
     this.channelClass = channelClass;
     this.channels = channels;
+    AdmissionLimits limits = config.admission();
+    InFlightGate proxyGate = new InFlightGate(limits.maxInFlight(), limits.maxQueued());
     for (Upstream u : config.routing().upstreams().values()) {
-      upstreams.put(u.name(), new UpstreamState(u));
+      upstreams.put(u.name(), new UpstreamState(u, limits, proxyGate));
     }
     this.idPrefix = "tm-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + "-";
   }

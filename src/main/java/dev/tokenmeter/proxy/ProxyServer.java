@@ -26,8 +26,8 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -68,9 +68,12 @@ public final class ProxyServer implements AutoCloseable {
   private final InetSocketAddress bound;
   private final ProxyContext ctx;
 
-  private ProxyServer(
-      EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record, ProxyContext ctx) {
+  private final ServerTls tlsOrNull;
+
+  private ProxyServer(EventLoopGroup group, Channel serverChannel, ChannelGroup channels, RecordPath record,
+      ProxyContext ctx, ServerTls tlsOrNull) {
     this.ctx = ctx;
+    this.tlsOrNull = tlsOrNull;
     this.group = group;
     this.serverChannel = serverChannel;
     this.channels = channels;
@@ -84,7 +87,8 @@ public final class ProxyServer implements AutoCloseable {
    * @param sinks where finished records go (the ledger, tests); each must not block
    * @param metricsOrNull the live metrics, also served at {@code GET /metrics}; null for none
    * @param counters tokenizers for responses without usage
-   * @throws RuntimeException when the address cannot be bound (Netty rethrows the bind error)
+   * @throws CannotListen when the address cannot be bound (a port in use, say), in one line
+   * @throws IllegalArgumentException when the listener's TLS files do not load, in one line
    */
   public static ProxyServer start(
       ProxyConfig config,
@@ -150,7 +154,10 @@ public final class ProxyServer implements AutoCloseable {
     ProxyContext ctx =
         new ProxyContext(config, record, metricsOrNull, budgetsOrNull, ticker, clock, clientClass, channels, balancer, board);
     live.set(ctx);
+    ServerTls tls = null;
     try {
+      tls = config.tlsOrNull() == null ? null : ServerTls.start(config.tlsOrNull(), System.err);
+      ServerTls serverTls = tls;
       ServerBootstrap b =
           new ServerBootstrap()
               .group(group)
@@ -164,21 +171,69 @@ public final class ProxyServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       FrontHandler front = new FrontHandler(ctx);
+                      if (serverTls != null) { // the context of this moment: a reload serves later connections
+                        ch.pipeline().addLast(serverTls.context().newHandler(ch.alloc()));
+                      }
                       ch.pipeline()
+                          .addLast(new IdleStateHandler(0, 0, config.admission().idleTimeoutNanos(), TimeUnit.NANOSECONDS))
                           .addLast(new HttpServerCodec())
                           .addLast(front.headerStamp())
-                          .addLast(new HttpObjectAggregator(config.maxRequestBytes()))
+                          .addLast(new BodyLimit(config.maxRequestBytes(), front))
                           .addLast(front);
                     }
                   });
-      Channel server = b.bind(config.listen()).syncUninterruptibly().channel();
+      Channel server;
+      try {
+        server = b.bind(config.listen()).syncUninterruptibly().channel();
+      } catch (Exception e) { // Netty rethrows its bind failure (an IOException) undeclared
+        throw new CannotListen(config.listen(), e);
+      }
       channels.add(server);
-      return new ProxyServer(group, server, channels, record, ctx);
+      return new ProxyServer(group, server, channels, record, ctx, tls);
     } catch (RuntimeException e) {
+      if (tls != null) {
+        tls.close();
+      }
       ctx.dashboardExecutor.shutdownNow();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       record.close();
       throw e;
+    }
+  }
+
+  /**
+   * The listen address cannot be bound. Its message is one line naming the address, the reason in
+   * words and the fix, e.g. {@code cannot listen on 127.0.0.1:8080: the port is already in use
+   * (another process, or another proxy, listens there); stop it, or pick another port with --listen
+   * HOST:PORT (port 0: any free one)}.
+   */
+  public static final class CannotListen extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CannotListen(InetSocketAddress address, Exception cause) {
+      super("cannot listen on " + hostPort(address) + ": " + reason(cause), cause);
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+      String host = a.getHostString();
+      return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** Netty's epoll says "bind(..) failed with error(-98): Address already in use", NIO a BindException. */
+    private static String reason(Exception e) {
+      String m = String.valueOf(e.getMessage());
+      if (m.contains("Address already in use")) {
+        return "the port is already in use (another process, or another proxy, listens there); stop it, or pick"
+            + " another port with --listen HOST:PORT (port 0: any free one)";
+      }
+      if (m.contains("Permission denied")) {
+        return "permission denied (ports below 1024 need privileges); pick a port from 1024 up with --listen HOST:PORT";
+      }
+      if (m.contains("Cannot assign requested address")) {
+        return "the address is not one of this machine's; pick one of its addresses (or 0.0.0.0) with --listen HOST:PORT";
+      }
+      String line = ProxySettings.firstLine(m).replaceFirst("^bind\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "");
+      return line + "; pick another address with --listen HOST:PORT";
     }
   }
 
@@ -206,10 +261,15 @@ public final class ProxyServer implements AutoCloseable {
     return bound.getPort();
   }
 
-  /** {@code http://HOST:PORT} of the listener, without a trailing slash. */
+  /** {@code http://HOST:PORT} of the listener ({@code https://} with TLS), without a trailing slash. */
   public String baseUrl() {
     String host = bound.getAddress().getHostAddress();
-    return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
+    return (tlsOrNull == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
+  }
+
+  /** Times the listener's TLS files were reloaded after a change; 0 without TLS. */
+  public long tlsReloads() {
+    return tlsOrNull == null ? 0 : tlsOrNull.reloads();
   }
 
   /** The live dashboard's figures (served at {@code /dashboard}). */
@@ -222,11 +282,21 @@ public final class ProxyServer implements AutoCloseable {
     return record.droppedRecords();
   }
 
-  /** Requests the proxy refused itself so far, by reason (auth, tenant, budget, upstream, invalid). */
+  /** Requests the proxy refused itself so far, by reason (auth, tenant, budget, upstream, invalid, overload, too_large). */
   public java.util.Map<String, Long> refusals() {
     java.util.Map<String, Long> m = new java.util.TreeMap<>();
     ctx.refusals.forEach((reason, n) -> m.put(reason, n.sum()));
     return m;
+  }
+
+  /** Client connections open now. */
+  public int openConnections() {
+    return ctx.connections.get();
+  }
+
+  /** Client connections answered 503 and closed as they opened, the connection limit reached. */
+  public long refusedConnections() {
+    return ctx.refusedConnections.sum();
   }
 
   /** Records handed to the sinks so far. */
@@ -247,5 +317,8 @@ public final class ProxyServer implements AutoCloseable {
         .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS + 500);
     record.close();
     ctx.dashboardExecutor.shutdownNow();
+    if (tlsOrNull != null) {
+      tlsOrNull.close();
+    }
   }
 }

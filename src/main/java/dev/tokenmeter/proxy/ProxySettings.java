@@ -29,6 +29,7 @@ import java.util.Set;
  * upstreams:
  *   - {name: vllm, url: http://10.0.0.5:8000}
  *   - {name: openai, url: https://api.openai.com, api_key_env: OPENAI_API_KEY}
+ * # or a mapping: upstreams: {vllm: http://10.0.0.5:8000, openai: {url: https://api.openai.com, api_key_env: ...}}
  * routes:
  *   - {model: "gpt-*", upstream: openai}
  *   - {model: "llama-*", upstream: "h100,a100"}   # a pool: --balance picks one per request
@@ -45,6 +46,13 @@ import java.util.Set;
  * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
  * alert_webhook: http://127.0.0.1:9000/hook   # budget notices and SLO alerts
  * admin_token: 6f1c...            # /dashboard asks for it (needed on a non-loopback listen)
+ * max_in_flight: 4096              # requests forwarded at once; an upstream entry may have its own
+ * max_queued: 1024                  # requests waiting per limit, then 503
+ * queue_timeout_ms: 10000           # the longest wait for a slot, then 503
+ * max_connections: 10000            # client connections at once; one more: 503 and closed
+ * idle_timeout_ms: 300000           # an idle client connection is closed
+ * tls_cert: cert.pem                # TLS on the listener: PEM chain and PKCS#8 key, reloaded on change
+ * tls_key: key.pem
  * slos:                             # the --slo grammar, per model glob / upstream / tenant
  *   - {objective: "ttft.p99<=750ms,errors<=1%"}
  *   - {objective: "tps.p10>=30", model: "llama*", tenant: acme}
@@ -55,7 +63,9 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos");
+          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos",
+          "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms",
+          "tls_cert", "tls_key");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -114,9 +124,35 @@ public final class ProxySettings {
   /** The dashboard's admin token; null: none. */
   public String adminToken;
   public List<SloSpec> slos = new ArrayList<>();
+  /** Requests in flight through the proxy at once; null: {@link AdmissionLimits#DEFAULT_MAX_IN_FLIGHT}. */
+  public Integer maxInFlight;
+  /** Requests in flight to one upstream at once, by name (an entry's {@code max_in_flight}). */
+  public Map<String, Integer> maxInFlightByUpstream = new LinkedHashMap<>();
+  /** Requests waiting per limit; null: {@link AdmissionLimits#DEFAULT_MAX_QUEUED}. */
+  public Integer maxQueued;
+  /** The longest wait for a slot, ms; null: {@link AdmissionLimits#DEFAULT_QUEUE_TIMEOUT_NANOS}. */
+  public Long queueTimeoutMillis;
+  /** Client connections at once; null: {@link AdmissionLimits#DEFAULT_MAX_CONNECTIONS}. */
+  public Integer maxConnections;
+  /** An idle client connection is closed after this, ms; null: {@link AdmissionLimits#DEFAULT_IDLE_TIMEOUT_NANOS}. */
+  public Long idleTimeoutMillis;
+
+  /** {@code --max-in-flight N} (the proxy's limit) or {@code NAME=N} (an upstream's), into {@code flags}. */
+  public static void maxInFlightFlag(String text, ProxySettings flags) {
+    AdmissionSettings.flag(text, flags);
+  }
+
+  /** PEM certificate chain and key of the listener's TLS; both or neither. */
+  public String tlsCert;
+  public String tlsKey;
 
   /** The problems found so far while reading (a file's unknown keys, wrong types). */
   private final List<String> problems = new ArrayList<>();
+
+  /** Notes a mistake of form found while reading, for {@link #resolve} to list. */
+  void problem(String line) {
+    problems.add(line);
+  }
 
   /**
    * Reads a settings file; mistakes of form are kept for {@link #resolve} to report with the
@@ -171,10 +207,7 @@ public final class ProxySettings {
     }
     String ledger = s.text(root, "ledger");
     s.ledger = ledger == null || ledger.startsWith("jdbc:") || ledger.equals("none") ? ledger : path(dir, ledger);
-    for (JsonNode u : s.list(root, "upstreams")) {
-      s.upstreams.add(new UpstreamSpec(s.text(u, "name"), s.text(u, "url"), s.text(u, "api_key_env"),
-          path(dir, s.text(u, "ca_cert"))));
-    }
+    UpstreamsSettings.read(s, root.get("upstreams"), dir);
     for (JsonNode r : s.list(root, "routes")) {
       s.routes.add(new RouteSpec(s.text(r, "model"), s.text(r, "upstream")));
     }
@@ -182,6 +215,9 @@ public final class ProxySettings {
       s.budgets.add(new BudgetSpec(s.text(b, "tenant"), s.text(b, "limit"), s.text(b, "period"), s.text(b, "enforce")));
     }
     s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
+    AdmissionSettings.read(s, root);
+    s.tlsCert = path(dir, s.text(root, "tls_cert"));
+    s.tlsKey = path(dir, s.text(root, "tls_key"));
     s.alertWebhook = s.text(root, "alert_webhook");
     s.adminToken = s.text(root, "admin_token");
     for (JsonNode o : s.list(root, "slos")) {
@@ -227,6 +263,15 @@ public final class ProxySettings {
     m.alertWebhook = or(flags.alertWebhook, alertWebhook);
     m.adminToken = or(flags.adminToken, adminToken);
     m.slos = flags.slos.isEmpty() ? slos : flags.slos;
+    m.maxInFlight = or(flags.maxInFlight, maxInFlight);
+    m.maxInFlightByUpstream.putAll(maxInFlightByUpstream);
+    m.maxInFlightByUpstream.putAll(flags.maxInFlightByUpstream);
+    m.maxQueued = or(flags.maxQueued, maxQueued);
+    m.queueTimeoutMillis = or(flags.queueTimeoutMillis, queueTimeoutMillis);
+    m.maxConnections = or(flags.maxConnections, maxConnections);
+    m.tlsCert = or(flags.tlsCert, tlsCert);
+    m.tlsKey = or(flags.tlsKey, tlsKey);
+    m.idleTimeoutMillis = or(flags.idleTimeoutMillis, idleTimeoutMillis);
     return m;
   }
 
@@ -261,6 +306,9 @@ public final class ProxySettings {
         keysFile != null && tenantHeader == null, prices, errors);
     List<dev.tokenmeter.governance.LiveSlo> live = SloSettings.slos(slos, Set.copyOf(declared), tenants,
         keysFile != null && tenantHeader == null, errors);
+    AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,
+        queueTimeoutMillis, maxConnections, idleTimeoutMillis, declared, errors);
+    ListenerTls tls = ServerTls.settings(tlsCert, tlsKey, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
@@ -273,7 +321,7 @@ public final class ProxySettings {
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission, tls);
   }
 
   /**
@@ -363,7 +411,7 @@ public final class ProxySettings {
     return value;
   }
 
-  private String text(JsonNode parent, String key) {
+  String text(JsonNode parent, String key) {
     JsonNode v = parent.get(key);
     if (v == null || v.isNull()) {
       return null;
@@ -375,7 +423,7 @@ public final class ProxySettings {
     return v.asText();
   }
 
-  private Integer integer(JsonNode parent, String key) {
+  Integer integer(JsonNode parent, String key) {
     JsonNode v = parent.get(key);
     if (v == null || v.isNull()) {
       return null;
@@ -388,7 +436,10 @@ public final class ProxySettings {
   }
 
   private List<JsonNode> list(JsonNode parent, String key) {
-    JsonNode v = parent.get(key);
+    return entries(parent.get(key), key);
+  }
+
+  List<JsonNode> entries(JsonNode v, String key) {
     List<JsonNode> out = new ArrayList<>();
     if (v == null || v.isNull()) {
       return out;
@@ -407,7 +458,7 @@ public final class ProxySettings {
     return out;
   }
 
-  private static String path(Path dir, String name) {
+  static String path(Path dir, String name) {
     return name == null || dir == null ? name : dir.resolve(name).toString();
   }
 

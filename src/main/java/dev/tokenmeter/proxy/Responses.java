@@ -42,6 +42,13 @@ final class Responses {
     return r;
   }
 
+  /** 503 {@code overloaded} with {@code Retry-After}: the proxy's own limits are full (docs/PROXY.md, "At the edge"). */
+  static FullHttpResponse overloaded(String message, long retryAfterSeconds, String requestId, boolean keepAlive) {
+    FullHttpResponse r = error(503, message, "server_error", "overloaded", requestId, keepAlive);
+    r.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds));
+    return r;
+  }
+
   static byte[] errorBody(String message, String type, String code) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator g = JSON.createGenerator(out)) {

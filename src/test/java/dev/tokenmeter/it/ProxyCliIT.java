@@ -106,6 +106,38 @@ class ProxyCliIT {
   }
 
   @Test
+  void aBusyListenPortIsOneLineNamingThePortAndTheFix() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      Cli.Result r = Cli.run("proxy", "--listen", "127.0.0.1:" + port, "--upstream", "http://127.0.0.1:1",
+          "--ledger", "none");
+      assertThat(r.exitCode()).as(r.both()).isEqualTo(1);
+      assertThat(r.err().strip().lines().toList()).as(r.both()).containsExactly(
+          "tokenmeter: cannot listen on 127.0.0.1:" + port + ": the port is already in use (another"
+              + " process, or another proxy, listens there); stop it, or pick another port with --listen HOST:PORT"
+              + " (port 0: any free one)");
+    }
+    Cli.Result elsewhere = Cli.run("proxy", "--listen", "192.0.2.1:0", "--upstream", "http://127.0.0.1:1",
+        "--ledger", "none"); // TEST-NET-1 (RFC 5737): never this machine's
+    assertThat(elsewhere.exitCode()).as(elsewhere.both()).isEqualTo(1);
+    assertThat(elsewhere.err().strip()).as(elsewhere.both()).isEqualTo("tokenmeter: cannot listen on 192.0.2.1:0: the"
+        + " address is not one of this machine's; pick one of its addresses (or 0.0.0.0) with --listen HOST:PORT");
+  }
+
+  @Test
+  void tlsFlagsReachTheSettings(@TempDir Path dir) {
+    Path missing = dir.resolve("missing.pem");
+    Cli.Result r = Cli.run("proxy", "--upstream", "https://127.0.0.1:1", "--upstream-ca", missing.toString(),
+        "--tls-cert", missing.toString(), "--ledger", "none", "--max-in-flight", "0", "--idle-timeout", "1m");
+    assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
+    assertThat(r.err()).contains("3 mistakes")
+        .contains("upstream 'default': CA certificate " + missing)
+        .contains("TLS on the listener needs both --tls-cert CERT.pem and --tls-key KEY.pem")
+        .contains("max in flight must be at least 1, got 0")
+        .doesNotContain("Exception");
+  }
+
+  @Test
   void noUpstreamIsAMistake() {
     Cli.Result r = Cli.run("proxy");
     assertThat(r.exitCode()).isEqualTo(2);

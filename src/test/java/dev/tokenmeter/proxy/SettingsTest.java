@@ -55,6 +55,90 @@ class SettingsTest {
   }
 
   @Test
+  void upstreamsMayBeAMappingOfNameToUrl(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("proxy.yaml");
+    Files.writeString(config, """
+        upstreams:
+          vllm: "http://10.0.0.5:8000"
+          openai: {url: "https://api.openai.com", api_key_env: O_KEY}
+          small: http://127.0.0.1:8001
+        routes:
+          - {model: "gpt-*", upstream: openai}
+        """);
+    ProxyConfig c = ProxySettings.read(config).resolve(Map.of("O_KEY", "sk-o"));
+    assertThat(c.routing().upstreams().keySet()).containsExactly("vllm", "openai", "small");
+    assertThat(c.routing().upstreams().get("vllm").hostHeader()).isEqualTo("10.0.0.5:8000");
+    assertThat(c.routing().upstreams().get("openai").tls()).isTrue();
+    assertThat(c.routing().upstreams().get("openai").apiKeyOrNull()).isEqualTo("sk-o");
+    assertThat(c.routing().route("gpt-4o", new DefaultHttpHeaders()).name()).isEqualTo("openai");
+    assertThat(c.routing().route("llama", new DefaultHttpHeaders()).name()).isEqualTo("vllm");
+
+    Files.writeString(config, "upstreams: {a: [1, 2], b: 'ftp://x'}\n");
+    assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
+        .hasMessageContaining("upstreams: 'a' must be a URL or a mapping (url, api_key_env, ca_cert)")
+        .hasMessageContaining("upstream b: 'ftp://x' must start with http:// or https://");
+    Files.writeString(config, "upstreams: http://10.0.0.5:8000\n");
+    assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
+        .hasMessageContaining("upstreams: expected a list of {name, url} or a mapping of name to URL, got 'http://10.0.0.5:8000'");
+  }
+
+  @Test
+  void admissionLimitsFromTheFileAndFlags(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("proxy.yaml");
+    Files.writeString(config, """
+        upstreams:
+          a: {url: "http://127.0.0.1:8000", max_in_flight: 8}
+          b: http://127.0.0.1:8001
+        max_in_flight: 64
+        max_queued: 16
+        queue_timeout_ms: 2500
+        max_connections: 100
+        idle_timeout_ms: 30000
+        """);
+    AdmissionLimits limits = ProxySettings.read(config).resolve(Map.of()).admission();
+    assertThat(limits).isEqualTo(new AdmissionLimits(64, Map.of("a", 8), 16, 2_500_000_000L, 100, 30_000_000_000L));
+    assertThat(limits.retryAfterSeconds()).isEqualTo(3);
+
+    ProxySettings flags = new ProxySettings();
+    ProxySettings.maxInFlightFlag("b=4", flags);
+    ProxySettings.maxInFlightFlag("32", flags);
+    AdmissionLimits merged = ProxySettings.read(config).overriddenBy(flags).resolve(Map.of()).admission();
+    assertThat(merged.maxInFlight()).isEqualTo(32);
+    assertThat(merged.maxInFlightByUpstream()).isEqualTo(Map.of("a", 8, "b", 4));
+    assertThat(new ProxySettings().overriddenBy(flagsFor("http://127.0.0.1:1")).resolve(Map.of()).admission())
+        .isEqualTo(AdmissionLimits.DEFAULT);
+
+    Files.writeString(config, """
+        upstreams: {a: {url: "http://127.0.0.1:8000", max_in_flight: 0}}
+        max_in_flight: 0
+        max_queued: -1
+        queue_timeout_ms: -5
+        max_connections: 0
+        idle_timeout_ms: 0
+        """);
+    ProxySettings bad = ProxySettings.read(config);
+    ProxySettings.maxInFlightFlag("zz=3", bad);
+    assertThatThrownBy(() -> bad.resolve(Map.of()))
+        .hasMessageContaining("7 mistakes")
+        .hasMessageContaining("max connections must be at least 1, got 0")
+        .hasMessageContaining("idle timeout must be from 1 ms to 24 h, got 0 ms")
+        .hasMessageContaining("max in flight must be at least 1, got 0")
+        .hasMessageContaining("max in flight of upstream 'a' must be at least 1, got 0")
+        .hasMessageContaining("max in flight zz=3 names no upstream; upstreams: a")
+        .hasMessageContaining("max queued must be 0 or more, got -1")
+        .hasMessageContaining("queue timeout must be from 0 to 1 h, got -5 ms");
+    assertThatThrownBy(() -> ProxySettings.maxInFlightFlag("many", new ProxySettings()))
+        .hasMessage("--max-in-flight 'many': write N (the proxy's limit) or NAME=N (an upstream's), N a whole number"
+            + " of requests, e.g. 512 or vllm=64");
+  }
+
+  private static ProxySettings flagsFor(String url) {
+    ProxySettings f = new ProxySettings();
+    f.upstreams.add(new ProxySettings.UpstreamSpec(null, url, null));
+    return f;
+  }
+
+  @Test
   void jsonWorksTooAndFlagsWin(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("proxy.json");
     Files.writeString(config, "{\"listen\":\"127.0.0.1:1\",\"upstreams\":[{\"url\":\"http://127.0.0.1:8000\"}],\"io_threads\":4}");
@@ -82,7 +166,7 @@ class SettingsTest {
         """);
     assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("upstreams: expected a list")
+        .hasMessageContaining("upstreams: 'a' must be a URL or a mapping")
         .hasMessageContaining("routes: every entry must be a mapping")
         .hasMessageContaining("io_threads: expected a whole number, got 'lots'")
         .hasMessageContaining("record_queue must be at least 1, got 0")

@@ -41,6 +41,13 @@ public record SelfSignedCert(X509ExtendedKeyManager keyManager, Path caPem) {
     return new SelfSignedCert((X509ExtendedKeyManager) kmf.getKeyManagers()[0], caPem);
   }
 
+  /** Writes the certificate's private key to {@code file} as unencrypted PKCS#8 PEM, as {@code --tls-key} reads it. */
+  public Path writeKeyPem(Path file) throws java.io.IOException {
+    byte[] der = keyManager.getPrivateKey("tm").getEncoded();
+    String b64 = java.util.Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der);
+    return Files.writeString(file, "-----BEGIN PRIVATE KEY-----\n" + b64 + "\n-----END PRIVATE KEY-----\n");
+  }
+
   private static void keytool(String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
