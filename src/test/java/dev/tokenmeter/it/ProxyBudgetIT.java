@@ -16,12 +16,8 @@ import dev.tokenmeter.testkit.SimFixture;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -113,19 +109,10 @@ class ProxyBudgetIT {
         new BudgetBook(List.of(budget), InstantSource.system(), (m, i, o) -> Double.NaN, (t, s) -> TenantSpend.NONE, listener);
     try (SimFixture sim = SimFixture.start(SimFixture.config(20, 5));
         ProxyFixture proxy = ProxyFixture.withBudgets(sim.baseUrl(), book)) {
-      ExecutorService pool = Executors.newFixedThreadPool(48);
-      List<Future<RawHttp.Response>> sent = new ArrayList<>();
-      for (int i = 0; i < 48; i++) {
-        sent.add(pool.submit(() -> RawHttp.post(proxy.baseUrl(), "/v1/completions", body, "x-tenant: acme")));
-      }
-      int ok = 0;
-      int refused = 0;
-      for (Future<RawHttp.Response> f : sent) {
-        int status = f.get().status();
-        ok += status == 200 ? 1 : 0;
-        refused += status == 429 ? 1 : 0;
-      }
-      pool.shutdown();
+      java.util.Map<Integer, Integer> byStatus =
+          RawHttp.postMany(48, 48, proxy.baseUrl(), "/v1/completions", body, "x-tenant: acme");
+      int ok = byStatus.getOrDefault(200, 0);
+      int refused = byStatus.getOrDefault(429, 0);
       assertThat(ok + refused).isEqualTo(48);
       // 12 reservations fit at once; a request that settles above its reservation leaves less room.
       assertThat(ok).isBetween(1, 47);

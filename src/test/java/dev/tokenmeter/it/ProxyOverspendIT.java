@@ -15,11 +15,7 @@ import dev.tokenmeter.proxy.TokenCounters;
 import dev.tokenmeter.testkit.SimFixture;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -58,19 +54,10 @@ class ProxyOverspendIT {
     BudgetBook book = book(budget);
     try (SimFixture sim = SimFixture.start(SimFixture.config(1, 0));
         ProxyFixture proxy = ProxyFixture.withBudgets(sim.baseUrl(), book)) {
-      ExecutorService pool = Executors.newFixedThreadPool(16);
-      List<Future<RawHttp.Response>> sent = new ArrayList<>();
-      for (int i = 0; i < 200; i++) {
-        sent.add(pool.submit(() -> RawHttp.post(proxy.baseUrl(), "/v1/completions", body, "x-tenant: acme")));
-      }
-      int ok = 0;
-      int refused = 0;
-      for (Future<RawHttp.Response> f : sent) {
-        int status = f.get().status();
-        ok += status == 200 ? 1 : 0;
-        refused += status == 429 ? 1 : 0;
-      }
-      pool.shutdown();
+      java.util.Map<Integer, Integer> byStatus =
+          RawHttp.postMany(200, 16, proxy.baseUrl(), "/v1/completions", body, "x-tenant: acme");
+      int ok = byStatus.getOrDefault(200, 0);
+      int refused = byStatus.getOrDefault(429, 0);
       assertThat(ok + refused).isEqualTo(200);
       List<MeteredRequest> records = proxy.awaitRecords(200);
       awaitSettled(book, budget);

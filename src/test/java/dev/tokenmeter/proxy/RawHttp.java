@@ -32,6 +32,27 @@ public final class RawHttp {
     return send(baseUrl, "POST", path, json.getBytes(StandardCharsets.UTF_8), headerLines);
   }
 
+  /**
+   * {@code n} POSTs of {@code json}, {@code threads} at a time; returns how many got each status.
+   */
+  public static Map<Integer, Integer> postMany(int n, int threads, String baseUrl, String path, String json,
+      String... headerLines) throws Exception {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      java.util.List<java.util.concurrent.Future<Response>> sent = new java.util.ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        sent.add(pool.submit(() -> post(baseUrl, path, json, headerLines)));
+      }
+      Map<Integer, Integer> byStatus = new java.util.TreeMap<>();
+      for (java.util.concurrent.Future<Response> f : sent) {
+        byStatus.merge(f.get().status(), 1, Integer::sum);
+      }
+      return byStatus;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
   public static Response get(String baseUrl, String path, String... headerLines) {
     return send(baseUrl, "GET", path, new byte[0], headerLines);
   }
