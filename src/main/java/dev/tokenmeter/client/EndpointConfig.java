@@ -73,4 +73,14 @@ public record EndpointConfig(
   public String modelsPath() {
     return api.modelsPath(baseUrl.getRawPath());
   }
+
+  /**
+   * The body of the smallest real request this API takes: the prompt "hi", one output token,
+   * streamed as configured, with {@code --extra-body} merged; for a pre-flight that asks the
+   * generation route itself when the model list does not answer.
+   */
+  public byte[] oneTokenRequestBody() {
+    return new RequestBodyEncoder(this).encode(new dev.tokenmeter.core.request.RequestSpec(
+        0, new dev.tokenmeter.core.request.Prompt.Text("hi"), 1, false, java.util.OptionalInt.of(1)));
+  }
 }

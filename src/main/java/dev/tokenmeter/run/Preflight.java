@@ -76,7 +76,15 @@ public final class Preflight {
               + (status == 200 ? "no " + cfg.api().wireName() + " model list" : "HTTP " + status) + ", and "
               + base.resolve(other.modelsPath(base.getRawPath())) + " did: this endpoint answered like " + server(other);
           if (!cfg.api().openAiCompatible()) {
-            throw new TargetException(line + "; try --api " + other.wireName());
+            // A gateway may serve the generation route alone: judge by a real one-token request.
+            int answered = oneTokenRequest(http, cfg, timeout);
+            if (answered < 200 || answered >= 300) {
+              throw new TargetException(line + "; a one-token request to POST " + base.resolve(cfg.requestPath())
+                  + " answered HTTP " + answered + ": try --api " + other.wireName());
+            }
+            warnings.add(line + ", but a one-token " + cfg.api().wireName() + " request was answered (HTTP "
+                + answered + "): continuing without a model list");
+            return new Result(List.of(), warnings);
           }
           // TGI, llama.cpp and Ollama speak OpenAI's chat too, and not all of them list models there.
           warnings.add(line + "; if its requests fail, try --api " + other.wireName());
@@ -104,7 +112,19 @@ public final class Preflight {
   }
 
   private static HttpResponse<String> get(HttpClient http, EndpointConfig cfg, URI uri, Duration timeout) {
-    HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(timeout).GET();
+    return send(http, cfg, HttpRequest.newBuilder(uri).timeout(timeout).GET());
+  }
+
+  /** The status of one real request of the API ({@link EndpointConfig#oneTokenRequestBody}), its body read and dropped. */
+  private static int oneTokenRequest(HttpClient http, EndpointConfig cfg, Duration timeout) {
+    URI uri = cfg.baseUrl().resolve(cfg.requestPath());
+    return send(http, cfg, HttpRequest.newBuilder(uri).timeout(timeout.multipliedBy(4))
+        .header("content-type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(cfg.oneTokenRequestBody()))).statusCode();
+  }
+
+  private static HttpResponse<String> send(HttpClient http, EndpointConfig cfg, HttpRequest.Builder req) {
+    Duration timeout = req.build().timeout().orElse(Duration.ofSeconds(10));
     String key = cfg.apiKey();
     switch (cfg.api()) {
       case ANTHROPIC -> {

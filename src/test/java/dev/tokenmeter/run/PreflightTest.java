@@ -75,7 +75,8 @@ class PreflightTest {
     assertThatThrownBy(() -> check(Api.OLLAMA, null))
         .isInstanceOf(TargetException.class) // exit 2: the user fixes it with a flag
         .hasMessageContaining("/api/tags answered HTTP 404")
-        .hasMessageEndingWith("this endpoint answered like an OpenAI server; try --api chat");
+        .hasMessageContaining("this endpoint answered like an OpenAI server; a one-token request to POST")
+        .hasMessageEndingWith("/api/chat answered HTTP 404: try --api chat");
     bodies.clear();
     bodies.put("/api/tags", "{\"models\":[{\"name\":\"llama3.2:latest\"}]}");
     assertThat(check(Api.CHAT, null).warnings()).singleElement().asString()
@@ -85,6 +86,26 @@ class PreflightTest {
     bodies.clear();
     bodies.put("/info", "{\"model_id\":\"m\"}");
     assertThatThrownBy(() -> check(Api.ANTHROPIC, null)).hasMessageEndingWith("try --api tgi");
+  }
+
+  /**
+   * A server whose model list is another API's (Ollama's tags) but that also serves the asked API's
+   * generation route (Ollama's Anthropic-compatible /v1/messages, or a gateway): the list alone
+   * does not refuse it; one real one-token request decides.
+   */
+  @Test
+  void aGenerationRouteThatAnswersIsNotRefusedOnTheListAlone() {
+    bodies.put("/api/tags", "{\"models\":[{\"name\":\"qwen3:8b\"}]}");
+    bodies.put("/v1/messages", "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}");
+    Preflight.Result r = check(Api.ANTHROPIC, "k1");
+    assertThat(r.models()).isEmpty();
+    assertThat(r.warnings()).singleElement().asString()
+        .contains("but a one-token anthropic request was answered (HTTP 200): continuing without a model list");
+    bodies.remove("/v1/messages");
+    assertThatThrownBy(() -> check(Api.ANTHROPIC, "k1"))
+        .hasMessageContaining("a one-token request to POST http://127.0.0.1:")
+        .hasMessageContaining("/v1/messages answered HTTP 404")
+        .hasMessageEndingWith("try --api ollama");
   }
 
   @Test
