@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * <p>The full fit from scratch, rounds of simulate-then-fit until the factors stop moving:
  *
  * <pre>
- * ./mvnw -q -o test -Dtest=AccuracyFitTest -Daccuracy.refit=true
+ * ./mvnw -q -o test -Paccuracy -Daccuracy.refit=true
  * </pre>
  *
  * writes {@code target/accuracy-fit.txt} with each candidate k's factors (the least objective's for
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * writes {@code target/accuracy-sensitivity.md}: each fold refitted without each other source in
  * turn, the rows that move a held-out median by 3 points or more; the doc holds it too.
  */
+@Tag("accuracy") // about 7 minutes: its own profile, ./mvnw test -Paccuracy (CI runs it after verify)
 class AccuracyFitTest {
   private static final Path DOC = Path.of("docs", "SIMULATOR.md");
   private static final Path GENERATED = Path.of("target", "accuracy-table.md");
