@@ -26,10 +26,25 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
+    abbreviateSynopsis = true,
     sortOptions = false,
     description = {
-      "Load-tests an OpenAI-compatible streaming endpoint and reports TTFT, TPOT, ITL and tokens/s per stage.",
-      "Writes requests.jsonl and summary.json to --out DIR (metric definitions: docs/METRICS.md)."
+      "Load-tests an LLM streaming endpoint and reports TTFT, TPOT, ITL and tokens/s per stage.",
+      "One stage per --concurrency or --rate value, each with a warm-up, a measured window and a cool-down; writes requests.jsonl, summary.json and report.html to --out DIR (metric definitions: docs/METRICS.md)."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter bench --url http://127.0.0.1:8000 \\",
+      "      --model meta-llama/Llama-3.1-8B-Instruct --concurrency 1,10,25,50 \\",
+      "      --duration 60s --input-tokens 512 --output-tokens 256 \\",
+      "      --extra-body '{\"ignore_eos\":true}'",
+      "  tokenmeter bench --url http://127.0.0.1:8000 --model M --rate 2,4,8 \\",
+      "      --arrival poisson --slo 'ttft.p99<=1s,tps.p10>=30'",
+      "  tokenmeter bench --url https://api.openai.com --model gpt-4o-mini \\",
+      "      --api-key-env OPENAI_API_KEY --concurrency 4 --requests 40 \\",
+      "      --max-requests 40",
+      "  tokenmeter bench --url http://127.0.0.1:8000 --model M \\",
+      "      --find-max-concurrency 1..256 --slo 'ttft.p99<=1s'"
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -20,12 +20,19 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "compare",
     mixinStandardHelpOptions = true,
+    abbreviateSynopsis = true,
     sortOptions = false,
     description = {
-      "Compares results folders: each against the first (the baseline), stage by stage (matched by load",
-      "label). Per stage: TTFT, TPOT, ITL, E2E p50/p99, per-user decode TPS p50/p10, output tokens/s,",
-      "requests/s and error rate, with the change and a significance test on the per-request values",
-      "(Mann-Whitney U, bootstrap, Fisher's exact; Holm-adjusted; docs/METRICS.md)."
+      "Compares results folders stage by stage, each against the first (the baseline).",
+      "Stages are matched by load label. Per stage: TTFT, TPOT, ITL, E2E p50/p99, per-user decode TPS p50/p10, output tokens/s, requests/s and error rate, with the change and whether it is significant: Welch's t-test over the runs of --repeat, else over blocks of time; block-bootstrap intervals for the tails; Fisher's exact test for errors; Holm-adjusted (docs/METRICS.md, Comparing runs)."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter compare results/before results/after",
+      "  tokenmeter compare results/before results/after --markdown pr.md \\",
+      "      --html compare.html",
+      "  tokenmeter compare results/RUN --production tokenmeter-ledger.db \\",
+      "      --since 24h"
     })
 final class CompareCommand implements Callable<Integer> {
   @Parameters(paramLabel = "DIR", arity = "1..*", description = "Results folders (summary.json, requests.jsonl); the first is the baseline. With --production, one bench run.")

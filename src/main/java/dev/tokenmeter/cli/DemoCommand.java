@@ -31,12 +31,16 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
+    abbreviateSynopsis = true,
     sortOptions = false,
     description = {
-      "Runs a short concurrency sweep (1, 10, 25, 50 users) against the embedded OpenAI-compatible server,",
-      "which simulates a continuous-batching engine serving --model on --gpus x --gpu (default: Llama 3.1 8B",
-      "on one H100 SXM): per-user TPS falls as users share each iteration while aggregate TPS climbs.",
-      "--server-ttft/--server-itl use a fixed schedule instead. Writes the same results folder as bench."
+      "Runs a short concurrency sweep (1, 10, 25, 50 users) against the embedded simulated server.",
+      "The server simulates a continuous-batching engine serving --model on --gpus x --gpu (default: Llama 3.1 8B on one H100 SXM): per-user TPS falls as users share each iteration while aggregate TPS climbs. --server-ttft/--server-itl use a fixed schedule instead. Writes the same results folder as bench."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter demo",
+      "  tokenmeter demo --model llama-3.1-70b --gpu h100-sxm --gpus 4"
     })
 final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

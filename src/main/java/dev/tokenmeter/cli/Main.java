@@ -16,6 +16,14 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.VersionProvider.class,
     description = "Measures how fast LLM servers really serve tokens: TTFT, TPOT, ITL, tokens/s, under load.",
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter demo",
+      "  tokenmeter bench --url http://127.0.0.1:8000 --model M --concurrency 1,10,50",
+      "  tokenmeter simulate --model llama-3.1-8b --gpu h100-sxm --concurrency 1,16,64",
+      "  tokenmeter proxy --upstream http://127.0.0.1:8000",
+      "%nEach command's options and examples: tokenmeter COMMAND --help"
+    },
     subcommands = {
       BenchCommand.class,
       CompareCommand.class,

@@ -19,10 +19,12 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Combines the results folders of load generators that ran at the same time, against the same",
-      "target, with the same plan: per stage, histograms add exactly, counts and throughputs add, the",
-      "load is the sum (c=8 on two machines is c=16). Writes summary.json (with merged_from) and",
-      "requests.jsonl (every part's lines, with a part field) to --out."
+      "Combines the results folders of load generators that ran at the same time, against the same target, with the same plan.",
+      "Per stage, histograms add exactly, counts and throughputs add, and the load is the sum (c=8 on two machines is c=16). Writes summary.json (with merged_from) and requests.jsonl (every part's lines, with a part field) to --out."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter merge results/host-a results/host-b --out results/merged"
     })
 final class MergeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -18,6 +18,11 @@ import picocli.CommandLine.Spec;
     description = {
       "Lists the simulator's model and accelerator presets with their figures (sources in docs/SIMULATOR.md).",
       "With --json, one object of 'models' or 'gpus', saved to a file and edited, is a --model-file or --gpu-file."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter sim presets",
+      "  tokenmeter sim presets --json"
     })
 final class PresetsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

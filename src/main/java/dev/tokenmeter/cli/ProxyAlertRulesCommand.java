@@ -18,11 +18,14 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Writes the Prometheus rules equivalent to the proxy's live SLO alerts, over the",
-      "proxy's own /metrics: recording rules of the bad share per window and the page",
-      "(fast burn) and ticket (slow burn) alerts, for teams that run Alertmanager",
-      "(docs/PROXY.md, SLOs and alerts). A latency or speed threshold must be a bucket",
-      "boundary of its histogram."
+      "Writes the Prometheus rules equivalent to the proxy's live SLO alerts.",
+      "Over the proxy's own /metrics: recording rules of the bad share per window and the page (fast burn) and ticket (slow burn) alerts, for teams that run Alertmanager (docs/PROXY.md, SLOs and alerts). A latency or speed threshold must be a bucket boundary of its histogram."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter proxy alert-rules --slo 'ttft.p99<=750ms,errors<=1%%' \\",
+      "      --out rules.yml",
+      "  tokenmeter proxy alert-rules --config proxy.yaml --out rules.yml"
     })
 final class ProxyAlertRulesCommand implements Callable<Integer> {
   @Option(names = "--slo", paramLabel = "[SCOPE:]OBJECTIVES", description = "As for tokenmeter proxy; repeatable.")

@@ -38,14 +38,21 @@ import picocli.CommandLine.Option;
 @Command(
     name = "proxy",
     mixinStandardHelpOptions = true,
+    abbreviateSynopsis = true,
     sortOptions = false,
     subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class, ProxyAlertRulesCommand.class,
         ProxyDriftCommand.class, ProxyDriftCommand.ExportWorkload.class},
     description = {
-      "Meters production traffic: a reverse proxy in front of OpenAI-compatible",
-      "servers that passes every request and response through unchanged and records,",
-      "per request, tokens in and out, TTFT, TPOT, ITL, E2E, outcome, tenant and cost",
-      "(docs/PROXY.md)."
+      "Meters production traffic: a reverse proxy in front of LLM servers that records every request.",
+      "Every request and response passes through unchanged; per request it records tokens in and out, TTFT, TPOT, ITL, E2E, outcome, tenant and cost in a ledger, serves /metrics and a dashboard, and enforces budgets and SLO alerts when given (docs/PROXY.md)."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter proxy --listen 127.0.0.1:8080 --upstream http://127.0.0.1:8000",
+      "  tokenmeter proxy --upstream vllm=http://10.0.0.5:8000 --keys keys.txt \\",
+      "      --prices prices.yaml --budget 'acme=2000000 tokens/day/enforce'",
+      "  tokenmeter proxy --config proxy.yaml",
+      "  tokenmeter proxy usage --since 1h --by model"
     })
 final class ProxyCommand implements Callable<Integer> {
   /** The ledger of {@code proxy} and {@code proxy usage} when none is named. */
@@ -334,10 +341,12 @@ final class ProxyCommand implements Callable<Integer> {
       name = "hash-key",
       mixinStandardHelpOptions = true,
       description = {
-        "Reads one API key from standard input and prints its keys-file line,",
-        "'TENANT sha256:SALT:HASH' (a fresh random salt each time). The key is read from",
-        "stdin so that it never appears in the shell history or the process list; it is",
-        "neither stored nor printed."
+        "Reads one API key from standard input and prints its keys-file line, 'TENANT sha256:SALT:HASH'.",
+        "A fresh random salt each time. The key is read from stdin so that it never appears in the shell history or the process list; it is neither stored nor printed."
+      },
+      footerHeading = "%nExamples:%n",
+      footer = {
+        "  tokenmeter proxy hash-key --tenant acme"
       })
   static final class HashKey implements Callable<Integer> {
     @Option(names = "--tenant", required = true, paramLabel = "NAME", description = "The tenant the key belongs to.")

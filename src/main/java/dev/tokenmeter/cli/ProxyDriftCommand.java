@@ -28,9 +28,13 @@ import picocli.CommandLine.Option;
     name = "drift",
     mixinStandardHelpOptions = true,
     description = {
-      "Compares a window of the proxy's ledger with a bench run's workload: input and output",
-      "lengths (two-sample KS and PSI), model mix (PSI) and concurrency, in words, with the",
-      "statistics (docs/PROXY.md, Drift). The same report the proxy's --baseline raises live."
+      "Compares a window of the proxy's ledger with a bench run's workload, in words.",
+      "Input and output lengths (two-sample KS and PSI), model mix (PSI) and concurrency, with the statistics (docs/PROXY.md, Drift). The same report the proxy's --baseline raises live."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter proxy drift --ledger tokenmeter-ledger.db \\",
+      "      --baseline results/RUN --since 24h"
     })
 final class ProxyDriftCommand extends ProxyLedgerReader {
   @Option(names = "--baseline", required = true, paramLabel = "DIR", description = "A bench run's folder (summary.json, and requests.jsonl when there).")
@@ -77,10 +81,13 @@ final class ProxyDriftCommand extends ProxyLedgerReader {
       name = "export-workload",
       mixinStandardHelpOptions = true,
       description = {
-        "Writes the workload the proxy observed in a window of its ledger: input and output",
-        "lengths as 101 quantiles, arrival rate overall and by UTC hour, model mix and the",
-        "cached share of prompt tokens, as JSON that 'bench' and 'simulate' read back with",
-        "--workload FILE (docs/PROXY.md, Exporting the workload)."
+        "Writes the workload the proxy observed in a window of its ledger, for bench and simulate to replay.",
+        "Input and output lengths as 101 quantiles, arrival rate overall and by UTC hour, model mix and the cached share of prompt tokens, as JSON that 'bench' and 'simulate' read back with --workload FILE (docs/PROXY.md, Exporting the workload)."
+      },
+      footerHeading = "%nExamples:%n",
+      footer = {
+        "  tokenmeter proxy export-workload --ledger tokenmeter-ledger.db --since 7d \\",
+        "      --out profile.json"
       })
   static final class ExportWorkload extends ProxyLedgerReader {
     @Option(names = "--since", defaultValue = "7d", paramLabel = "WHEN",

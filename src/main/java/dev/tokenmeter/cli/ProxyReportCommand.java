@@ -26,9 +26,12 @@ import picocli.CommandLine.Spec;
     name = "report",
     mixinStandardHelpOptions = true,
     description = {
-      "Renders a window of the metering proxy's ledger as report.html and production.json: the answer",
-      "in words, per-user TPS against the concurrency in flight at each request's start and its knee,",
-      "TTFT and TPOT against load, tokens and spend per tenant, errors over time (docs/PROXY.md)."
+      "Renders a window of the metering proxy's ledger as report.html and production.json.",
+      "The answer in words, per-user TPS against the concurrency in flight at each request's start and its knee, TTFT and TPOT against load, tokens and spend per tenant, errors over time (docs/PROXY.md)."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter proxy report --since 24h --out results/production"
     })
 final class ProxyReportCommand implements Callable<Integer> {
   @Option(

@@ -31,9 +31,15 @@ import picocli.CommandLine.Spec;
     name = "usage",
     mixinStandardHelpOptions = true,
     description = {
-      "Reads the metering proxy's ledger: requests, errors by class, tokens (in, out,",
-      "reasoning, cached), TTFT and TPOT p50/p99, per-user decode TPS p50/p10 and",
-      "spend, per tenant, model, upstream or UTC day, over a window up to now."
+      "Reads the metering proxy's ledger: requests, errors, tokens, latency and spend per tenant, model, upstream or day.",
+      "Per row: requests, errors by class, tokens (in, out, reasoning, cached), TTFT and TPOT p50/p99, per-user decode TPS p50/p10 and spend, over a window up to now."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter proxy usage --since 1h --by model",
+      "  tokenmeter proxy usage \\",
+      "      --ledger 'jdbc:postgresql://db.internal:5432/tokenmeter?user=tokenmeter' \\",
+      "      --since 7d --json"
     })
 final class ProxyUsageCommand implements Callable<Integer> {
   private static final Pattern DAYS = Pattern.compile("(\\d+)d");

@@ -16,8 +16,13 @@ import picocli.CommandLine.Parameters;
     name = "report",
     mixinStandardHelpOptions = true,
     description = {
-      "Renders report.html from a results folder's summary.json: the answer in plain words, charts and tables,",
-      "one self-contained file that opens offline. Works on any results folder, partial and simulated runs included."
+      "Renders report.html from a results folder's summary.json: the answer in plain words, charts and tables.",
+      "One self-contained file that opens offline. Works on any results folder, partial and simulated runs included."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter report results/RUN",
+      "  tokenmeter report --recover results/RUN"
     })
 final class ReportCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "Results folder (holds summary.json).")

@@ -26,12 +26,18 @@ final class SimCommand {
   @Command(
       name = "serve",
       mixinStandardHelpOptions = true,
+      abbreviateSynopsis = true,
       sortOptions = false,
       description = {
-        "Serves /v1/chat/completions, /v1/completions and /v1/models on 127.0.0.1 until Ctrl-C, streaming",
-        "every token when a simulated continuous-batching engine makes it (--model, --gpu, --gpus), or,",
-        "with --ttft/--itl or --zero-delay, on a fixed schedule. GET /metrics serves vLLM's Prometheus metrics",
-        "computed from the engine (docs/SIMULATOR.md, \"/metrics\")."
+        "Serves an OpenAI-compatible streaming API on 127.0.0.1 from a simulated inference engine until Ctrl-C.",
+        "/v1/chat/completions, /v1/completions and /v1/models stream every token when a simulated continuous-batching engine makes it (--model, --gpu, --gpus), or, with --ttft/--itl or --zero-delay, on a fixed schedule. GET /metrics serves vLLM's Prometheus metrics computed from the engine (docs/SIMULATOR.md, \"/metrics\")."
+      },
+      footerHeading = "%nExamples:%n",
+      footer = {
+        "  tokenmeter sim serve --port 8000",
+        "  tokenmeter sim serve --model llama-3.1-70b --gpu h100-sxm --gpus 4 \\",
+        "      --port 8000",
+        "  tokenmeter sim serve --zero-delay --port 8000"
       })
   static final class Serve implements Callable<Integer> {
     @Option(names = "--port", description = "TCP port on 127.0.0.1 (default: ${DEFAULT-VALUE}; 0 = any free port).")

@@ -22,12 +22,20 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "simulate",
     mixinStandardHelpOptions = true,
+    abbreviateSynopsis = true,
     sortOptions = false,
     description = {
-      "Predicts what bench would measure against --model served on --gpus x --gpu, in seconds: the same",
-      "continuous-batching engine model as `sim serve`, run as a discrete-event simulation in virtual time with",
-      "bench's load models and workloads. Every request generates exactly its max_tokens (ignore_eos).",
-      "Writes the same requests.jsonl and summary.json as bench (settings.simulation marks them simulated)."
+      "Predicts what bench would measure against --model served on --gpus x --gpu, in seconds.",
+      "The same continuous-batching engine model as `sim serve`, run as a discrete-event simulation in virtual time with bench's load models and workloads. Every request generates exactly its max_tokens (ignore_eos). Writes the same requests.jsonl and summary.json as bench (settings.simulation marks them simulated)."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter simulate --model llama-3.1-70b --gpu h100-sxm --gpus 4 \\",
+      "      --concurrency 1,16,64,256",
+      "  tokenmeter simulate --model llama-3.1-70b --gpu h100-sxm --gpus 4 \\",
+      "      --find-max-concurrency 1..512 --slo 'ttft.p99<=1s,tps.p10>=30'",
+      "  tokenmeter simulate --workload profile.json --model llama-3.1-8b \\",
+      "      --gpu h100-sxm --rate 2,4,8"
     })
 final class SimulateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -26,6 +26,13 @@ import picocli.CommandLine.Parameters;
     description = {
       "Counts tokens with one or several tokenizers side by side: tokens, characters and words per token, cost.",
       "Text from the arguments, --file, or standard input; --input-jsonl counts every record of a dataset."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  tokenmeter tokens -t o200k_base,cl100k_base 'How many tokens is this?'",
+      "  tokenmeter tokens -t gpt-4o -t path/to/tokenizer.json --file prompt.txt \\",
+      "      --ids",
+      "  tokenmeter tokens -t o200k_base --input-jsonl dataset.jsonl --field text"
     })
 final class TokensCommand implements Callable<Integer> {
   @Parameters(paramLabel = "TEXT", arity = "0..*", description = "Text to count (joined by spaces). Default: --file, else standard input.")
