@@ -5,17 +5,12 @@ import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.governance.DriftBaseline;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerException;
-import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.proxy.ProxyConfig;
 import dev.tokenmeter.run.RunFailedException;
-import dev.tokenmeter.proxy.ProxyServer;
+import dev.tokenmeter.proxy.ProxyRun;
 import dev.tokenmeter.proxy.ProxySettings;
-import dev.tokenmeter.proxy.Routing;
 import dev.tokenmeter.proxy.TokenCounters;
-import dev.tokenmeter.proxy.Upstream;
-import dev.tokenmeter.telemetry.OtlpPush;
-import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import dev.tokenmeter.tokenizer.TokenizerException;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
 import java.io.BufferedReader;
@@ -30,7 +25,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -160,63 +154,17 @@ final class ProxyCommand implements Callable<Integer> {
     ProxySettings settings = settings();
     ProxyConfig cfg = settings.resolve(System.getenv());
     var otlpSettings = ExportOptions.otlp(otlp, otlpInterval); // checked before anything is opened
-    DriftBaseline driftBaseline = baseline == null ? null : ProxyDrift.baseline(baseline); // before the ledger opens
-    java.time.Duration window = ProxyDrift.window(driftWindow);
+    DriftBaseline driftBaseline = baseline == null ? null : DriftOptions.baseline(baseline); // before the ledger opens
+    java.time.Duration window = DriftOptions.window(driftWindow);
     Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
-    LedgerWriter writer = ledger == null ? null : ledger.writer();
-    PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(
-        PrometheusProxyMetrics.Limits.DEFAULT, cfg.routing().upstreams().keySet());
-    ProxyBudgets budgetBook;
+    ProxyRun run;
     try {
-      budgetBook = ProxyBudgets.of(cfg.budgets(), cfg.prices(), ledger, metrics, InstantSource.system(), System.err);
-    } catch (RuntimeException e) {
-      if (writer != null) {
-        writer.close();
-      }
-      throw e;
+      run = ProxyRun.start(new ProxyRun.Parts(cfg, ledger, driftBaseline, window, otlpSettings, tokenCounters()),
+          Ticker.system(), InstantSource.system(), System.err);
+    } catch (ProxyRun.CannotStart e) {
+      throw new RunFailedException(e.getMessage());
     }
-    ProxySlos sloBook = ProxySlos.of(cfg.slos(), cfg.budgets().webhookOrNull(), metrics, Ticker.system(),
-        InstantSource.system(), System.err, ProxySlos.EVALUATE_EVERY_MILLIS);
-    List<dev.tokenmeter.ledger.RecordSink> sinks = new java.util.ArrayList<>();
-    if (writer != null) {
-      sinks.add(writer);
-    }
-    if (sloBook.bookOrNull() != null) {
-      sinks.add(sloBook.bookOrNull());
-    }
-    ProxyDrift drift = ProxyDrift.of(driftBaseline, window, cfg.budgets().webhookOrNull(), metrics,
-        InstantSource.system(), System.err);
-    if (drift.monitorOrNull() != null) {
-      sinks.add(drift.monitorOrNull());
-    }
-    ProxyServer server;
-    try {
-      server = ProxyServer.start(cfg, sinks, metrics, budgetBook.bookOrNull(),
-          tokenCounters(), Ticker.system(), InstantSource.system());
-    } catch (RuntimeException e) {
-      drift.close();
-      budgetBook.close();
-      sloBook.close();
-      if (writer != null) {
-        writer.close();
-      }
-      throw e instanceof ProxyServer.CannotListen no ? new RunFailedException(no.getMessage()) : e;
-    }
-    OtlpPush push = otlpSettings == null ? null : metrics.push(otlpSettings, InstantSource.system(), System.err);
-    System.err.println("tokenmeter proxy: listening on " + server.baseUrl() + " -> " + describe(cfg.routing())
-        + "; metrics at " + server.baseUrl() + "/metrics; dashboard at " + server.baseUrl() + "/dashboard"
-        + (cfg.adminTokenOrNull() != null ? " (admin token)" : cfg.listen().getAddress().isLoopbackAddress() ? ""
-            : " (closed: no --admin-token)") + "; ledger "
-        + (ledger == null ? "none" : ledger.target().display())
-        + (driftBaseline == null ? "" : "; drift against " + driftBaseline.source() + " over "
-            + dev.tokenmeter.governance.DriftNotice.words(window))
-        + (push == null ? "" : "; pushing metrics to " + otlpSettings.endpoint()) + "; Ctrl-C to stop");
-    if (writer != null) {
-      metrics.watchLedger(writer::failedCommits, writer::dropped);
-    }
-    dev.tokenmeter.proxy.ProxyWatch watch = new dev.tokenmeter.proxy.ProxyWatch(
-        writer == null ? null : () -> dev.tokenmeter.proxy.ProxyWatch.LedgerCounts.of(writer), server::refusals,
-        System.err, Ticker.system()).start();
+    System.err.println(run.startLine());
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -233,23 +181,8 @@ final class ProxyCommand implements Callable<Integer> {
     } catch (InterruptedException e) {
       // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
     } finally {
-      server.close();
-      watch.close();
-      if (push != null) {
-        push.close(); // after the server: the final push holds every request it metered
-      }
-      drift.close();
-      budgetBook.close();
-      sloBook.close();
-      String ledgerLine = "";
-      if (writer != null) {
-        writer.close();
-        ledgerLine = ", " + writer.written() + " written to the ledger, " + writer.dropped() + " dropped by it";
-      }
-      System.err.println("tokenmeter proxy: stopped; " + server.recorded() + " requests metered, "
-          + server.droppedRecords() + " records dropped (record queue full)" + ledgerLine
-          + (server.refusedConnections() == 0 ? "" : ", " + server.refusedConnections()
-              + " connections refused (--max-connections)"));
+      run.close();
+      System.err.println(run.stopLine());
       closed.countDown();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -329,11 +262,6 @@ final class ProxyCommand implements Callable<Integer> {
                 return Optional.empty(); // a broken map entry: count chunks rather than fail requests
               }
             }).orElse(null);
-  }
-
-  private static String describe(Routing routing) {
-    String ups = routing.upstreams().values().stream().map(Upstream::toString).collect(Collectors.joining(", "));
-    return routing.balanceOrNull() == null ? ups : ups + " (balance " + routing.balanceOrNull().policy().flag() + ")";
   }
 
   /** {@code tokenmeter proxy hash-key}: a keys-file entry for one API key. */

@@ -55,7 +55,7 @@ final class ProxyDriftCommand extends ProxyLedgerReader {
 
   @Override
   public Integer call() {
-    DriftBaseline base = ProxyDrift.baseline(baseline);
+    DriftBaseline base = DriftOptions.baseline(baseline);
     Instant now = clock.instant();
     Instant from = ProxyUsageCommand.parseSince(since, now);
     List<DriftSample.Request> requests = new ArrayList<>();

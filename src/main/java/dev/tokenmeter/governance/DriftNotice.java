@@ -10,7 +10,7 @@ import java.util.List;
  * @param window the rolling window it covered
  * @param cleared true when the dimensions that had drifted are back within the benchmark's
  */
-public record DriftNotice(DriftReport report, Duration window, boolean cleared) {
+public record DriftNotice(DriftReport report, Duration window, boolean cleared) implements Alert {
 
   /** A window in words: {@code "15 min"}, {@code "90 s"}. */
   public static String words(Duration window) {
@@ -27,5 +27,10 @@ public record DriftNotice(DriftReport report, Duration window, boolean cleared) 
         .map(DriftReport.Finding::sentence).toList();
     return "drift notice: " + String.join("; ", sentences) + " (" + report.requests() + " requests over the last "
         + words(window) + ")";
+  }
+
+  @Override
+  public String what() {
+    return cleared ? "a drift-cleared notice" : "a drift notice";
   }
 }

@@ -13,11 +13,16 @@ import java.util.Locale;
  * @param at when it was noticed
  * @param resetsAt when the period ends
  */
-public record Notice(Budget budget, int percent, double used, Instant at, Instant resetsAt) {
+public record Notice(Budget budget, int percent, double used, Instant at, Instant resetsAt) implements Alert {
 
   /** One line for the log. */
   public String line() {
     return String.format(Locale.ROOT, "budget notice: tenant '%s' reached %d%% of its %s budget (%s used); resets %s",
         budget.tenant(), percent, budget.describe(), budget.amount(used), resetsAt);
+  }
+
+  @Override
+  public String what() {
+    return "the " + percent + "% notice of tenant '" + budget.tenant() + "'";
   }
 }

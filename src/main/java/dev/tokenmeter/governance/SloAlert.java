@@ -15,7 +15,8 @@ import java.util.Locale;
  * @param burnRates the burn rate over each {@link BurnWindow}, by ordinal (NaN: no request in it)
  * @param at when it changed
  */
-public record SloAlert(LiveSlo slo, Severity severity, Transition transition, double[] burnRates, Instant at) {
+public record SloAlert(LiveSlo slo, Severity severity, Transition transition, double[] burnRates, Instant at)
+    implements Alert {
   /** Which way the alert went. */
   public enum Transition {
     FIRING, RESOLVED;
@@ -60,5 +61,10 @@ public record SloAlert(LiveSlo slo, Severity severity, Transition transition, do
 
   static String percent(double share) {
     return dev.tokenmeter.core.analysis.Slo.number(share * 100) + "%";
+  }
+
+  @Override
+  public String what() {
+    return "the " + transition.word() + " " + severity.label() + " alert of SLO '" + slo.name() + "'";
   }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Posts each {@link Notice} and {@link SloAlert} as JSON to a webhook, on its own thread, retrying a failed post (a
+ * Posts each {@link Alert} (a budget's notice, an SLO alert, a drift notice) as JSON to a webhook, on its own thread, retrying a failed post (a
  * refused or failed connection, no answer within 10 s, or a status outside 2xx) with doubling waits
  * (by default 5 attempts, 1, 2, 4 and 8 s apart); a post the receiver accepts is not sent again.
  * Never blocks the caller.
@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * <p>Body: {@code {"kind":"budget","tenant":...,"percent":80,"used":...,"limit":...,
  * "unit":"tokens","period":"day","enforce":true,"at":"...Z","resets_at":"...Z","message":...}}.
  */
-public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
+public final class WebhookNotifier implements Consumer<Alert>, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Waits between attempts; the notifier's own thread calls it. */
@@ -81,15 +81,13 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
   }
 
   @Override
-  public void accept(Notice n) {
-    byte[] body = body(n);
-    worker.execute(() -> post(body, "the " + n.percent() + "% notice of tenant '" + n.budget().tenant() + "'"));
-  }
-
-  /** Posts a drift notice, as {@link #accept(Notice)} posts a budget's. */
-  public void accept(DriftNotice n) {
-    byte[] body = body(n);
-    worker.execute(() -> post(body, "a drift notice"));
+  public void accept(Alert alert) {
+    byte[] body = switch (alert) {
+      case Notice n -> body(n);
+      case SloAlert a -> body(a);
+      case DriftNotice n -> body(n);
+    };
+    worker.execute(() -> post(body, alert.what()));
   }
 
   /**
@@ -111,13 +109,6 @@ public final class WebhookNotifier implements Consumer<Notice>, AutoCloseable {
     }
     o.put("message", n.line());
     return bytes(o);
-  }
-
-  /** Posts an SLO alert, as {@link #accept(Notice)} posts a notice. */
-  public void accept(SloAlert a) {
-    byte[] body = body(a);
-    worker.execute(() -> post(body, "the " + a.transition().word() + " " + a.severity().label() + " alert of SLO '"
-        + a.slo().name() + "'"));
   }
 
   /**

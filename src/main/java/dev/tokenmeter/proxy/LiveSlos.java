@@ -1,44 +1,40 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.governance.Alert;
 import dev.tokenmeter.governance.BurnWindow;
 import dev.tokenmeter.governance.LiveSlo;
 import dev.tokenmeter.governance.Severity;
 import dev.tokenmeter.governance.SloAlert;
 import dev.tokenmeter.governance.SloBook;
-import dev.tokenmeter.governance.WebhookNotifier;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
-import java.io.PrintStream;
-import java.net.URI;
 import java.time.InstantSource;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.DoubleConsumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.DoubleConsumer;
 
 /**
  * The proxy's live SLOs wired up: burn rates and alert states to the metrics gauges, alerts to the
- * log and the webhook, and an evaluation every {@link #EVALUATE_EVERY_MILLIS} so that alerts
- * resolve when traffic stops. Null parts when no SLO is configured.
+ * alerts, and an evaluation every {@link #EVALUATE_EVERY_MILLIS} so that alerts resolve when
+ * traffic stops. Null parts when no SLO is configured.
  *
  * @param bookOrNull the SLOs (a record sink of the proxy; {@link SloBook#snapshot()} for a
  *     dashboard), or null for none
  */
-record ProxySlos(SloBook bookOrNull, WebhookNotifier webhookOrNull, ScheduledExecutorService timerOrNull)
-    implements AutoCloseable {
+record LiveSlos(SloBook bookOrNull, ScheduledExecutorService timerOrNull) implements AutoCloseable {
   /** 10 s: the step a 5 min window rolls in. */
   static final long EVALUATE_EVERY_MILLIS = 10_000;
 
-  static ProxySlos of(List<LiveSlo> slos, URI webhookUrlOrNull, PrometheusProxyMetrics metrics, Ticker ticker,
-      InstantSource clock, PrintStream log, long evaluateEveryMillis) {
+  static LiveSlos of(List<LiveSlo> slos, PrometheusProxyMetrics metrics, Ticker ticker, InstantSource clock,
+      Consumer<Alert> alerts, long evaluateEveryMillis) {
     if (slos.isEmpty()) {
-      return new ProxySlos(null, null, null);
+      return new LiveSlos(null, null);
     }
-    WebhookNotifier webhook = webhookUrlOrNull == null ? null
-        : WebhookNotifier.of(webhookUrlOrNull, line -> log.println("tokenmeter proxy: " + line));
     Map<LiveSlo, DoubleConsumer[]> gauges = new IdentityHashMap<>();
     for (LiveSlo s : slos) {
       DoubleConsumer[] g = new DoubleConsumer[BurnWindow.values().length];
@@ -56,10 +52,7 @@ record ProxySlos(SloBook bookOrNull, WebhookNotifier webhookOrNull, ScheduledExe
       @Override
       public void alert(SloAlert a) {
         metrics.sloAlert(a.slo().name(), a.severity().label(), a.transition() == SloAlert.Transition.FIRING);
-        log.println("tokenmeter proxy: " + a.line());
-        if (webhook != null) {
-          webhook.accept(a);
-        }
+        alerts.accept(a);
       }
     });
     for (LiveSlo s : slos) {
@@ -74,16 +67,13 @@ record ProxySlos(SloBook bookOrNull, WebhookNotifier webhookOrNull, ScheduledExe
       return t;
     });
     timer.scheduleAtFixedRate(book::evaluate, evaluateEveryMillis, evaluateEveryMillis, TimeUnit.MILLISECONDS);
-    return new ProxySlos(book, webhook, timer);
+    return new LiveSlos(book, timer);
   }
 
   @Override
   public void close() {
     if (timerOrNull != null) {
       timerOrNull.shutdownNow();
-    }
-    if (webhookOrNull != null) {
-      webhookOrNull.close();
     }
   }
 }

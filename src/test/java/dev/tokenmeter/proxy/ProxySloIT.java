@@ -1,4 +1,4 @@
-package dev.tokenmeter.cli;
+package dev.tokenmeter.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,12 +9,6 @@ import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.governance.LiveSlo;
 import dev.tokenmeter.governance.SloScope;
 import dev.tokenmeter.governance.SloStatus;
-import dev.tokenmeter.proxy.ProxyConfig;
-import dev.tokenmeter.proxy.ProxyServer;
-import dev.tokenmeter.proxy.RawHttp;
-import dev.tokenmeter.proxy.Tenants;
-import dev.tokenmeter.proxy.TokenCounters;
-import dev.tokenmeter.proxy.Upstream;
 import dev.tokenmeter.simulator.Fault;
 import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
@@ -93,8 +87,8 @@ class ProxySloIT {
     PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create();
     Ticker ticker = () -> System.nanoTime() + skipNanos.get();
     try (SimFixture sim = SimFixture.start(SimFixture.config(80, 1)); // TTFT 80 ms, 1000 tok/s
-        ProxySlos wired = ProxySlos.of(slos, receiver(), metrics, ticker, InstantSource.system(),
-            new PrintStream(log, true, StandardCharsets.UTF_8), 50);
+        Alerts alerts = new Alerts(receiver(), new PrintStream(log, true, StandardCharsets.UTF_8));
+        LiveSlos wired = LiveSlos.of(slos, metrics, ticker, InstantSource.system(), alerts, 50);
         ProxyServer proxy = ProxyServer.start(config(sim.baseUrl()), List.of(wired.bookOrNull()), metrics, null,
             TokenCounters.none(), ticker, InstantSource.system())) {
       for (int i = 0; i < 3; i++) {
@@ -144,8 +138,8 @@ class ProxySloIT {
     slos.addAll(slos(new SloScope(null, null, "beta"), "errors<=5%"));
     PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create();
     try (SimFixture sim = SimFixture.start(SimFixture.config(5, 1).faults(Faults.none().with(Fault.HTTP_500, 1.0)));
-        ProxySlos wired = ProxySlos.of(slos, receiver(), metrics, Ticker.system(), InstantSource.system(),
-            new PrintStream(log, true, StandardCharsets.UTF_8), 50);
+        Alerts alerts = new Alerts(receiver(), new PrintStream(log, true, StandardCharsets.UTF_8));
+        LiveSlos wired = LiveSlos.of(slos, metrics, Ticker.system(), InstantSource.system(), alerts, 50);
         ProxyServer proxy = ProxyServer.start(config(sim.baseUrl()), List.of(wired.bookOrNull()), metrics, null,
             TokenCounters.none(), Ticker.system(), InstantSource.system())) {
       assertThat(RawHttp.post(proxy.baseUrl(), "/v1/chat/completions", CHAT, "x-tenant: acme").status()).isEqualTo(500);
