@@ -217,8 +217,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem> {
         finishReason = f.reason();
       }
       case StreamItem.ErrorEvent e ->
-          pendingFailure =
-              new Outcome.StreamError(e.message() == null ? "error event in stream" : e.message());
+          pendingFailure = Outcome.streamError(e.message());
       case StreamItem.Done d -> {
         handler.drain();
         finish(pendingFailure != null ? pendingFailure : Outcome.ended(finishReason), nowNanos, false);

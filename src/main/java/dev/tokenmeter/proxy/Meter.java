@@ -70,7 +70,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
   private boolean sawFinish;
   private boolean sawDone;
   private String finishReason;
-  private String streamError;
+  private Outcome streamError;
   private String protocolError;
   private int cachedTokens = -1;
 
@@ -187,7 +187,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
       }
       case StreamItem.Done d -> sawDone = true;
       case StreamItem.ErrorEvent e ->
-          streamError = e.message() == null || e.message().isEmpty() ? "error event in stream" : e.message();
+          streamError = Outcome.streamError(e.message());
       case StreamItem.Usage u -> cachedTokens = u.cachedTokens();
       case StreamItem.Text t -> {}
       case StreamItem.Role r -> {}
@@ -227,7 +227,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
       return new Outcome.ProtocolError(protocolError);
     }
     if (streamError != null) {
-      return new Outcome.StreamError(streamError);
+      return streamError;
     }
     if (mode == Mode.SSE && !sawDone && !(sawFinish && !framer.hasPartialEvent())) {
       return new Outcome.Truncated("stream ended without [DONE] or finish_reason");
@@ -265,7 +265,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
         streamed,
         timeline.httpStatus(),
         outcome.errorClass(),
-        describe(outcome),
+        outcome.description(),
         timeline.finishReason(),
         input,
         output,
@@ -293,13 +293,8 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
     return new MeteredRequest(
         info.requestId(), info.startedAtEpochMillis(), info.tenant(), info.model(), info.upstream(),
         info.endpoint(), false, status, dev.tokenmeter.core.request.ErrorClass.ofHttpStatus(status),
-        describe(new Outcome.HttpError(status, "refused by the proxy: " + message)), null,
+        new Outcome.HttpError(status, "refused by the proxy: " + message).description(), null,
         -1, -1, null, -1, -1, -1, -1, Double.NaN, -1, -1, -1, -1, 0, -1, Double.NaN, null);
-  }
-
-  private static String describe(Outcome o) {
-    String s = o.description();
-    return s == null || s.length() <= 500 ? s : s.substring(0, 500) + "...";
   }
 
   /** Exact nearest-rank p50, p99 and max of sorted values; -1 each when there are none. */

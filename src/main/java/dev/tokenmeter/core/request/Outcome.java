@@ -9,11 +9,19 @@ public sealed interface Outcome {
   /** The class a failure is counted in; {@code null} for {@link Completed}. */
   ErrorClass errorClass();
 
+  /** The longest {@link #description()}: a server's error body beyond it is cut, with "...". */
+  int MAX_DESCRIPTION_CHARS = 2000;
+
   /**
-   * One line on how it failed, as requests.jsonl and the proxy's ledger both write it; null for
-   * {@link Completed}.
+   * One line on how it failed, as requests.jsonl and the proxy's ledger both write it, at most
+   * {@link #MAX_DESCRIPTION_CHARS} characters; null for {@link Completed}.
    */
   default String description() {
+    String d = fullDescription();
+    return d == null || d.length() <= MAX_DESCRIPTION_CHARS ? d : d.substring(0, MAX_DESCRIPTION_CHARS - 3) + "...";
+  }
+
+  private String fullDescription() {
     return switch (this) {
       case Completed c -> null;
       case ConnectFailed c -> c.message();
@@ -25,6 +33,14 @@ public sealed interface Outcome {
       case ContentFiltered f -> "the server stopped the answer on a content policy (finish reason " + f.finishReason() + ")";
       case Cancelled c -> c.reason();
     };
+  }
+
+  /**
+   * The failure of a stream that carried an error object: its message, or "error event in stream"
+   * when the server gave none (null or empty), for the client and the proxy alike.
+   */
+  static Outcome streamError(String messageOrNull) {
+    return new StreamError(messageOrNull == null || messageOrNull.isEmpty() ? "error event in stream" : messageOrNull);
   }
 
   /** True only for {@link Completed}. */
