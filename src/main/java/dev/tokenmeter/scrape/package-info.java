@@ -5,5 +5,7 @@
  * dev.tokenmeter.scrape.ServerKind}) and computes each stage's figures ({@link
  * dev.tokenmeter.scrape.ServerFigures}). Uses the core's ticker only; knows nothing of the client,
  * reports or the command line. docs/METRICS.md, "Server metrics".
+ *
+ * <p>May use: core.time
  */
 package dev.tokenmeter.scrape;

@@ -103,5 +103,7 @@
  *
  * K is clamped to {@code outputTokens − 1}, so a mid-stream fault always acts before the final
  * token. Mid-stream faults are skipped for non-streamed requests.
+ *
+ * <p>May use: core.time, simulator.engine.., sse..
  */
 package dev.tokenmeter.simulator;

@@ -9,5 +9,7 @@
  *
  * <p>Spec:
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+ *
+ * <p>May use: nothing else in tokenmeter.
  */
 package dev.tokenmeter.sse;

@@ -6,5 +6,7 @@
  * docs/METRICS.md, "Live export"). {@link dev.tokenmeter.telemetry.ScrapeServer} serves a registry at
  * {@code /metrics} for bench (the proxy serves {@code scrape}'s bytes on its own event loop), and
  * {@link dev.tokenmeter.telemetry.OtlpPush} pushes one over OTLP/HTTP with the OpenTelemetry SDK.
+ *
+ * <p>May use: core.., ledger.., governance..
  */
 package dev.tokenmeter.telemetry;

@@ -18,5 +18,7 @@
  * not depend on call order, and two variants under one seed send the same prompts. Problems loading
  * a workload throw {@link dev.tokenmeter.workload.WorkloadException}, whose message is fit to show
  * the user.
+ *
+ * <p>May use: core.., tokenizer..
  */
 package dev.tokenmeter.workload;

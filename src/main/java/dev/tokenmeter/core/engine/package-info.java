@@ -1,0 +1,14 @@
+/**
+ * Executing one stage: {@link dev.tokenmeter.core.engine.StageRunner} releases requests as the
+ * stage's load model says, classifies each by its scheduled time (warm-up, measured, cool-down),
+ * enforces the {@link dev.tokenmeter.core.engine.Timeouts}, watches its loop's lag and records
+ * into a {@code core.metrics} stage recorder. It owns the ports it drives and knows nothing of HTTP
+ * or JSON: {@link dev.tokenmeter.core.engine.Endpoint}, one per API (implemented over the network
+ * in {@code client}, in virtual time in {@code simulator.virtual}); the single-threaded {@link
+ * dev.tokenmeter.core.engine.Loop} everything runs on; {@link
+ * dev.tokenmeter.core.engine.RequestSource}, what each request sends; and {@link
+ * dev.tokenmeter.core.engine.RequestSink}, where each finished request goes.
+ *
+ * <p>May use: core.time, core.load, core.request, core.metrics
+ */
+package dev.tokenmeter.core.engine;
