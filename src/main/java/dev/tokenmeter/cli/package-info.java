@@ -10,9 +10,9 @@
  * run} through {@code Runs}, {@code report}, {@code proxy}, {@code tokenizer}. Bad input is a
  * {@code UsageException}, exit code 2.
  *
- * <p>Not only parsing: it also wires the proxy's budgets, live SLOs and drift watch ({@code
- * ProxyBudgets}, {@code ProxySlos}, {@code ProxyDrift}), reads ledger windows ({@code
- * ProductionSource}) and turns {@code --variant}s into a run's lanes ({@code VariantLanes}).
+ * <p>Not only parsing: it also reads ledger windows ({@code ProductionSource}) and turns {@code
+ * --variant}s into a run's lanes ({@code VariantLanes}). The proxy itself is assembled by {@code
+ * proxy.ProxyRun}; the command only resolves its settings.
  *
  * <p>May use: core.., client.., workload.., tokenizer.., simulator.., report.., run.., ledger..,
  * proxy.., telemetry.., governance..

@@ -1,5 +1,7 @@
 /**
- * The metering reverse proxy: {@link dev.tokenmeter.proxy.ProxyServer} passes OpenAI-compatible
+ * The metering reverse proxy. {@link dev.tokenmeter.proxy.ProxyRun} assembles one from its settings
+ * (ledger writer, metrics, budgets, live SLOs, drift, alerts, server, watch) and owns its start and
+ * stop; {@link dev.tokenmeter.proxy.ProxyServer} passes OpenAI-compatible
  * (and any other HTTP/1.1) traffic through unchanged and meters every request into {@code ledger}
  * records. Two paths that never mix (docs/ARCHITECTURE.md, "The proxy"): the stream path on Netty
  * event loops ({@code FrontHandler}, {@code ProxyExchange}, {@code UpstreamLink}) only frames,
