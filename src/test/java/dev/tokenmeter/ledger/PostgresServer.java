@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Assumptions;
  * <p>Without PostgreSQL installed, {@link #start()} skips the test, or fails it when {@code
  * TOKENMETER_REQUIRE_POSTGRES=1} (as in CI, after scripts/ensure-postgres.sh).
  */
-final class PostgresServer implements AutoCloseable {
-  static final String USER = "tokenmeter";
-  static final String PASSWORD = "ledger-test-password";
+public final class PostgresServer implements AutoCloseable {
+  public static final String USER = "tokenmeter";
+  public static final String PASSWORD = "ledger-test-password";
   private static final long COMMAND_SECONDS = 120;
 
   private final Path bin;
@@ -44,7 +44,7 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /** Initialises and starts a cluster; skips (or fails, when required) without PostgreSQL. */
-  static PostgresServer start() throws Exception {
+  public static PostgresServer start() throws Exception {
     Optional<Path> bin = binaries();
     if (bin.isEmpty()) {
       String why = "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): run scripts/ensure-postgres.sh";
@@ -81,7 +81,7 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /** {@code jdbc:postgresql://127.0.0.1:PORT/postgres}, with no user or password in it. */
-  String url() {
+  public String url() {
     return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
   }
 

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -43,20 +44,31 @@ public final class CliProcess implements AutoCloseable {
 
   /** Starts {@code tokenmeter args...} from this JVM's class path. */
   public static CliProcess start(String... args) throws IOException, InterruptedException {
-    return start(List.of("-cp", System.getProperty("java.class.path"), "dev.tokenmeter.cli.Main"), args);
+    return start(Map.of(), args);
+  }
+
+  /**
+   * Starts {@code tokenmeter args...} from this JVM's class path, with {@code env} added to the
+   * environment it inherits (a secret such as {@code PGPASSWORD}, never on the command line).
+   */
+  public static CliProcess start(Map<String, String> env, String... args) throws IOException, InterruptedException {
+    return start(List.of("-cp", System.getProperty("java.class.path"), "dev.tokenmeter.cli.Main"), env, args);
   }
 
   /** Starts {@code java -jar jar args...}: the packaged command as users run it. */
   public static CliProcess startJar(Path jar, String... args) throws IOException, InterruptedException {
-    return start(List.of("-jar", jar.toString()), args);
+    return start(List.of("-jar", jar.toString()), Map.of(), args);
   }
 
-  private static CliProcess start(List<String> main, String... args) throws IOException, InterruptedException {
+  private static CliProcess start(List<String> main, Map<String, String> env, String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(launcher());
     command.addAll(List.of("-Xmx384m", "--enable-native-access=ALL-UNNAMED"));
     command.addAll(main);
     command.addAll(List.of(args));
-    return new CliProcess(new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
+    ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().putAll(env);
+    return new CliProcess(builder.start());
   }
 
   /** The child's process id. */
@@ -85,6 +97,14 @@ public final class CliProcess implements AutoCloseable {
     if (rc != 0) {
       throw new IllegalStateException("kill -" + name + " " + process.pid() + " exited " + rc);
     }
+  }
+
+  /**
+   * Sends SIGKILL at once ({@link Process#destroyForcibly()}): unlike {@code signal("KILL")} it
+   * starts no kill(1) process, which takes from a few to a few hundred ms on a busy machine.
+   */
+  public void kill() {
+    process.destroyForcibly();
   }
 
   /** Waits for the exit and returns its code; throws when it did not end in time. */
