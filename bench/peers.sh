@@ -123,7 +123,8 @@ for c in $CONCURRENCY; do
       jit[$who]=$(sed -n 's/.*; JIT \([0-9.]*\),.*/\1/p' <<<"$line")
     done
     # The second ratio leaves out tokenmeter's JIT compiler threads: what the window still pays for
-    # a warm-up too short for the JIT (on one CPU it works through a backlog; docs/PERFORMANCE.md §8).
+    # a warm-up too short for the JIT (on one CPU it works through a backlog; docs/PERFORMANCE.md,
+    # "The optimising compiler held out of the window").
     awk -v c="$c" -v r="$rep" -v t="${cost[tokenmeter]}" -v w="${cost[wrk]}" -v j="${jit[tokenmeter]:-0}" \
       'BEGIN { printf "pair c=%s run %s: tokenmeter / wrk CPU per token = %.2f (%.2f without its JIT threads)\n",
                c, r, (w > 0 ? t / w : 0), (w > 0 ? (t - j) / w : 0) }' |

@@ -244,7 +244,7 @@ public final class Roofline {
    * at the bandwidth: (c^k + m^k)^(1/k), homogeneous of degree 1; k = ∞ is max(c, m). k = 3, the
    * calibration's, is written with a cube and {@link Math#cbrt}: a simulated iteration at batch 1
    * costs a few hundred nanoseconds, and Math.pow three times would be a good share of it
-   * (docs/PERFORMANCE.md, §5).
+   * (docs/PERFORMANCE.md, "The simulator in virtual time").
    */
   static double overlap(double compute, double memory, double k) {
     double hi = Math.max(compute, memory);
