@@ -3,7 +3,7 @@
 # (./tokenmeter), against `tokenmeter sim serve` in its own process, paced (--ttft 50ms --itl 20ms,
 # one token per write) or at zero delay (--zero-delay-batch 1). Client on CPU 0, server on CPU 1.
 #
-#   bench/client-memory.sh                                   # the matrix of docs/PERFORMANCE.md §3
+#   bench/client-memory.sh                                   # the matrix of docs/PERFORMANCE.md, "Memory"
 #   MODES=paced CONCURRENCY=1000 DURATIONS="20 60" bench/client-memory.sh
 #   DETAIL=1 ...                                             # also a class histogram and NMT summary
 #   CLIENT_ARGS="--model gpt-4o" SERVER_ARGS="--served-model-name gpt-4o" ...

@@ -1,7 +1,7 @@
 # Sourced by ./tokenmeter: `tm_heap_mb ARGS...` prints the heap cap (MiB) for one command line.
 #
 # A closed-loop `bench` whose in-flight data is known from its arguments gets a heap sized to it
-# (docs/PERFORMANCE.md §3, "Issue 13, the heap cap follows the run"):
+# (docs/PERFORMANCE.md, "Memory": "The heap cap follows the run"):
 # - 64 MiB: the JVM's own data and the report, 15 MB live in a 1-stream run, with room for the
 #   young generation;
 # - 16 KiB per stream: 10-13 KB live per stream in flight (its connection, its request and
@@ -11,7 +11,7 @@
 #   request is promoted, not 10 (at 1,000 paced streams 0.8-0.9 MiB/s instead of 1.6-1.8), so the
 #   term went from 24 to 16 KiB with full collections still rarer than before. Lower caps were
 #   measured and not taken: 56 MiB + 16 KiB put a full collection into a 20 s window at 1,000
-#   streams of 64 tokens (docs/PERFORMANCE.md §3);
+#   streams of 64 tokens (docs/PERFORMANCE.md, "Memory");
 # - 32 bytes per in-flight token (a request keeps its chunks in a ChunkLog, about 5 bytes each, and
 #   the answer text for the word and token counts, 5-10 bytes a token; doubled: text outside
 #   Latin-1 takes two bytes a char, in a buffer that grows by doubling);
@@ -64,7 +64,7 @@ tm_names_model() {
 
 # `tm_java_opts ARGS...` sets the array TM_JAVA_OPTS: the JVM options ./tokenmeter (and
 # bench/client.sh) run one command line with, before TOKENMETER_JAVA_OPTS (which comes last, so its
-# options win). docs/PERFORMANCE.md §3 has the measurements behind them.
+# options win). docs/PERFORMANCE.md, "Memory", has the measurements behind them.
 #
 # - `bench`, the client: the serial collector, a heap that starts at 16 MiB and grows only as far as
 #   the live data needs (the serial collector expands the heap only when less than 40 % is free
@@ -75,7 +75,7 @@ tm_names_model() {
 # - `proxy`: the parallel collector and the 1 GiB cap (its live data follows the traffic, which
 #   no argument bounds), but a heap that starts at 16 MiB instead of the JVM's 1/64 of the
 #   machine's memory, and freed native memory handed back every second (JDK 22+): resident memory
-#   at 100 paced streams 133 MiB instead of 219 (docs/PERFORMANCE.md §7, "The proxy's wake-ups
+#   at 100 paced streams 133 MiB instead of 219 (docs/PERFORMANCE.md, "The proxy's wake-ups
 #   and its heap").
 # - Any other command (the simulator, virtual-time simulation) keeps the parallel collector and
 #   its cap.

@@ -32,7 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * the command runs it (the CLI's default timeouts), without the requests.jsonl writer. The
  * primary score is stages per second; the secondary {@code tokens} is simulated output tokens per
  * wall second, each one delivered to the stage runner, timestamped into its request's timeline and
- * recorded as the command does. {@code users = 256} is docs/PERFORMANCE.md §5's first row (256
+ * recorded as the command does. {@code users = 256} is row 1 of docs/PERFORMANCE.md,
+ * "The simulator in virtual time" (256
  * tokens per engine step), {@code users = 1} its low-concurrency stages (one token per step: the
  * engine's and the event loop's cost per iteration).
  *

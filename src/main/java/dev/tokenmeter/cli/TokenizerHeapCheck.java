@@ -6,7 +6,7 @@ package dev.tokenmeter.cli;
  * the model the server lists first, which the launcher could not see; when that model loads a
  * tokenizer (o200k_base holds 33 MB), the heap has less room than the rule meant and full
  * collections come often (1,000 paced streams with o200k_base in 96 MiB: 9 a minute, up to 1.4 s
- * each, docs/PERFORMANCE.md §3), each pause delaying every stream's reads. The launcher marks such a heap with the system property
+ * each, docs/PERFORMANCE.md, "Memory"), each pause delaying every stream's reads. The launcher marks such a heap with the system property
  * {@value #PROPERTY} (its cap in MiB), and this says so in one line.
  */
 final class TokenizerHeapCheck {

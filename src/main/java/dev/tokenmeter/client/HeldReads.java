@@ -17,7 +17,8 @@ import java.util.Arrays;
  * - Why: 1,000 in-step streams make the loop read 1,000 sockets in one turn. Netty handles each
  *   socket's read whole (HTTP decoding, SSE framing, chunk parsing, the request's record) before it
  *   reads the next, so the k-th read was stamped after the processing of the k - 1 reads before it:
- *   measured on a 16-core machine with the client alone on 4 cores (docs/PERFORMANCE.md §8), a
+ *   measured on a 16-core machine with the client alone on 4 cores
+ *   (docs/PERFORMANCE.md, "Event loops and held reads at 1,000 streams"), a
  *   delivery p99 of 3.3-3.9 ms at 1,000 streams against 0.12 ms at 100, with the client's threads
  *   almost never waiting for a CPU. Holding the processing back until every ready socket is read
  *   leaves only the reads themselves between a socket's readiness and its stamp.
@@ -32,7 +33,7 @@ import java.util.Arrays;
  *   delay, long answers) leaves up to 16 reads of 64 KiB per socket ready at every wake-up, and
  *   holding them all exhausted Netty's direct memory at 1,000 streams: "failed to allocate 65536
  *   byte(s) of direct memory (used: 145948679, max: 146014208)", the connection's request failed
- *   (docs/PERFORMANCE.md §8).
+ *   (docs/PERFORMANCE.md, "Event loops and held reads at 1,000 streams").
  * </pre>
  */
 final class HeldReads {

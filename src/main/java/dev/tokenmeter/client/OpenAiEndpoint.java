@@ -165,7 +165,7 @@ public final class OpenAiEndpoint implements Endpoint {
    * A {@link FastThreadLocalThread}, as Netty's own thread factory makes: Netty's buffer allocator
    * gives such a thread its own magazines, while a plain thread shares striped ones and, when they
    * are busy, allocates a fresh direct chunk per read (a zero-delay profile found 2.6% of the
-   * loop's user time there, docs/PERFORMANCE.md §8).
+   * loop's user time there, docs/PERFORMANCE.md, "Client against wrk").
    */
   private static Thread newThread(Runnable r, String name) {
     Thread t = new FastThreadLocalThread(r, name);

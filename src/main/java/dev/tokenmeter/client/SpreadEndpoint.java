@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * OpenAiEndpoint} with a thread of its own, so that reading, stamping and parsing many streams
  * runs on several cores (with one loop, 1,000 streams that receive a token at the same moment are
  * read one after another, and the last one's stamp lags the first by the whole read pass:
- * docs/PERFORMANCE.md §8).
+ * docs/PERFORMANCE.md, "Event loops and held reads at 1,000 streams").
  *
  * <p>The engine stays single-threaded: it runs on the first loop ({@link #loop()}), which also
  * carries its share of the connections. Every callback of an exchange on another loop is handed to
@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and the server is held back by TCP, as one loop holds it back by reading only as fast as it
  * records. Without the bound a loop on a CPU of its own (or one sharing the engine's CPU) read a
  * zero-delay server faster than the engine recorded: at 1,000 streams of 2,048 tokens, 850,000
- * queued callbacks filled a 143 MiB heap in 9 s (docs/PERFORMANCE.md §8). Paced streams never come
+ * queued callbacks filled a 143 MiB heap in 9 s (docs/PERFORMANCE.md, "Event loops and held
+ * reads at 1,000 streams"). Paced streams never come
  * near the bound; when a loop does wait, its loop-lag probe shows it, so the run's client-health
  * verdict says that the client, not the server, set the pace.
  *

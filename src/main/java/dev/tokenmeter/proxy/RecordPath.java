@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  * reaches the sinks up to that much later. Only a thread idle for {@link #IDLE_AFTER_NANOS} waits
  * on the queue, to be woken by the next event. Waking the thread for every event (a futex call on
  * the event loop, a context switch to the record thread) cost about a fifth of the proxy's CPU per
- * token when every token was its own read (docs/PERFORMANCE.md §7).
+ * token when every token was its own read (docs/PERFORMANCE.md, "The proxy's wake-ups and its heap").
  *
  * <p>Thread-safe.
  */

@@ -18,7 +18,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Writes {@code compare.json}: the comparison as data, for scripts and for an HTML page that
- * overlays the runs' curves. Layout (docs/RESULTS.md, "compare.json"): {@code runs[]} (A the
+ * overlays the runs' curves. Layout (docs/RESULTS.md, "compare outputs"): {@code runs[]} (A the
  * baseline, B, ...), then {@code comparisons[]}, one per run against A, each with {@code stages[]}
  * holding every row's numbers and test, and {@code curves}: each run's per-second series (as in
  * summary.json), percentile curves and CDFs from its histograms. Numbers that do not exist are

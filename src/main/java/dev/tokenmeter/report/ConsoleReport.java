@@ -288,7 +288,7 @@ public final class ConsoleReport {
 
   /**
    * The client line's text after "client: ": lags, CPU, loops, and the bottleneck verdict; with a
-   * note when the client had a single CPU (docs/PERFORMANCE.md §2, "timing against the kernel's
+   * note when the client had a single CPU (docs/PERFORMANCE.md, "Timing against the kernel's
    * clock": there the JIT compiler threads the event loop wakes preempt it for up to 5 ms).
    */
   static String health(ClientHealth h) {

@@ -32,7 +32,7 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
 
   private final LinkedBlockingQueue<Entry> queue = new LinkedBlockingQueue<>();
   // One generator for the file: a generator hands its buffers back only when closed, so one per
-  // line allocated ~19 KB of buffers per request (docs/PERFORMANCE.md §3).
+  // line allocated ~19 KB of buffers per request (docs/PERFORMANCE.md, "JMH: SSE framing and chunk parsing").
   private final JsonGenerator json;
   private final long runStartNanos;
   private final boolean rawTimes;

@@ -8,7 +8,8 @@ import java.util.Locale;
  * <p>One loop reads every socket that is ready at a wake-up one after another, stamping each read
  * as it returns; when a server sends a token on 1,000 streams at once, the last stamp lags the first
  * by the whole pass (about 8 µs per read measured on the project's machines), which is the ITL p99
- * error at 1,000 streams in docs/PERFORMANCE.md §8. Several loops read their shares at the same
+ * error at 1,000 streams in docs/PERFORMANCE.md, "Event loops and held reads at 1,000 streams".
+ * Several loops read their shares at the same
  * time on different cores, and even on one core the kernel switches to a loop whose sockets became
  * ready while another works through its pass (2 loops sharing one CPU at 1,000 paced streams: ITL
  * p99 error +0.3 to +3.0 ms against +4.2 to +6.2 with one loop, 3 pairs, §8). {@code auto} gives one

@@ -27,7 +27,7 @@ import javax.management.ObjectName;
  *   8 ms of one (-Xlog:jit+compilation joined with the server's ground truth). Lowering the
  *   compiler threads' priority does not help: nice 19 still preempts on this kernel, and
  *   SCHED_IDLE starves a thread that holds the compile queue's lock the loop then waits for
- *   (ITL p99 error rose from 0.26-0.66 to 1.1-1.5 ms). docs/PERFORMANCE.md §2, "The optimising
+ *   (ITL p99 error rose from 0.26-0.66 to 1.1-1.5 ms). docs/PERFORMANCE.md, "The optimising
  *   compiler held out of the window".
  * - How: a compiler directive ({@code c2: Exclude}) pushed through the DiagnosticCommand MBean
  *   (jcmd's Compiler.directives_add), popped when the stage ends, so the next stage's warm-up

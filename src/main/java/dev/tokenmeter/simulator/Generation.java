@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  *   loop: tokens due at the same instant (zero delay), and overdue tokens of a server running
  *   late. A token due later gets its own flush at its time. Coalescing the overdue ones keeps a
  *   late server from paying one write per token exactly when it is short of time (it did so
- *   before, and fell further behind: docs/PERFORMANCE.md §6); each token is still its own SSE
+ *   before, and fell further behind: docs/PERFORMANCE.md, "The simulator in real
+ *   time"); each token is still its own SSE
  *   event, and its actual time is this flush's.
  * - actual(i) is the ticker read just before the buffer of its flush is built and written.
  * - A non-writable channel (slow reader) parks the generation until writability returns: the

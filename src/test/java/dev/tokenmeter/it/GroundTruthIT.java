@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       server read it) would shorten every TTFT and pass the first check.
  *   <li>The server's own TTFT (its read to its first write) against the client's: within {@value
  *       #TTFT_END_TO_END_MS} ms at p50; the difference is the request's transit, 100 sends at once
- *       read one after another on 2 cores (docs/PERFORMANCE.md §8).
+ *       read one after another on 2 cores (docs/PERFORMANCE.md, "Timing fidelity").
  * </ul>
  *
  * <p>Server: fixed schedule, TTFT 50 ms, ITL 20 ms, 16 tokens (ignore_eos), so 100 users keep 100

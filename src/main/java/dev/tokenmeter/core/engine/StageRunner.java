@@ -410,7 +410,7 @@ public final class StageRunner {
    * waiting for it. Past that the loop counts the answer itself, which slows it to the counter's
    * pace; otherwise, with a server faster than the counter (zero delay, 2,048-token answers), the
    * answers waiting to be counted piled up with their chunk logs until the heap ran out
-   * (docs/PERFORMANCE.md §8).
+   * (docs/PERFORMANCE.md, "Event loops and held reads at 1,000 streams").
    */
   private boolean countOffLoop(RequestTimeline t) {
     return counting != null && t.content().length() > 0 && countsOutstanding < MAX_COUNTS_OUTSTANDING;

@@ -6,9 +6,9 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The token accounting of one stage's measured requests (docs/METRICS.md, "Token counts"): output
- * count sources, usage against chunks and against the client tokenizer, the chat template's prompt
- * overhead, and words per output token. Single writer, like {@link StageRecorder}.
+ * The token accounting of one stage's measured requests (docs/METRICS.md, "Usage versus chunks"
+ * and the paragraphs after it): output count sources, usage against chunks and against the client
+ * tokenizer, the chat template's prompt overhead, and words per output token. Single writer, like {@link StageRecorder}.
  */
 final class TokenTally {
   private final String tokenizer;

@@ -18,7 +18,7 @@ package dev.tokenmeter.core.metrics;
  * <p>Cost: it runs once per answer on the counting thread, over every character. Below U+2E80 no
  * character is Han, Hiragana or Katakana, so the script lookup ({@link Character.UnicodeScript#of},
  * a binary search over 2,000 ranges) is skipped there: in a zero-delay bench profile it was 57% of
- * the counting thread's samples (docs/PERFORMANCE.md §8).
+ * the counting thread's samples (docs/PERFORMANCE.md, "Client against wrk").
  */
 public final class Words {
   private Words() {}

@@ -23,7 +23,7 @@ import java.util.Objects;
  * Why not a StringBuilder: a request lives seconds, so its text outlives several young collections
  * and is promoted to the old generation, and so is every array a doubling builder outgrows: 2,272
  * bytes of garbage and a 2,302-byte array for a 1,220-char answer, against 1,280 bytes here. The
- * heap's cap has to leave room for that garbage (scripts/heap-for-run.sh, docs/PERFORMANCE.md §3).
+ * heap's cap has to leave room for that garbage (scripts/heap-for-run.sh, docs/PERFORMANCE.md, "Memory").
  * Text whose chars are all below U+0100 (English prose, code, JSON) is kept a byte a char in
  * 256-byte blocks that are never copied, each full but the last (small, because most answers are
  * short: a 64-token answer takes two). The first char above U+00FF moves the text into a

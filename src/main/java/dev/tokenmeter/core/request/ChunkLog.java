@@ -20,7 +20,7 @@ import java.util.Objects;
  *
  * Why not three arrays (long nanos, int chars, byte kind): 13 bytes a chunk, plus up to as much again
  * of spare capacity from the doubling growth, and a request in flight holds every chunk until it
- * ends: 27 MB for 1,000 streams near the end of 2,048-token answers (docs/PERFORMANCE.md §3). Each
+ * ends: 27 MB for 1,000 streams near the end of 2,048-token answers (docs/PERFORMANCE.md, "Memory"). Each
  * chunk is stored as two unsigned LEB128 varints instead: the zigzag-encoded gap to the previous
  * chunk's time (to 0 for the first; a paced 20 ms gap takes 4 bytes, a zero-delay server's ~10-100 µs
  * gap 2-3), then chars << 2 | kind (1 byte up to 31 chars). About 5 bytes a chunk, read back exactly.

@@ -17,7 +17,7 @@ public final class Calibration {
 
   /**
    * k of the smooth roofline (c^k + m^k)^(1/k) ({@link Roofline}): chosen from {1, 2, 3, 4, ∞} as
-   * the candidate whose fixed point has the least fit objective (docs/SIMULATOR.md, "Against the
+   * the candidate whose fixed point has the least fit objective (docs/ACCURACY.md, "Against the
    * targets"); each held-out fold chooses its own the same way.
    */
   public static final double OVERLAP_EXPONENT = 3;

@@ -18,7 +18,7 @@ package dev.tokenmeter.simulator.engine;
  *   2^(1/3) = 1.26 × the larger term, while far from it (decode at batch 1, long prefills) the
  *   smaller term adds under 1%. k is chosen from {1, 2, 3, 4, ∞} by the accuracy fit's own
  *   objective (TPOT and throughput; not TTFT), each candidate at its own fixed point, and each
- *   held-out fold chooses its own on its training sources (docs/SIMULATOR.md, "Against the
+ *   held-out fold chooses its own on its training sources (docs/ACCURACY.md, "Against the
  *   targets").
  * - sampling: the sampler reads the FP32 logits the LM head wrote, full vocabulary per sampling
  *   sequence on every GPU (the logits are gathered): samples × vocab × 8 B of memory traffic.
@@ -244,7 +244,7 @@ public final class Roofline {
    * at the bandwidth: (c^k + m^k)^(1/k), homogeneous of degree 1; k = ∞ is max(c, m). k = 3, the
    * calibration's, is written with a cube and {@link Math#cbrt}: a simulated iteration at batch 1
    * costs a few hundred nanoseconds, and Math.pow three times would be a good share of it
-   * (docs/PERFORMANCE.md, §5).
+   * (docs/PERFORMANCE.md, "The simulator in virtual time").
    */
   static double overlap(double compute, double memory, double k) {
     double hi = Math.max(compute, memory);

@@ -34,7 +34,7 @@ import java.util.stream.Stream;
  *   points, then each other platform's extras on its own points, the shared factors held.
  * - The objective (LinearModel) counts TPOT/ITL and throughput, not TTFT: closed loops of
  *   identical requests keep their users in step, which no step-time factor can correct, and fitting
- *   the overheads to that bent them (docs/SIMULATOR.md, Method). Grids, not continuous values, so a fixed point
+ *   the overheads to that bent them (docs/ACCURACY.md, Method). Grids, not continuous values, so a fixed point
  *   is exact and the committed constants are round numbers.
  * - Leave one source out: the other sources' points, linearized at each candidate k's all-source
  *   fit, fitted again; the fold keeps the k whose fit has the least objective, and the held-out
@@ -320,7 +320,7 @@ final class AccuracyFit {
   record Sensitivity(String heldOut, String dropped, FitParams params, List<Comparison> comparisons) {}
 
   /**
-   * How much each fold rests on each other source (docs/SIMULATOR.md, "What each fold rests on"):
+   * How much each fold rests on each other source (docs/ACCURACY.md, "What each fold rests on"):
    * every fold of {@code folds} refitted without each other source in turn, at the fold's k (the
    * candidate's simulation in {@code byOverlap}), one round from the all-source fit: compared with
    * the fold's own first round ({@link Fold#firstOrder}), so that a row shows the other source's

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The simulator's accuracy against published measurements (docs/SIMULATOR.md, Accuracy): every
+ * The simulator's accuracy against published measurements (docs/ACCURACY.md; docs/SIMULATOR.md, Accuracy): every
  * point simulated at the committed calibration, one fit round from there, leave-one-source-out,
  * and the doc's table. Writes {@code target/accuracy-table.md}; to refresh the doc after a model
  * or data change, refit (below), paste the factors into {@code Calibration}, and copy that file over
@@ -48,13 +48,13 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("accuracy") // about 7 minutes: its own profile, ./mvnw test -Paccuracy (CI runs it after verify)
 class AccuracyFitTest {
-  private static final Path DOC = Path.of("docs", "SIMULATOR.md");
+  private static final Path DOC = Path.of("docs", "ACCURACY.md");
   private static final Path GENERATED = Path.of("target", "accuracy-table.md");
   private static final Path SENSITIVITY = Path.of("target", "accuracy-sensitivity.md");
 
   /**
    * How far above its target each source's leave-one-source-out median may be, in points: the
-   * excess the committed model has (docs/SIMULATOR.md lists them) plus 2 points of slack. A source
+   * excess the committed model has (docs/ACCURACY.md lists them) plus 2 points of slack. A source
    * without an entry for a group must meet the target within 2 points.
    */
   static final Map<String, Double> MARGINS = Map.ofEntries(
@@ -294,15 +294,15 @@ class AccuracyFitTest {
     assertDocBlock(Tables.BEGIN, Tables.END, table, "accuracy", "target/accuracy-table.md");
   }
 
-  /** docs/SIMULATOR.md's block from {@code begin} to {@code end} is {@code rendered}. */
+  /** docs/ACCURACY.md's block from {@code begin} to {@code end} is {@code rendered}. */
   private static void assertDocBlock(String begin, String end, String rendered, String what, String file)
       throws IOException {
     String doc = Files.readString(DOC, StandardCharsets.UTF_8);
     int from = doc.indexOf(begin);
     int to = doc.indexOf(end);
-    assertThat(from).as("docs/SIMULATOR.md has the %s block markers", what).isNotNegative();
+    assertThat(from).as("docs/ACCURACY.md has the %s block markers", what).isNotNegative();
     assertThat(to).isGreaterThan(from);
     String block = doc.substring(from, to + end.length()) + "\n";
-    assertThat(block).as("docs/SIMULATOR.md's %s table is stale: copy %s over it", what, file).isEqualTo(rendered);
+    assertThat(block).as("docs/ACCURACY.md's %s table is stale: copy %s over it", what, file).isEqualTo(rendered);
   }
 }
