@@ -111,10 +111,11 @@ final class DemoCommand implements Callable<Integer> {
               + timing.roofline().kvCapacityTokens() + " tokens";
     }
     // The served model's tokenizer when known (meta-llama/Llama-3.1-8B-Instruct: from the Hugging
-    // Face cache), else the labelled estimate.
+    // Face cache), else the labelled estimate; the simulator counts prompts with the same, so its
+    // usage.prompt_tokens is bench's count plus its chat framing (docs/TOKENIZERS.md).
     var requests = workload.factory(model);
     err.println("tokenmeter demo: " + workload.tokenizerLine());
-    try (SimServer server = SimServer.start(sim.servedModelName(model).build())) {
+    try (SimServer server = SimServer.start(sim.servedModelName(model).promptCounter(workload.promptCounter()).build())) {
       err.println("tokenmeter demo: embedded server at " + server.baseUrl() + " (" + what + ")");
       EndpointConfig cfg =
           new EndpointConfig(

@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
+import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
 import dev.tokenmeter.workload.FileWorkload;
@@ -201,6 +202,27 @@ final class WorkloadOptions {
   /** The tokenizer chosen by {@link #factory}, or null for the estimate. */
   Tokenizer tokenizer() {
     return chosen;
+  }
+
+  /**
+   * The embedded simulator's prompt counter, counting as this workload sizes prompts (after {@link
+   * #factory}): see {@link #promptCounter(Tokenizer)}.
+   */
+  PromptCounter promptCounter() {
+    return promptCounter(chosen);
+  }
+
+  /**
+   * A simulator's prompt counter that counts as bench does with {@code tokenizer}: its ids, or,
+   * when null, bench's heuristic estimate ({@link TokenEstimator#heuristic()}). So bench's planned
+   * prompt tokens and the simulator's {@code usage.prompt_tokens} differ by its chat framing only.
+   */
+  static PromptCounter promptCounter(Tokenizer tokenizer) {
+    if (tokenizer == null) {
+      TokenEstimator heuristic = TokenEstimator.heuristic();
+      return PromptCounter.counting(heuristic.toString(), heuristic::count);
+    }
+    return PromptCounter.tokenizer(tokenizer.name(), tokenizer::encode);
   }
 
   /** Counts output tokens with the chosen tokenizer when the server sends no usage; null without one. */
