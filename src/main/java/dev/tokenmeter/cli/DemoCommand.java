@@ -7,6 +7,7 @@ import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.LiveExport;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.simulator.EngineTiming;
+import dev.tokenmeter.simulator.PromptTokens;
 import dev.tokenmeter.simulator.SimConfig;
 import dev.tokenmeter.simulator.SimServer;
 import dev.tokenmeter.simulator.TimingModel;
@@ -116,7 +117,9 @@ final class DemoCommand implements Callable<Integer> {
     var requests = workload.factory(model);
     err.println("tokenmeter demo: " + workload.tokenizerLine());
     try (SimServer server = SimServer.start(sim.servedModelName(model).promptCounter(workload.promptCounter()).build())) {
-      err.println("tokenmeter demo: embedded server at " + server.baseUrl() + " (" + what + ")");
+      err.println("tokenmeter demo: embedded server at " + server.baseUrl() + " (" + what + "); it counts prompts"
+          + " as bench does, plus " + PromptTokens.FRAMING_PER_MESSAGE + " tokens a chat message and "
+          + PromptTokens.REPLY_PRIMING + " priming the reply");
       EndpointConfig cfg =
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",
