@@ -142,13 +142,13 @@ final class WorkloadOptions {
    * The per-stage workload for a simulation, which reads only token counts: synthetic workloads
    * draw the same lengths as {@link #factory} without building prompt text (the drawn lengths are
    * the counts; with --shared-prefix-tokens N every prompt is at least N + 1 tokens and the
-   * simulation is told that the first N are shared); a prompt file is read as in bench, sized by
-   * --tokenizer or the estimate.
+   * simulation is told that the first N are shared); a prompt file is read as in bench, counted by
+   * --tokenizer, else by {@code model}'s tokenizer as bench would, else the estimate.
    */
-  Function<StagePlan, RequestSource> lengthsFactory() {
+  Function<StagePlan, RequestSource> lengthsFactory(String model) {
     validate();
     if (file != null) {
-      return factory(null);
+      return factory(model);
     }
     LengthSpec i = in;
     LengthSpec o = out;

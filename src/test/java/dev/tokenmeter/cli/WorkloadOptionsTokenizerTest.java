@@ -85,6 +85,21 @@ class WorkloadOptionsTokenizerTest {
   }
 
   @Test
+  void simulateCountsAPromptFileWithTheSimulatedModelsTokenizer(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("p.jsonl"), "{\"prompt\":\"Explain continuous batching in one line.\"}\n");
+    WorkloadOptions w = new WorkloadOptions();
+    w.prompts = file;
+    w.outputTokens = "8";
+    RequestSpec spec = w.lengthsFactory("gpt-4o-mini").apply(plan()).next(0);
+    assertThat(spec.promptTokensExact()).isTrue();
+    assertThat(spec.promptTokens()).isEqualTo(Tokenizer.openAi("o200k_base").count("Explain continuous batching in one line."));
+    WorkloadOptions unknown = new WorkloadOptions();
+    unknown.prompts = file;
+    unknown.outputTokens = "8";
+    assertThat(unknown.lengthsFactory("acme/unknown-7b").apply(plan()).next(0).promptTokensExact()).isFalse();
+  }
+
+  @Test
   void aBadTokenizerIsAUsageErrorBeforeAnythingRuns() {
     WorkloadOptions w = new WorkloadOptions();
     w.tokenizer = "no-such-tokenizer";
