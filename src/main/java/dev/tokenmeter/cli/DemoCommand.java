@@ -7,6 +7,7 @@ import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.run.LiveExport;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.simulator.EngineTiming;
+import dev.tokenmeter.simulator.PromptTokens;
 import dev.tokenmeter.simulator.SimConfig;
 import dev.tokenmeter.simulator.SimServer;
 import dev.tokenmeter.simulator.TimingModel;
@@ -115,11 +116,14 @@ final class DemoCommand implements Callable<Integer> {
               + timing.roofline().kvCapacityTokens() + " tokens";
     }
     // The served model's tokenizer when known (meta-llama/Llama-3.1-8B-Instruct: from the Hugging
-    // Face cache), else the labelled estimate.
+    // Face cache), else the labelled estimate; the simulator counts prompts with the same, so its
+    // usage.prompt_tokens is bench's count plus its chat framing (docs/TOKENIZERS.md).
     var requests = workload.factory(model);
     err.println("tokenmeter demo: " + workload.tokenizerLine());
-    try (SimServer server = SimServer.start(sim.servedModelName(model).build())) {
-      err.println("tokenmeter demo: embedded server at " + server.baseUrl() + " (" + what + ")");
+    try (SimServer server = SimServer.start(sim.servedModelName(model).promptCounter(workload.promptCounter()).build())) {
+      err.println("tokenmeter demo: embedded server at " + server.baseUrl() + " (" + what + "); it counts prompts"
+          + " as bench does, plus " + PromptTokens.FRAMING_PER_MESSAGE + " tokens a chat message and "
+          + PromptTokens.REPLY_PRIMING + " priming the reply");
       EndpointConfig cfg =
           new EndpointConfig(
               URI.create(server.baseUrl()), Api.CHAT, model, null, Map.of(), "{\"ignore_eos\":true}",

@@ -6,8 +6,12 @@ import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.Fault;
 import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.simulator.GroundTruthFile;
+import dev.tokenmeter.simulator.PromptCounter;
+import dev.tokenmeter.simulator.PromptTokens;
 import dev.tokenmeter.simulator.SimConfig;
 import dev.tokenmeter.simulator.TimingModel;
+import dev.tokenmeter.tokenizer.Tokenizer;
+import dev.tokenmeter.tokenizer.TokenizerResolver;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -72,6 +76,12 @@ final class SimCommand {
     @Option(names = "--ground-truth", paramLabel = "FILE", description = "Write every response's token emission times (JSONL, System.nanoTime) to FILE.")
     Path groundTruth;
 
+    @Option(names = "--tokenizer", paramLabel = "SPEC", description = "Counts prompt tokens (usage.prompt_tokens, prefill, the context limit) with this tokenizer, bench's --tokenizer specs. Default: the one bench uses for the served model (--tokenizer-map, the Hugging Face cache, the built-in map), else bench's heuristic estimate. Chat adds 4 tokens a message and 3 (docs/TOKENIZERS.md).")
+    String tokenizer;
+
+    @Option(names = "--tokenizer-map", paramLabel = "FILE", description = "Model names or globs to tokenizers, as bench's --tokenizer-map.")
+    Path tokenizerMap;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
       boolean fixed = zeroDelay || ttft != null || itl != null;
@@ -97,9 +107,10 @@ final class SimCommand {
       if (zeroDelayBatch < 1) {
         throw new UsageException("--zero-delay-batch must be at least 1, got " + zeroDelayBatch);
       }
+      PromptCounter counter = promptCounter(tokenizer, tokenizerMap, model);
       SimConfig.Builder b =
           SimConfig.builder().port(port).servedModelName(model).timing(timing).ioThreads(ioThreads).seed(seed)
-              .faults(parseFaults(faults)).zeroDelayBatchTokens(zeroDelayBatch);
+              .faults(parseFaults(faults)).zeroDelayBatchTokens(zeroDelayBatch).promptCounter(counter);
       if (engineTiming != null) {
         b.maxModelLen(engineTiming.maxModelLen());
       }
@@ -113,8 +124,22 @@ final class SimCommand {
               ? "TTFT " + ttftText + ", ITL " + itlText
               : engineTiming.roofline().config().describe() + ", KV cache "
                   + engineTiming.roofline().kvCapacityTokens() + " tokens";
+      System.err.println("tokenmeter sim: prompt tokens counted with " + counter.name() + " ("
+          + (tokenizer != null ? "--tokenizer" : "as bench counts '" + model + "'")
+          + "), plus " + PromptTokens.FRAMING_PER_MESSAGE + " a chat message and " + PromptTokens.REPLY_PRIMING
+          + " priming the reply");
       ServeRun.serveUntilStopped(b.build(), what, engineTiming, truth, System.err);
       return Main.EXIT_OK;
+    }
+
+    /**
+     * {@code --tokenizer} resolved as bench resolves it, else the tokenizer bench infers for the
+     * served model, else bench's heuristic: bench and the server then count a prompt alike.
+     */
+    static PromptCounter promptCounter(String spec, Path mapFile, String model) {
+      TokenizerResolver resolver = TokenizerResolver.system(mapFile);
+      Tokenizer t = spec != null ? resolver.resolve(spec) : resolver.forModel(model).orElse(null);
+      return WorkloadOptions.promptCounter(t);
     }
 
     /** {@code --faults}, a usage error naming the flag when it does not parse. */

@@ -73,7 +73,7 @@ final class SimulateCommand implements Callable<Integer> {
     StageSequence stages = repeats.sequence(sloRun.stages());
     EngineConfig config = engine.config();
     Cost.Model costModel = cost.model(config.tensorParallel());
-    var requests = workload.lengthsFactory();
+    var requests = workload.lengthsFactory(config.model().name());
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
     }

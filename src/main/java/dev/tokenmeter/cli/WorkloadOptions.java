@@ -3,6 +3,7 @@ package dev.tokenmeter.cli;
 import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
+import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
 import dev.tokenmeter.workload.FileWorkload;
@@ -141,13 +142,13 @@ final class WorkloadOptions {
    * The per-stage workload for a simulation, which reads only token counts: synthetic workloads
    * draw the same lengths as {@link #factory} without building prompt text (the drawn lengths are
    * the counts; with --shared-prefix-tokens N every prompt is at least N + 1 tokens and the
-   * simulation is told that the first N are shared); a prompt file is read as in bench, sized by
-   * --tokenizer or the estimate.
+   * simulation is told that the first N are shared); a prompt file is read as in bench, counted by
+   * --tokenizer, else by {@code model}'s tokenizer as bench would, else the estimate.
    */
-  Function<StagePlan, RequestSource> lengthsFactory() {
+  Function<StagePlan, RequestSource> lengthsFactory(String model) {
     validate();
     if (file != null) {
-      return factory(null);
+      return factory(model);
     }
     LengthSpec i = in;
     LengthSpec o = out;
@@ -201,6 +202,27 @@ final class WorkloadOptions {
   /** The tokenizer chosen by {@link #factory}, or null for the estimate. */
   Tokenizer tokenizer() {
     return chosen;
+  }
+
+  /**
+   * The embedded simulator's prompt counter, counting as this workload sizes prompts (after {@link
+   * #factory}): see {@link #promptCounter(Tokenizer)}.
+   */
+  PromptCounter promptCounter() {
+    return promptCounter(chosen);
+  }
+
+  /**
+   * A simulator's prompt counter that counts as bench does with {@code tokenizer}: its ids, or,
+   * when null, bench's heuristic estimate ({@link TokenEstimator#heuristic()}). So bench's planned
+   * prompt tokens and the simulator's {@code usage.prompt_tokens} differ by its chat framing only.
+   */
+  static PromptCounter promptCounter(Tokenizer tokenizer) {
+    if (tokenizer == null) {
+      TokenEstimator heuristic = TokenEstimator.heuristic();
+      return PromptCounter.counting(heuristic.toString(), heuristic::count);
+    }
+    return PromptCounter.tokenizer(tokenizer.name(), tokenizer::encode);
   }
 
   /** Counts output tokens with the chosen tokenizer when the server sends no usage; null without one. */

@@ -139,6 +139,10 @@ public final class ConsoleReport {
               vs.meanAbsDiffTokens(),
               vs.maxAbsDiffTokens()));
     }
+    String prompts = promptCountNote(tok.promptOverhead(), vs.tokenizer());
+    if (!prompts.isEmpty()) {
+      sb.append("  note: ").append(prompts).append(System.lineSeparator());
+    }
     // Before the window the client is not watched, and CPU over a stage of milliseconds read 1211%.
     String client = virtualTime ? "none: simulated in virtual time, every time above is the engine model's prediction"
         : r.window().startOffsetNanos() < 0 ? "not watched (the window never opened)" : health(r.clientHealth());
@@ -146,6 +150,27 @@ public final class ConsoleReport {
         .append(client)
         .append(System.lineSeparator());
     return sb.toString();
+  }
+
+  /**
+   * When the server counts prompts unlike bench ({@link StageResult.PromptOverhead#countsDiffer}),
+   * the two counts, their ratio and the fix, e.g. {@code the server counts 33% more prompt tokens
+   * than o200k_base (mean 3699 vs 2772 a request; a chat template adds tens): set --tokenizer to
+   * the model's own (docs/TOKENIZERS.md)}; empty when they agree. {@code tokenizer}: the client's,
+   * null when it had none.
+   */
+  public static String promptCountNote(StageResult.PromptOverhead p, String tokenizer) {
+    if (!p.countsDiffer()) {
+      return "";
+    }
+    boolean estimated = p.estimatedCount() > 0 || tokenizer == null;
+    double rel = p.relative();
+    return String.format(Locale.ROOT,
+        "the server counts %.0f%% %s prompt tokens than %s (mean %.0f vs %.0f a request; a chat template adds tens): %s",
+        100 * Math.abs(rel), rel > 0 ? "more" : "fewer", estimated ? "bench's estimate" : tokenizer,
+        p.meanClientTokens() + p.meanTokens(), p.meanClientTokens(),
+        estimated ? "pass --tokenizer with the model's own for exact counts (docs/TOKENIZERS.md)"
+            : "set --tokenizer to the model's own (docs/TOKENIZERS.md)");
   }
 
   /**

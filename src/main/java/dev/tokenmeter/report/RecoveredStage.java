@@ -225,7 +225,7 @@ final class RecoveredStage {
   /** Sources and words; the prompt-overhead and usage-versus-tokenizer comparisons are not rebuilt. */
   private static StageResult.TokenAccounting tokens(Map<TokenCountSource, Long> sources, long words, long wordTokens) {
     return new StageResult.TokenAccounting(sources, 0,
-        new StageResult.PromptOverhead(0, 0, Double.NaN, 0, 0),
+        StageResult.PromptOverhead.none(),
         new StageResult.UsageVsTokenizer(null, 0, 0, Double.NaN, Double.NaN, 0, Double.NaN, Double.NaN),
         words, wordTokens);
   }

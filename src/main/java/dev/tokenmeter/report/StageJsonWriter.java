@@ -210,6 +210,8 @@ final class StageJsonWriter {
     number(g, "mean_tokens", p.meanTokens());
     nullableCount(g, "min_tokens", p.count() > 0, p.minTokens());
     nullableCount(g, "max_tokens", p.count() > 0, p.maxTokens());
+    number(g, "mean_client_tokens", p.meanClientTokens());
+    g.writeBooleanField("counts_differ", p.countsDiffer());
     g.writeEndObject();
     StageResult.UsageVsTokenizer u = t.usageVsTokenizer();
     g.writeObjectFieldStart("usage_vs_tokenizer");

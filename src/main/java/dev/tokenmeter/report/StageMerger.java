@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
 import dev.tokenmeter.core.analysis.Distribution;
 import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.StageResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
@@ -190,6 +191,10 @@ final class StageMerger {
     number(o, "mean_tokens", weightedMean(parts, "/tokens/prompt_overhead/mean_tokens", "/tokens/prompt_overhead/count"));
     countOrNull(o, "min_tokens", count > 0, min(parts, "/tokens/prompt_overhead/min_tokens"));
     countOrNull(o, "max_tokens", count > 0, max(parts, "/tokens/prompt_overhead/max_tokens"));
+    double meanDiff = weightedMean(parts, "/tokens/prompt_overhead/mean_tokens", "/tokens/prompt_overhead/count");
+    double meanClient = weightedMean(parts, "/tokens/prompt_overhead/mean_client_tokens", "/tokens/prompt_overhead/count");
+    number(o, "mean_client_tokens", meanClient);
+    o.put("counts_differ", StageResult.PromptOverhead.differ(meanDiff, meanClient));
     String u = "/tokens/usage_vs_tokenizer/";
     long disagreements = sum(parts, u + "disagreements");
     ObjectNode v = t.putObject("usage_vs_tokenizer");

@@ -31,8 +31,10 @@ final class ApiRequestParser {
   /**
    * @param pathModel the model named in the path (Gemini), else null
    * @param pathStream whether the path asks for a stream (Gemini, TGI); ignored by the others
+   * @param counter counts the prompt's text
    */
-  static RequestParser.Parsed parse(GenerationRequest.Api api, InputStream body, String pathModel, boolean pathStream)
+  static RequestParser.Parsed parse(
+      GenerationRequest.Api api, InputStream body, String pathModel, boolean pathStream, PromptCounter counter)
       throws RequestParser.Rejected {
     JsonNode root = read(body);
     List<String> roles = new ArrayList<>();
@@ -93,7 +95,7 @@ final class ApiRequestParser {
       }
       default -> throw new IllegalArgumentException("read by RequestParser: " + api);
     }
-    int[] promptIds = PromptTokens.chatIds(roles, contents);
+    int[] promptIds = PromptTokens.chatIds(roles, contents, counter);
     JsonNode seed = root.get("seed");
     int minTokens = Math.max(0, RequestParser.optionalPositiveInt(root, "min_tokens"));
     return new RequestParser.Parsed(

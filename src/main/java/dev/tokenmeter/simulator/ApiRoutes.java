@@ -92,7 +92,8 @@ final class ApiRoutes {
     String m = pathModel;
     boolean s = pathStream;
     GenerationRequest.Api a = api;
-    handler.generate(api, () -> ApiRequestParser.parse(a, new ByteBufInputStream(request.content()), m, s), arrivalNanos);
+    handler.generate(api, () -> ApiRequestParser.parse(a, new ByteBufInputStream(request.content()), m, s,
+        state.config.promptCounter()), arrivalNanos);
     return true;
   }
 

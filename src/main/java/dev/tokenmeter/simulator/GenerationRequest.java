@@ -6,13 +6,13 @@ package dev.tokenmeter.simulator;
  * @param serverRequestId the server's sequence number for the request, from 1, in arrival order
  * @param api which endpoint the request came to
  * @param stream whether the response is streamed (SSE) or one JSON body
- * @param promptTokens the server's estimate of prompt tokens (see {@link PromptTokens})
+ * @param promptTokens the server's count of prompt tokens (see {@link PromptTokens}, {@link PromptCounter})
  * @param maxTokens the effective {@code max_tokens} (the request's, or the configured default)
  * @param outputTokens how many tokens the server will generate, EOS included when it stops
  *     naturally ({@code 1 ≤ outputTokens ≤ maxTokens})
  * @param arrivalNanos {@link dev.tokenmeter.core.time.Ticker} reading when the request's last
  *     byte was read
- * @param promptIds stand-in token ids of the prompt (see {@link PromptTokens#chatIds}), the
+ * @param promptIds token ids of the prompt, or stand-ins (see {@link PromptTokens#chatIds}), the
  *     content identity a prefix cache keys on; null when unknown. Not copied: do not modify
  */
 public record GenerationRequest(

@@ -4,23 +4,52 @@ import dev.tokenmeter.simulator.engine.BlockHashes;
 import java.util.List;
 
 /**
- * The simulator's deterministic estimate of prompt tokens, reported as {@code prompt_tokens}
- * until exact tokenizers arrive. Thread-safe (stateless).
+ * The simulator's count of prompt tokens, reported as {@code prompt_tokens}. Thread-safe
+ * (stateless).
  *
  * <ul>
- *   <li>text: {@code ceil(codePoints / 4)}, the usual "4 characters per token" of English BPE;
- *   <li>chat: {@code 3 + Σ (4 + text(content))} over the messages: 4 tokens of framing per message
- *       (start, role, separator, end) and 3 that prime the assistant's reply, as in OpenAI's
- *       token-counting recipe for chat models;
+ *   <li>text: the {@link PromptCounter}'s count (bench's tokenizer for the served model, or bench's
+ *       estimate, when the command line gives one); without one {@code ceil(codePoints / 4)}, the
+ *       usual "4 characters per token" of English BPE ({@link #text});
+ *   <li>chat: {@code 3 + Σ (4 + text(content))} over the messages: {@value #FRAMING_PER_MESSAGE}
+ *       tokens of framing per message (start, role, separator, end) and {@value #REPLY_PRIMING}
+ *       that prime the assistant's reply, as in OpenAI's token-counting recipe for chat models: the
+ *       simulator's fixed chat template, which bench's count of the raw prompt leaves out;
  *   <li>a completions prompt given as token ids: the number of ids (exact).
  * </ul>
  *
  * <p>For prefix caching, {@link #textIds} and {@link #chatIds} give each estimated token a stand-in
  * id with the same count: a content token is the hash of its 4 code points, a framing token the
  * hash of the message's role. Two prompts whose first messages are equal therefore share their
- * leading stand-in ids, as their real token ids would be shared.
+ * leading stand-in ids, as their real token ids would be shared. A {@link PromptCounter} gives
+ * its own ids for the contents (a tokenizer's real ones).
  */
 public final class PromptTokens {
+
+  /** Framing tokens around each chat message: start, role, separator, end. */
+  public static final int FRAMING_PER_MESSAGE = 4;
+
+  /** Tokens after the last message that prime the assistant's reply. */
+  public static final int REPLY_PRIMING = 3;
+
+  /** {@link PromptCounter#charsPerFour()}. */
+  static final PromptCounter CHARS_PER_FOUR =
+      new PromptCounter() {
+        @Override
+        public String name() {
+          return "4 characters per token";
+        }
+
+        @Override
+        public int[] ids(String text) {
+          return textIds(text);
+        }
+
+        @Override
+        public String toString() {
+          return name();
+        }
+      };
 
   private PromptTokens() {}
 
@@ -57,16 +86,32 @@ public final class PromptTokens {
    * then its content's, and 3 ids priming the reply at the end.
    */
   public static int[] chatIds(List<String> roles, List<String> messageContents) {
-    int[] ids = new int[chat(messageContents)];
+    return chatIds(roles, messageContents, CHARS_PER_FOUR);
+  }
+
+  /**
+   * Ids of a chat prompt whose contents {@code counter} counts: per message {@value
+   * #FRAMING_PER_MESSAGE} framing ids (from the role) then its content's, and {@value
+   * #REPLY_PRIMING} ids priming the reply at the end.
+   */
+  public static int[] chatIds(List<String> roles, List<String> messageContents, PromptCounter counter) {
+    int[][] contents = new int[messageContents.size()][];
+    int length = REPLY_PRIMING;
+    for (int m = 0; m < contents.length; m++) {
+      contents[m] = counter.ids(messageContents.get(m));
+      length += FRAMING_PER_MESSAGE + contents[m].length;
+    }
+    int[] ids = new int[length];
     int at = 0;
-    for (int m = 0; m < messageContents.size(); m++) {
+    for (int m = 0; m < contents.length; m++) {
       int role = roles.get(m).hashCode();
-      for (int k = 0; k < 4; k++) {
+      for (int k = 0; k < FRAMING_PER_MESSAGE; k++) {
         ids[at++] = (int) BlockHashes.mix(((long) role << 8) + k);
       }
-      at = textIds(messageContents.get(m), ids, at);
+      System.arraycopy(contents[m], 0, ids, at, contents[m].length);
+      at += contents[m].length;
     }
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < REPLY_PRIMING; k++) {
       ids[at++] = (int) BlockHashes.mix(-1L - k);
     }
     return ids;
@@ -74,9 +119,9 @@ public final class PromptTokens {
 
   /** The chat estimate over the messages' text contents (one entry per message). */
   public static int chat(List<String> messageContents) {
-    int total = 3;
+    int total = REPLY_PRIMING;
     for (String content : messageContents) {
-      total += 4 + text(content);
+      total += FRAMING_PER_MESSAGE + text(content);
     }
     return total;
   }

@@ -41,8 +41,9 @@ final class RequestParser {
    * @param model the requested model, or null when absent
    * @param maxTokens the request's max tokens, or -1 when absent
    * @param seed the request's {@code seed}, or null
-   * @param promptIds stand-in token ids of the prompt, {@code promptTokens} of them (the ids
-   *     themselves for a completions prompt of token ids): the prefix cache's content identity
+   * @param promptIds token ids of the prompt from the server's {@link PromptCounter} (stand-ins
+   *     for an estimate), {@code promptTokens} of them (the ids themselves for a completions
+   *     prompt of token ids): the prefix cache's content identity
    */
   record Parsed(
       GenerationRequest.Api api,
@@ -60,7 +61,8 @@ final class RequestParser {
 
   private RequestParser() {}
 
-  static Parsed parse(GenerationRequest.Api api, InputStream body) throws Rejected {
+  /** Parses {@code body}, counting its prompt's text with {@code counter}. */
+  static Parsed parse(GenerationRequest.Api api, InputStream body, PromptCounter counter) throws Rejected {
     JsonNode root;
     try {
       root = MAPPER.readTree(body);
@@ -74,7 +76,7 @@ final class RequestParser {
     }
     String model = optionalText(root, "model");
     int[] promptIds =
-        api == GenerationRequest.Api.CHAT ? chatPromptIds(root) : completionPromptIds(root);
+        api == GenerationRequest.Api.CHAT ? chatPromptIds(root, counter) : completionPromptIds(root, counter);
     boolean stream = optionalBoolean(root, "stream");
     JsonNode options = root.get("stream_options");
     boolean includeUsage = false;
@@ -121,7 +123,7 @@ final class RequestParser {
         promptIds);
   }
 
-  private static int[] chatPromptIds(JsonNode root) throws Rejected {
+  private static int[] chatPromptIds(JsonNode root, PromptCounter counter) throws Rejected {
     JsonNode messages = root.get("messages");
     if (messages == null || !messages.isArray() || messages.isEmpty()) {
       throw Rejected.badRequest("messages: a non-empty array of messages is required");
@@ -135,7 +137,7 @@ final class RequestParser {
       roles.add(message.path("role").asText());
       contents.add(contentText(message.get("content")));
     }
-    return PromptTokens.chatIds(roles, contents);
+    return PromptTokens.chatIds(roles, contents, counter);
   }
 
   /** A message's text: a string, or the {@code text} of each part of a content-part array. */
@@ -156,13 +158,13 @@ final class RequestParser {
     throw Rejected.badRequest("message content must be a string or an array of parts");
   }
 
-  private static int[] completionPromptIds(JsonNode root) throws Rejected {
+  private static int[] completionPromptIds(JsonNode root, PromptCounter counter) throws Rejected {
     JsonNode prompt = root.get("prompt");
     if (prompt == null || prompt.isNull()) {
       throw Rejected.badRequest("prompt is required");
     }
     if (prompt.isTextual()) {
-      return PromptTokens.textIds(prompt.asText());
+      return counter.ids(prompt.asText());
     }
     if (prompt.isArray() && !prompt.isEmpty()) {
       if (prompt.get(0).isIntegralNumber()) {
@@ -173,7 +175,7 @@ final class RequestParser {
         return ids;
       }
       if (prompt.size() == 1 && prompt.get(0).isTextual()) {
-        return PromptTokens.textIds(prompt.get(0).asText());
+        return counter.ids(prompt.get(0).asText());
       }
       throw Rejected.badRequest("only one prompt per request is supported");
     }

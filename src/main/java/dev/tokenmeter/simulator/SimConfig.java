@@ -35,6 +35,8 @@ import java.util.Objects;
  *     chunk carrying {@code finish_reason} and counted in {@code completion_tokens} (vLLM);
  *     false: the last text token carries the finish reason
  * @param maxRequestBytes largest accepted request body; larger is a 413
+ * @param promptCounter counts a prompt's text tokens for {@code usage.prompt_tokens}, the context
+ *     limit and the engine's prefill (plus the chat framing of {@link PromptTokens})
  */
 public record SimConfig(
     int port,
@@ -52,7 +54,8 @@ public record SimConfig(
     int zeroDelayBatchTokens,
     boolean roleChunkWithHeaders,
     boolean eosChunk,
-    int maxRequestBytes) {
+    int maxRequestBytes,
+    PromptCounter promptCounter) {
 
   public SimConfig {
     if (port < 0 || port > 65_535) {
@@ -73,6 +76,7 @@ public record SimConfig(
     Objects.requireNonNull(faults, "faults");
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(wallClock, "wallClock");
+    Objects.requireNonNull(promptCounter, "promptCounter");
   }
 
   /** The defaults: see {@link Builder}. */
@@ -103,7 +107,8 @@ public record SimConfig(
         .zeroDelayBatchTokens(zeroDelayBatchTokens)
         .roleChunkWithHeaders(roleChunkWithHeaders)
         .eosChunk(eosChunk)
-        .maxRequestBytes(maxRequestBytes);
+        .maxRequestBytes(maxRequestBytes)
+        .promptCounter(promptCounter);
   }
 
   /**
@@ -111,7 +116,8 @@ public record SimConfig(
    * TTFT 50 ms and ITL 20 ms (50 tokens/s, an unloaded 8B model on one GPU), natural lengths
    * uniform in [16, 512], default {@code max_tokens} 256, context 32,768, no faults, the system
    * ticker and wall clock, no sink, 32 tokens per zero-delay flush, vLLM's role-chunk and EOS
-   * behaviour, 8 MiB request bodies. Not thread-safe.
+   * behaviour, 8 MiB request bodies, prompts counted at 4 characters a token ({@link
+   * PromptCounter#charsPerFour}). Not thread-safe.
    */
   public static final class Builder {
     private int port;
@@ -130,6 +136,7 @@ public record SimConfig(
     private boolean roleChunkWithHeaders;
     private boolean eosChunk = true;
     private int maxRequestBytes = 8 << 20;
+    private PromptCounter promptCounter = PromptCounter.charsPerFour();
 
     private Builder() {}
 
@@ -213,6 +220,11 @@ public record SimConfig(
       return this;
     }
 
+    public Builder promptCounter(PromptCounter promptCounter) {
+      this.promptCounter = promptCounter;
+      return this;
+    }
+
     public SimConfig build() {
       return new SimConfig(
           port,
@@ -230,7 +242,8 @@ public record SimConfig(
           zeroDelayBatchTokens,
           roleChunkWithHeaders,
           eosChunk,
-          maxRequestBytes);
+          maxRequestBytes,
+          promptCounter);
     }
   }
 }

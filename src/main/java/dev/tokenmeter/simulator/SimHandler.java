@@ -137,7 +137,8 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
   private void generate(FullHttpRequest request, boolean completions, long arrivalNanos) {
     GenerationRequest.Api api =
         completions ? GenerationRequest.Api.COMPLETIONS : GenerationRequest.Api.CHAT;
-    generate(api, () -> RequestParser.parse(api, new ByteBufInputStream(request.content())), arrivalNanos);
+    generate(api, () -> RequestParser.parse(api, new ByteBufInputStream(request.content()),
+        state.config.promptCounter()), arrivalNanos);
   }
 
   /** Plans and starts the generation of a request of {@code api}; a rejection is answered in its error shape. */

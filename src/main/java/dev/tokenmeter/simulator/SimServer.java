@@ -83,7 +83,7 @@ public final class SimServer implements AutoCloseable {
    * @throws RuntimeException when the port cannot be bound (Netty rethrows the bind error)
    */
   public static SimServer start(SimConfig config) {
-    warmUp();
+    warmUp(config.promptCounter());
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelClass =
@@ -137,15 +137,17 @@ public final class SimServer implements AutoCloseable {
 
   /**
    * Loads and initializes what the first request would (Jackson's mapper, the vocabulary, the
-   * frame encoder): about 50 ms on a cold JVM that would otherwise land on the first token.
+   * frame encoder, the prompt counter's tokenizer): about 50 ms on a cold JVM that would otherwise
+   * land on the first token.
    */
-  private static void warmUp() {
+  private static void warmUp(PromptCounter counter) {
     try {
       RequestParser.parse(
           GenerationRequest.Api.CHAT,
           new java.io.ByteArrayInputStream(
               "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}"
-                  .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+          counter);
     } catch (RequestParser.Rejected e) {
       throw new IllegalStateException(e);
     }

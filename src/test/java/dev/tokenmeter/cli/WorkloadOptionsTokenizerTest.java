@@ -9,7 +9,10 @@ import dev.tokenmeter.core.load.StopCondition;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.tokenizer.Tokenizer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class WorkloadOptionsTokenizerTest {
   private static StagePlan plan() {
@@ -50,6 +53,50 @@ class WorkloadOptionsTokenizerTest {
     assertThat(w.outputCounter()).isNull();
     assertThat(w.tokenizerLine()).contains("estimates");
     assertThat(w.describe()).containsEntry("tokenizer", "heuristic").containsEntry("input_tokens_exact", false);
+  }
+
+  @Test
+  void theSimulatorCountsAPromptAsTheWorkloadSizedIt() {
+    WorkloadOptions exact = new WorkloadOptions();
+    exact.inputTokens = "300";
+    exact.validate();
+    RequestSpec spec = exact.factory("gpt-4o-mini").apply(plan()).next(1);
+    String text = ((Prompt.Text) spec.prompt()).text();
+    assertThat(exact.promptCounter().name()).isEqualTo("o200k_base");
+    assertThat(exact.promptCounter().ids(text)).isEqualTo(Tokenizer.openAi("o200k_base").encode(text)).hasSize(300);
+
+    WorkloadOptions estimate = new WorkloadOptions();
+    estimate.inputTokens = "300";
+    estimate.validate();
+    RequestSpec guessed = estimate.factory("some-local-model").apply(plan()).next(1);
+    assertThat(estimate.promptCounter().name()).isEqualTo("heuristic");
+    assertThat(estimate.promptCounter().ids(((Prompt.Text) guessed.prompt()).text())).hasSize(guessed.promptTokens());
+  }
+
+  @Test
+  void simServeResolvesItsTokenizerAsBenchDoes(@TempDir Path dir) throws Exception {
+    Path map = Files.writeString(dir.resolve("tokenizers.json"), "{\"acme-*\": \"cl100k_base\"}");
+    assertThat(SimCommand.Serve.promptCounter("gpt-4o", null, "tokenmeter-sim").name()).isEqualTo("o200k_base");
+    assertThat(SimCommand.Serve.promptCounter(null, map, "acme-7b").name()).isEqualTo("cl100k_base");
+    assertThat(SimCommand.Serve.promptCounter(null, null, "gpt-4.1-mini").name()).as("the built-in map").isEqualTo("o200k_base");
+    assertThat(SimCommand.Serve.promptCounter(null, map, "tokenmeter-sim").name()).isEqualTo("heuristic");
+    assertThatThrownBy(() -> SimCommand.Serve.promptCounter("no-such-tokenizer", null, "m"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown tokenizer");
+  }
+
+  @Test
+  void simulateCountsAPromptFileWithTheSimulatedModelsTokenizer(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("p.jsonl"), "{\"prompt\":\"Explain continuous batching in one line.\"}\n");
+    WorkloadOptions w = new WorkloadOptions();
+    w.prompts = file;
+    w.outputTokens = "8";
+    RequestSpec spec = w.lengthsFactory("gpt-4o-mini").apply(plan()).next(0);
+    assertThat(spec.promptTokensExact()).isTrue();
+    assertThat(spec.promptTokens()).isEqualTo(Tokenizer.openAi("o200k_base").count("Explain continuous batching in one line."));
+    WorkloadOptions unknown = new WorkloadOptions();
+    unknown.prompts = file;
+    unknown.outputTokens = "8";
+    assertThat(unknown.lengthsFactory("acme/unknown-7b").apply(plan()).next(0).promptTokensExact()).isFalse();
   }
 
   @Test

@@ -218,16 +218,57 @@ public record StageResult(
 
   /**
    * {@code usage.prompt_tokens − client count} over measured requests that have both: the tokens
-   * the server's chat template adds around the raw prompt.
+   * the server's chat template adds around the raw prompt, and, when the server counts with another
+   * tokenizer than the client (or the client estimated), that difference too.
    *
    * @param count requests with both counts
    * @param estimatedCount of them, requests whose client count was an estimate, not the tokenizer's
    * @param meanTokens mean difference, NaN when {@code count} is 0
    * @param minTokens smallest difference, 0 when {@code count} is 0
    * @param maxTokens largest difference, 0 when {@code count} is 0
+   * @param meanClientTokens mean client count of the same requests, NaN when {@code count} is 0
    */
   public record PromptOverhead(
-      long count, long estimatedCount, double meanTokens, long minTokens, long maxTokens) {}
+      long count, long estimatedCount, double meanTokens, long minTokens, long maxTokens, double meanClientTokens) {
+
+    /** A chat template adds at most this many tokens to a request (Llama 3.1's: about 30). */
+    public static final int TEMPLATE_TOKENS = 64;
+
+    /** Two counts closer than this share of the client's count are the same tokenizer's, or near. */
+    public static final double TOLERANCE = 0.05;
+
+    /** No requests with both counts. */
+    public static PromptOverhead none() {
+      return new PromptOverhead(0, 0, Double.NaN, 0, 0, Double.NaN);
+    }
+
+    /**
+     * How many more prompt tokens the server counted than the client, as a share of the client's:
+     * {@code meanTokens / meanClientTokens} (0.33: 33% more; template included); NaN when none.
+     */
+    public double relative() {
+      return count > 0 && meanClientTokens > 0 ? meanTokens / meanClientTokens : Double.NaN;
+    }
+
+    /**
+     * Whether the server counts prompts unlike the client, beyond what a chat template explains: on
+     * average more than {@link #TEMPLATE_TOKENS} plus {@link #TOLERANCE} of the client's count
+     * more, or {@link #TOLERANCE} of it fewer (a template only adds). Then the two sides count with
+     * different tokenizers, or the client estimated.
+     */
+    public boolean countsDiffer() {
+      return differ(meanTokens, meanClientTokens);
+    }
+
+    /** {@link #countsDiffer()} of a mean difference and mean client count (false when either is NaN). */
+    public static boolean differ(double meanTokens, double meanClientTokens) {
+      if (Double.isNaN(meanTokens) || !(meanClientTokens > 0)) {
+        return false;
+      }
+      double slack = TOLERANCE * meanClientTokens;
+      return meanTokens > TEMPLATE_TOKENS + slack || meanTokens < -slack;
+    }
+  }
 
   /**
    * The server's {@code usage.completion_tokens} against the client tokenizer's count of the

@@ -18,6 +18,7 @@ final class TokenTally {
   private long overheadCount;
   private long overheadEstimated;
   private long overheadSum;
+  private long overheadClientSum;
   private long overheadMin = Long.MAX_VALUE;
   private long overheadMax = Long.MIN_VALUE;
 
@@ -48,6 +49,7 @@ final class TokenTally {
       long d = m.usagePromptTokens() - m.clientPromptTokens();
       overheadCount++;
       overheadSum += d;
+      overheadClientSum += m.clientPromptTokens();
       overheadMin = Math.min(overheadMin, d);
       overheadMax = Math.max(overheadMax, d);
       if (!m.clientPromptTokensExact()) {
@@ -94,7 +96,8 @@ final class TokenTally {
             overheadEstimated,
             any ? (double) overheadSum / overheadCount : Double.NaN,
             any ? overheadMin : 0,
-            any ? overheadMax : 0);
+            any ? overheadMax : 0,
+            any ? (double) overheadClientSum / overheadCount : Double.NaN);
     StageResult.UsageVsTokenizer vs =
         new StageResult.UsageVsTokenizer(
             tokenizer,

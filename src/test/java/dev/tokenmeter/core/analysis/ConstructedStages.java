@@ -88,7 +88,7 @@ public final class ConstructedStages {
         new StageResult.Throughput(outputTps, Double.NaN, requestsPerSecond, Double.NaN, Double.NaN, 0, 0),
         new StageResult.RequestCounts(completed, failed, Map.of()),
         errors,
-        new StageResult.TokenAccounting(Map.of(), 0, new StageResult.PromptOverhead(0, 0, Double.NaN, 0, 0),
+        new StageResult.TokenAccounting(Map.of(), 0, StageResult.PromptOverhead.none(),
             new StageResult.UsageVsTokenizer(null, 0, 0, Double.NaN, Double.NaN, 0, Double.NaN, Double.NaN), 0, 0),
         StageResult.Finishes.NONE, null, null, null, Map.of(), Map.of());
   }

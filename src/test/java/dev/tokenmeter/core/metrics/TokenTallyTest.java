@@ -56,6 +56,9 @@ class TokenTallyTest {
     assertThat(p.meanTokens()).isEqualTo(5.0);
     assertThat(p.minTokens()).isEqualTo(3);
     assertThat(p.maxTokens()).isEqualTo(7);
+    assertThat(p.meanClientTokens()).isEqualTo(15.0);
+    assertThat(p.relative()).isEqualTo(5.0 / 15);
+    assertThat(p.countsDiffer()).as("5 tokens a request: a template's").isFalse();
 
     // Words 3 + 2 + 1 + 2 = 8 over n = 13 + 10 + 6 + 11 = 40 tokens.
     assertThat(t.outputWords()).isEqualTo(8);
@@ -82,5 +85,21 @@ class TokenTallyTest {
     assertThat(t.usageVsTokenizer().compared()).isZero();
     assertThat(t.usageVsTokenizer().meanDiffTokens()).isNaN();
     assertThat(t.promptOverhead().meanTokens()).isNaN();
+    assertThat(t.promptOverhead().meanClientTokens()).isNaN();
+    assertThat(t.promptOverhead().countsDiffer()).isFalse();
+  }
+
+  @Test
+  void countsDifferBeyondATemplateAndAFewPercent() {
+    // Allowed: up to 64 + 5% more (a template), up to 5% fewer.
+    assertThat(StageResult.PromptOverhead.differ(927, 2772)).as("3,699 vs 2,772").isTrue();
+    assertThat(StageResult.PromptOverhead.differ(64 + 138, 2772)).isFalse();
+    assertThat(StageResult.PromptOverhead.differ(64 + 139, 2772)).isTrue();
+    assertThat(StageResult.PromptOverhead.differ(7, 256)).as("the simulator's chat framing").isFalse();
+    assertThat(StageResult.PromptOverhead.differ(31, 20)).as("Llama 3.1's template on a short prompt").isFalse();
+    assertThat(StageResult.PromptOverhead.differ(-50, 1000)).isFalse();
+    assertThat(StageResult.PromptOverhead.differ(-51, 1000)).as("a template never removes tokens").isTrue();
+    assertThat(StageResult.PromptOverhead.differ(Double.NaN, 1000)).isFalse();
+    assertThat(StageResult.PromptOverhead.differ(100, 0)).isFalse();
   }
 }
