@@ -213,6 +213,7 @@ final class ProxyCommand implements Callable<Integer> {
     dev.tokenmeter.proxy.ProxyWatch watch = new dev.tokenmeter.proxy.ProxyWatch(
         writer == null ? null : () -> dev.tokenmeter.proxy.ProxyWatch.LedgerCounts.of(writer), server::refusals,
         System.err, Ticker.system()).start();
+    server.board().ledgerHealth(watch::ledgerHealth); // the dashboard's banner while the ledger fails
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
