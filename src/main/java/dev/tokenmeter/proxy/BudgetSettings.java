@@ -77,7 +77,8 @@ final class BudgetSettings {
     Map<String, Integer> contexts = new LinkedHashMap<>();
     contextLengths.forEach((glob, tokens) -> {
       if (glob == null || glob.isBlank() || tokens == null || tokens < 1) {
-        errors.add("context length '" + glob + "=" + tokens + "': write MODEL_GLOB=TOKENS, e.g. 'llama-3*=131072'");
+        errors.add("context length of '" + glob + "': not a whole number of tokens above 0; write MODEL_GLOB=TOKENS,"
+            + " e.g. 'llama-3*=131072'");
       } else {
         contexts.put(glob.strip(), tokens);
       }

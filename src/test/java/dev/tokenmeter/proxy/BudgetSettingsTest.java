@@ -81,12 +81,13 @@ class BudgetSettingsTest {
         """);
     assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
         .hasMessageContaining("2 mistakes")
-        .hasMessageContaining("context length 'a*=null': write MODEL_GLOB=TOKENS, e.g. 'llama-3*=131072'")
-        .hasMessageContaining("context length 'b*=0'");
+        .hasMessageContaining("context length of 'a*': not a whole number of tokens above 0; write MODEL_GLOB=TOKENS,"
+            + " e.g. 'llama-3*=131072'")
+        .hasMessageContaining("context length of 'b*'");
     ProxySettings flags = new ProxySettings();
     flags.upstreams.add(new ProxySettings.UpstreamSpec(null, "http://127.0.0.1:8000", null));
     ProxySettings.contextLengthFlag("llama", flags);
-    assertThatThrownBy(() -> flags.resolve(Map.of())).hasMessageContaining("context length 'llama=null'");
+    assertThatThrownBy(() -> flags.resolve(Map.of())).hasMessageContaining("context length of 'llama'");
   }
 
   @Test
