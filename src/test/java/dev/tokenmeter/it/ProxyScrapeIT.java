@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -28,12 +30,14 @@ import org.junit.jupiter.api.io.TempDir;
  * A real Prometheus scrapes the {@code /metrics} route of a running {@code tokenmeter proxy} (budgets,
  * an SLO, drift against a baseline, a price table, a SQLite ledger) in front of the simulator; its
  * queries return what was sent, {@code promtool check metrics} finds nothing to lint in the body,
- * and the families exported are exactly the ones docs/PROXY.md, "Metrics" lists.
+ * the families exported are exactly the ones docs/PROXY.md, "Metrics" lists, and every label is in
+ * its "Labels" table.
  */
 @Timeout(180)
 class ProxyScrapeIT {
   private static final Pattern LISTENING = Pattern.compile("listening on (http://127\\.0\\.0\\.1:\\d+)");
   private static final Pattern TYPE_LINE = Pattern.compile("(?m)^# TYPE (\\S+) (\\S+)$");
+  private static final Pattern LABEL = Pattern.compile("[{,]([a-zA-Z_][a-zA-Z0-9_]*)=\"");
   private static final Pattern DOC_ROW = Pattern.compile("(?m)^\\| `([a-z_:]+)` \\| (histogram|counter|gauge) \\|");
   private static final int SENT = 100; // the drift monitor checks every 100 requests
   private static final int REFUSED = 3;
@@ -104,6 +108,7 @@ class ProxyScrapeIT {
       assertThat(lint.exitCode()).isZero();
       assertThat(families(scrape.text())).as("exported families (right) against docs/PROXY.md, Metrics (left)")
           .isEqualTo(documented());
+      assertThat(documentedLabels()).as("docs/PROXY.md, Labels").containsAll(labels(scrape.text()));
     }
   }
 
@@ -137,6 +142,37 @@ class ProxyScrapeIT {
     }
     assertThat(types).as("rows of the metrics table").hasSizeGreaterThan(15);
     return types;
+  }
+
+  /** Every label name of an exposition's samples but {@code le}. */
+  private static Set<String> labels(String exposition) {
+    Set<String> names = new TreeSet<>();
+    for (String line : exposition.split("\n")) {
+      Matcher m = LABEL.matcher(line);
+      while (!line.startsWith("#") && m.find()) {
+        names.add(m.group(1));
+      }
+    }
+    names.remove("le");
+    assertThat(names).as("label names in the scrape").hasSizeGreaterThan(10);
+    return names;
+  }
+
+  /** The label names docs/PROXY.md's table under "### Labels" names (a row may name several). */
+  private static Set<String> documentedLabels() throws Exception {
+    String doc = Files.readString(Path.of("docs/PROXY.md"));
+    int start = doc.indexOf("\n### Labels\n");
+    assertThat(start).as("docs/PROXY.md has a ### Labels section").isPositive();
+    Set<String> names = new TreeSet<>();
+    for (String line : doc.substring(start, doc.indexOf("\n### ", start + 1)).split("\n")) {
+      if (line.startsWith("| `")) {
+        Matcher m = Pattern.compile("`([a-z_]+)`").matcher(line.substring(0, line.indexOf(" |", 2)));
+        while (m.find()) {
+          names.add(m.group(1));
+        }
+      }
+    }
+    return names;
   }
 
   /** The value of the single series {@code promql} selects. */
