@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.proxy.RawHttp;
 import dev.tokenmeter.testkit.Cli;
 import dev.tokenmeter.testkit.PrometheusServer;
@@ -96,6 +97,9 @@ class ProxyScrapeIT {
         assertThat(value(prometheus, "tokenmeter_proxy_active_requests{upstream=\"default\"}")).isZero();
       }
       RawHttp.Response scrape = RawHttp.get(base, "/metrics");
+      // the dashboard hears of the ledger from the proxy's watch: a ledger that commits reads ok
+      assertThat(new ObjectMapper().readTree(RawHttp.get(base, "/dashboard/data").body()).at("/ledger/state").asText())
+          .isEqualTo("ok");
       proxy.interrupt();
       Cli.Result done = result.get(20, TimeUnit.SECONDS);
       assertThat(done.exitCode()).as(done.both()).isZero();
