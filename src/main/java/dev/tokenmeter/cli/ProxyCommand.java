@@ -98,8 +98,11 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--budget", paramLabel = "TENANT=LIMIT/PERIOD[/enforce]", description = "A tenant's budget, e.g. 'acme=2000000 tokens/day/enforce' or 'acme=250 USD/month' (the price table's currency); repeatable. Notices at 50/80/100%%; with enforce, 429 past it (docs/PROXY.md, Budgets).")
   List<String> budgets = List.of();
 
-  @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens (default: 4096).")
+  @Option(names = "--budget-default-output", paramLabel = "TOKENS", description = "Output tokens reserved for a request that names no max_tokens and whose model's context length is not known (default: 4096).")
   Integer budgetDefaultOutput;
+
+  @Option(names = "--context-length", paramLabel = "GLOB=TOKENS", description = "Context length of the models matching GLOB: a request naming no max_tokens holds the context less its prompt in its budgets; repeatable, first match wins (default: what the upstream's /v1/models lists as max_model_len).")
+  List<String> contextLengths = List.of();
 
   @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice, SLO alert and drift notice as JSON to URL (retried with backoff).")
   String alertWebhook;
@@ -224,6 +227,7 @@ final class ProxyCommand implements Callable<Integer> {
     flags.ledger = ledger;
     budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
     flags.budgetDefaultOutput = budgetDefaultOutput;
+    contextLengths.forEach(c -> ProxySettings.contextLengthFlag(c, flags));
     flags.alertWebhook = alertWebhook;
     flags.adminToken = adminToken;
     slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));

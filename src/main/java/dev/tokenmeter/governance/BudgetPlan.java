@@ -1,7 +1,10 @@
 package dev.tokenmeter.governance;
 
 import java.net.URI;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The budgets a proxy runs with, validated. Immutable.
@@ -11,16 +14,29 @@ import java.util.List;
  * @param defaultOutputTokens the output tokens reserved for a request that names no {@code
  *     max_tokens} or {@code max_completion_tokens}
  * @param webhookOrNull where notices are posted, or null
+ * @param contextLengths context length in tokens by model glob, tried in order: a request that
+ *     names no output limit holds its model's context less its prompt instead of {@code
+ *     defaultOutputTokens}
  */
-public record BudgetPlan(List<Budget> budgets, int defaultOutputTokens, URI webhookOrNull) {
+public record BudgetPlan(List<Budget> budgets, int defaultOutputTokens, URI webhookOrNull,
+    Map<String, Integer> contextLengths) {
   /** Reserved for a request without an output limit: 4096 tokens. */
   public static final int DEFAULT_OUTPUT_TOKENS = 4096;
 
   public BudgetPlan {
     budgets = List.copyOf(budgets);
+    contextLengths = Collections.unmodifiableMap(new LinkedHashMap<>(contextLengths));
+    if (contextLengths.values().stream().anyMatch(t -> t == null || t < 1)) {
+      throw new IllegalArgumentException("context lengths must be 1 token or more: " + contextLengths);
+    }
     if (defaultOutputTokens < 0) {
       throw new IllegalArgumentException("the default output reservation must be 0 or more");
     }
+  }
+
+  /** A plan that knows no model's context length. */
+  public BudgetPlan(List<Budget> budgets, int defaultOutputTokens, URI webhookOrNull) {
+    this(budgets, defaultOutputTokens, webhookOrNull, Map.of());
   }
 
   /** No budgets. */

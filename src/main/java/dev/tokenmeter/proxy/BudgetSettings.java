@@ -5,8 +5,10 @@ import dev.tokenmeter.governance.BudgetPlan;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /** Checks the budget settings as written and builds the {@link BudgetPlan}. Stateless. */
@@ -35,7 +37,8 @@ final class BudgetSettings {
    *     then a budget of another tenant is a mistake
    */
   static BudgetPlan plan(List<ProxySettings.BudgetSpec> specs, Integer defaultOutput, String webhook,
-      Tenants tenants, boolean tenantsKnown, Prices prices, List<String> errors) {
+      Tenants tenants, boolean tenantsKnown, Prices prices, Map<String, Integer> contextLengths,
+      List<String> errors) {
     Set<String> known = tenants.knownAtStart();
     List<Budget> budgets = new ArrayList<>();
     Set<String> seen = new HashSet<>();
@@ -71,7 +74,28 @@ final class BudgetSettings {
       errors.add("budget_default_output_tokens must be 0 or more, got " + out);
       out = 0;
     }
-    return new BudgetPlan(budgets, out, webhook(webhook, errors));
+    Map<String, Integer> contexts = new LinkedHashMap<>();
+    contextLengths.forEach((glob, tokens) -> {
+      if (glob == null || glob.isBlank() || tokens == null || tokens < 1) {
+        errors.add("context length of '" + glob + "': not a whole number of tokens above 0; write MODEL_GLOB=TOKENS,"
+            + " e.g. 'llama-3*=131072'");
+      } else {
+        contexts.put(glob.strip(), tokens);
+      }
+    });
+    return new BudgetPlan(budgets, out, webhook(webhook, errors), contexts);
+  }
+
+  /** The {@code --context-length GLOB=TOKENS} form, into {@code into}; a mistake is kept for {@link #plan}. */
+  static void contextLengthFlag(String text, Map<String, Integer> into) {
+    int eq = text.lastIndexOf('=');
+    Integer tokens = null;
+    try {
+      tokens = eq < 0 ? null : Integer.valueOf(text.substring(eq + 1).strip().replace("_", ""));
+    } catch (NumberFormatException e) {
+      // reported by plan()
+    }
+    into.put(eq < 0 ? text : text.substring(0, eq), tokens);
   }
 
   private static URI webhook(String url, List<String> errors) {

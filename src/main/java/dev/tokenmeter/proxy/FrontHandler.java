@@ -276,17 +276,18 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
   /**
    * The budget hold of a generation request: its worst case reserved, the prompt estimated at one
    * token per 4 bytes of body and the output at the route's own limit times the answers asked for
-   * ({@link Route#maxOutputTokens}), or the configured default when it names none. Null when
+   * ({@link Route#maxOutputTokens}); when it names none, its model's context less the prompt, or
+   * the configured default when the context is not known ({@link ContextLengths#outputHold}). Null when
    * refused (the 429 is written and recorded).
    */
   private BudgetBook.Hold admit(Refusal r, int bodyBytes, RequestBody parsed) {
     if (ctx.budgetsOrNull == null || !r.route().generation() || !ctx.budgetsOrNull.governs(r.tenant())) {
       return BudgetBook.Hold.NONE;
     }
-    long max = r.route().maxOutputTokens(parsed.treeOrNull());
-    long out = max >= 0 ? max
-        : ctx.config.budgets().defaultOutputTokens() * (parsed.treeOrNull() == null ? 1 : r.route().answers(parsed.treeOrNull()));
     long prompt = (bodyBytes + 3L) / 4;
+    long out = ContextLengths.outputHold(r.route().maxOutputTokens(parsed.treeOrNull()),
+        parsed.treeOrNull() == null ? 1 : r.route().answers(parsed.treeOrNull()), prompt, ctx.contexts.of(r.model()),
+        ctx.config.budgets().defaultOutputTokens());
     return switch (ctx.budgetsOrNull.admit(r.tenant(), r.model(), prompt, out)) {
       case BudgetBook.Admission.Admitted a -> a.hold();
       case BudgetBook.Admission.Refused no -> {

@@ -59,6 +59,8 @@ final class ProxyContext {
   final ProxyMetrics metricsOrNull;
   /** The tenants' budgets, or null when none is configured. */
   final BudgetBook budgetsOrNull;
+  /** Each model's context length, for the hold of a request that names no output limit. */
+  final ContextLengths contexts;
   final Ticker ticker;
   final InstantSource clock;
   final Class<? extends Channel> channelClass;
@@ -110,6 +112,7 @@ final class ProxyContext {
     this.record = record;
     this.metricsOrNull = metricsOrNull;
     this.budgetsOrNull = budgetsOrNull;
+    this.contexts = new ContextLengths(config.budgets().contextLengths());
     this.ticker = ticker;
     this.clock = clock;
     this.channelClass = channelClass;

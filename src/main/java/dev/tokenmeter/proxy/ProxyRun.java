@@ -116,6 +116,7 @@ public final class ProxyRun implements AutoCloseable {
     }
     LedgerWriter w = writer;
     watch = new ProxyWatch(w == null ? null : () -> ProxyWatch.LedgerCounts.of(w), server::refusals, log, ticker).start();
+    server.board().ledgerHealth(watch::ledgerHealth); // the dashboard's banner while the ledger fails
   }
 
   /** The server's address ({@code http://127.0.0.1:8080}). */

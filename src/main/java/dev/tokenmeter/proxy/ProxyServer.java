@@ -154,6 +154,9 @@ public final class ProxyServer implements AutoCloseable {
     ProxyContext ctx =
         new ProxyContext(config, record, metricsOrNull, budgetsOrNull, ticker, clock, clientClass, channels, balancer, board);
     live.set(ctx);
+    if (budgetsOrNull != null) {
+      ContextProbe.start(config.routing().upstreams().values(), ctx.contexts);
+    }
     ServerTls tls = null;
     try {
       tls = config.tlsOrNull() == null ? null : ServerTls.start(config.tlsOrNull(), System.err);

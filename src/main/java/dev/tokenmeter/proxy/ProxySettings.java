@@ -44,6 +44,7 @@ import java.util.Set;
  *   - {tenant: acme, limit: 2000000 tokens, period: day, enforce: true}
  *   - {tenant: acme, limit: 250 USD, period: month}   # the price table's currency
  * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
+ * context_lengths: {"llama-3.1-*": 131072}   # held instead: the context less the prompt
  * alert_webhook: http://127.0.0.1:9000/hook   # budget notices and SLO alerts
  * admin_token: 6f1c...            # /dashboard asks for it (needed on a non-loopback listen)
  * max_in_flight: 4096              # requests forwarded at once; an upstream entry may have its own
@@ -63,7 +64,7 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "alert_webhook", "admin_token", "slos",
+          "tps_seeds", "budgets", "budget_default_output_tokens", "context_lengths", "alert_webhook", "admin_token", "slos",
           "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms",
           "tls_cert", "tls_key");
 
@@ -93,6 +94,11 @@ public final class ProxySettings {
     }
   }
 
+  /** The {@code --context-length GLOB=TOKENS} form, added to {@code flags}. */
+  public static void contextLengthFlag(String text, ProxySettings flags) {
+    BudgetSettings.contextLengthFlag(text, flags.contextLengths);
+  }
+
   /** A route as written. */
   public record RouteSpec(String model, String upstream) {}
 
@@ -120,6 +126,8 @@ public final class ProxySettings {
   public Map<String, String> tpsSeeds = new LinkedHashMap<>();
   public List<BudgetSpec> budgets = new ArrayList<>();
   public Integer budgetDefaultOutput;
+  /** Context length in tokens by model glob, in order (a null value: not a number, reported). */
+  public Map<String, Integer> contextLengths = new LinkedHashMap<>();
   public String alertWebhook;
   /** The dashboard's admin token; null: none. */
   public String adminToken;
@@ -215,6 +223,16 @@ public final class ProxySettings {
       s.budgets.add(new BudgetSpec(s.text(b, "tenant"), s.text(b, "limit"), s.text(b, "period"), s.text(b, "enforce")));
     }
     s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
+    JsonNode contexts = root.get("context_lengths");
+    if (contexts != null && contexts.isObject()) {
+      for (Iterator<String> it = contexts.fieldNames(); it.hasNext(); ) {
+        String glob = it.next();
+        JsonNode t = contexts.get(glob);
+        s.contextLengths.put(glob, t.canConvertToInt() && t.isIntegralNumber() ? t.asInt() : null);
+      }
+    } else if (contexts != null && !contexts.isNull()) {
+      s.problems.add("context_lengths: expected a mapping of model glob to tokens, e.g. {\"llama-3*\": 131072}");
+    }
     AdmissionSettings.read(s, root);
     s.tlsCert = path(dir, s.text(root, "tls_cert"));
     s.tlsKey = path(dir, s.text(root, "tls_key"));
@@ -260,6 +278,7 @@ public final class ProxySettings {
     m.tpsSeeds = flags.tpsSeeds.isEmpty() ? tpsSeeds : flags.tpsSeeds;
     m.budgets = flags.budgets.isEmpty() ? budgets : flags.budgets;
     m.budgetDefaultOutput = or(flags.budgetDefaultOutput, budgetDefaultOutput);
+    m.contextLengths = flags.contextLengths.isEmpty() ? contextLengths : flags.contextLengths;
     m.alertWebhook = or(flags.alertWebhook, alertWebhook);
     m.adminToken = or(flags.adminToken, adminToken);
     m.slos = flags.slos.isEmpty() ? slos : flags.slos;
@@ -303,7 +322,7 @@ public final class ProxySettings {
     Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
     BudgetPlan plan = BudgetSettings.plan(budgets, budgetDefaultOutput, alertWebhook, tenants,
-        keysFile != null && tenantHeader == null, prices, errors);
+        keysFile != null && tenantHeader == null, prices, contextLengths, errors);
     List<dev.tokenmeter.governance.LiveSlo> live = SloSettings.slos(slos, Set.copyOf(declared), tenants,
         keysFile != null && tenantHeader == null, errors);
     AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,

@@ -103,6 +103,21 @@ public final class ProxyWatch implements AutoCloseable {
     }
   }
 
+  /**
+   * The ledger's health as of the last {@link #check()}, for the dashboard: failing from the check
+   * that saw a commit fail to the one that saw a commit succeed with no new failure.
+   */
+  public synchronized dev.tokenmeter.proxy.dashboard.BoardView.Ledger ledgerHealth() {
+    if (ledgerOrNull == null) {
+      return dev.tokenmeter.proxy.dashboard.BoardView.Ledger.NONE;
+    }
+    boolean failing = outageSinceNanos >= 0;
+    return new dev.tokenmeter.proxy.dashboard.BoardView.Ledger(failing ? "failing" : "ok",
+        failing ? Math.max(0, Math.round((ticker.nanos() - outageSinceNanos) / 1e9)) : null,
+        last.failedCommits(), last.dropped(), failing ? last.dropped() - droppedBeforeOutage : 0,
+        failing ? last.lastErrorOrNull() : null);
+  }
+
   private void ledger(LedgerCounts c, long now) {
     if (outageSinceNanos < 0 && c.failedCommits() > last.failedCommits()) {
       outageSinceNanos = now;

@@ -99,7 +99,7 @@ final class RecordPath implements AutoCloseable {
       m.hold.keep(); // unmetered: its whole reservation counts
       dropped.increment();
       if (metricsOrNull != null) {
-        metricsOrNull.dropped("record_queue");
+        metricsOrNull.dropped(ProxyMetrics.RECORD_QUEUE);
       }
     }
   }

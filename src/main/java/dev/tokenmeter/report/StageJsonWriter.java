@@ -120,6 +120,11 @@ final class StageJsonWriter {
     number(g, "warmup_s", plan.warmupNanos() / NS_PER_S);
     number(g, "cooldown_s", plan.cooldownNanos() / NS_PER_S);
     g.writeNumberField("seed", plan.seed());
+    if (plan.maxRequests() > 0) { // --max-requests: every phase counted
+      g.writeNumberField("max_requests", plan.maxRequests());
+    } else {
+      g.writeNullField("max_requests");
+    }
   }
 
   private static void window(JsonGenerator g, StageResult.Window w) throws IOException {

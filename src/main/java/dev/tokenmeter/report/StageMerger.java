@@ -45,6 +45,12 @@ final class StageMerger {
     for (String f : new String[] {"warmup_s", "cooldown_s", "seed"}) {
       out.set(f, first.get(f).deepCopy());
     }
+    double cap = sumOrNull(parts, "/max_requests"); // the generators' caps together; null when one had none
+    if (Double.isNaN(cap)) {
+      out.putNull("max_requests");
+    } else {
+      out.put("max_requests", (long) cap);
+    }
     out.put("stage_length_s", max(parts, "/stage_length_s"));
     window(out.putObject("window"), parts);
     ObjectNode requests = out.putObject("requests");

@@ -63,7 +63,8 @@ public final class StagePlanJson {
     JsonNode n = MAPPER.readTree(file.toFile());
     try {
       StagePlan plan = new StagePlan(n.get("index").asInt(), load(n.get("load")), stop(n.get("stop")),
-          nanos(n.get("warmup_s").asDouble()), nanos(n.get("cooldown_s").asDouble()), n.get("seed").asLong());
+          nanos(n.get("warmup_s").asDouble()), nanos(n.get("cooldown_s").asDouble()), n.get("seed").asLong(),
+          n.path("max_requests").asLong(0)); // absent or null: no cap
       return new Running(plan, n.get("label").asText(), Math.round(n.get("stage_start_ms").asDouble() * NS_PER_MS));
     } catch (NullPointerException e) {
       throw new IllegalArgumentException(file + " is not a stage plan: a field is missing", e);

@@ -96,6 +96,14 @@ public final class SimulateRun {
    * RunFailedException} when a stage failed entirely (after writing what was done).
    */
   public void run() {
+    try {
+      runAndReport();
+    } finally {
+      written.countDown(); // lets a Ctrl-C shutdown hook return, which ends the JVM: after the last line
+    }
+  }
+
+  private void runAndReport() {
     startedAt = Instant.now();
     wallStartNanos = wall.nanos();
     Path dir = s.outDir();
@@ -160,21 +168,20 @@ public final class SimulateRun {
           HtmlReport.writeQuietly(dir, err);
         }
       } finally {
-        written.countDown(); // lets a Ctrl-C hook return, which ends the JVM
         try {
           Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {
-          // already shutting down: the hook is running and waited for `written`
+          // already shutting down: the hook is running and waits for `written`, counted down after printEnd
         }
       }
     }
-    printEnd(sim, failure);
+    printEnd(sim, failure, completion);
     if (failure != null) {
       throw failure;
     }
   }
 
-  private void printEnd(Simulation sim, RunFailedException failure) {
+  private void printEnd(Simulation sim, RunFailedException failure, RunSummary.Completion completion) {
     double wallSeconds = (wall.nanos() - wallStartNanos) / 1e9;
     RunAnalysis analysis = s.slo().analyze(results);
     if (results.size() > 1) {
@@ -192,6 +199,12 @@ public final class SimulateRun {
         + s.outDir().resolve("summary.json") + " and " + s.outDir().resolve("requests.jsonl"));
     HtmlReport.printLocation(s.outDir(), out);
     interrupted |= sim.interrupted();
+    if (interrupted) {
+      // One line, last, as bench says it
+      String when = completion.reason() == RunSummary.PartialReason.INTERRUPTED ? completion.detail()
+          : "stopped by the user after " + results.size() + " stages";
+      err.println("tokenmeter: interrupted: " + when + "; partial results were written");
+    }
   }
 
   /** Whether the user stopped the run (Ctrl-C): the command's exit code 130. */

@@ -2,6 +2,7 @@ package dev.tokenmeter.telemetry;
 
 import dev.tokenmeter.core.engine.RequestSink;
 import dev.tokenmeter.core.metrics.RequestMetrics;
+import dev.tokenmeter.core.request.ErrorClass;
 import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -193,11 +194,16 @@ public final class BenchMetrics implements AutoCloseable {
 
   private void record(String[] l, boolean streaming, RequestMetrics m) {
     String error = m.succeeded() ? "" : m.errorClass().wireName();
-    requests.labelValues(l[0], l[1], l[2], l[3], l[4], m.phase().wireName(), error).inc();
+    // tokenmeter's own cancellation (stage end, Ctrl-C) is neither completed nor failed, as in
+    // summary.json: no request count, no duration; the tokens that arrived still count
+    boolean cancelled = m.errorClass() == ErrorClass.CANCELLED;
+    if (!cancelled) {
+      requests.labelValues(l[0], l[1], l[2], l[3], l[4], m.phase().wireName(), error).inc();
+    }
     if (m.succeeded() || m.outputTokens() > 0) { // a failure's tokens: those that arrived before it
       tokenUsage.labelValues(l[0], l[1], l[2], l[3], l[4], "output").observe(m.outputTokens());
     }
-    if (m.e2eNanos() >= 0) {
+    if (!cancelled && m.e2eNanos() >= 0) {
       duration.labelValues(l[0], l[1], l[2], l[3], l[4], error).observe(seconds(m.e2eNanos()));
     }
     if (!m.succeeded()) {

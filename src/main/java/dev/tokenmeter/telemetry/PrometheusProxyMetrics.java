@@ -90,6 +90,9 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
     upstreams = new LabelCap(limits.maxUpstreams());
     inFlight = new InFlight(upstreams, knownUpstreams);
     families = new MetricFamilies(registry, inFlight);
+    // present at 0 from the first scrape, so that a rate() or an alert on them has a series to read
+    drops.put(RECORD_QUEUE, families.dropped.labelValues(dropPlaces.fold(RECORD_QUEUE)));
+    REFUSAL_REASONS.forEach(r -> refusals.put(r, families.refused.labelValues(r)));
   }
 
   /**

@@ -104,13 +104,14 @@ class ProxyBudgetCliIT {
   @Test
   void budgetMistakesAreOneLineEachAndExit2() {
     Cli.Result r = Cli.run("proxy", "--upstream", "http://127.0.0.1:1", "--budget", "acme=25 USD/day",
-        "--budget", "acme=100 tokens/fortnight", "--alert-webhook", "nowhere");
+        "--budget", "acme=100 tokens/fortnight", "--alert-webhook", "nowhere", "--context-length", "llama*=lots");
     assertThat(r.exitCode()).as(r.both()).isEqualTo(2);
     assertThat(r.err())
-        .contains("3 mistakes in the proxy's settings:")
+        .contains("4 mistakes in the proxy's settings:")
         .contains("budget of 'acme': a money limit ('25 USD') needs a price table: give --prices FILE")
         .contains("budget of 'acme': period 'fortnight' is not day or month")
         .contains("alert webhook 'nowhere': write an http(s)://HOST[:PORT]/PATH URL")
+        .contains("context length of 'llama*': not a whole number of tokens above 0")
         .doesNotContain("Exception");
   }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.governance.Budget;
 import dev.tokenmeter.governance.BudgetBook;
+import dev.tokenmeter.governance.BudgetPlan;
 import dev.tokenmeter.governance.Notice;
 import dev.tokenmeter.governance.Period;
 import dev.tokenmeter.ledger.MeteredRequest;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,6 +46,45 @@ class ProxyBudgetIT {
   /** What the proxy reserves for {@code body}: one token per 4 bytes, plus max_tokens. */
   private static long reservation(String body, int maxTokens) {
     return (body.getBytes(StandardCharsets.UTF_8).length + 3L) / 4 + maxTokens;
+  }
+
+  /** A chat request that names no output limit. */
+  private static final String NO_LIMIT =
+      "{\"model\":\"tokenmeter-sim\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
+
+  @Test
+  void aRequestWithNoOutputLimitHoldsTheContextTheUpstreamListsLessItsPrompt() throws Exception {
+    Budget budget = new Budget("acme", 1000, null, Period.DAY, true);
+    BudgetBook book = new BudgetBook(List.of(budget), InstantSource.system(), (m, i, o) -> Double.NaN,
+        (t, s) -> TenantSpend.NONE, listener);
+    try (SimFixture sim = SimFixture.start(SimFixture.config(5, 1).maxModelLen(8192));
+        ProxyFixture proxy = ProxyFixture.withBudgets(sim.baseUrl(), book)) {
+      // the probe of /v1/models runs beside the first requests: before it answers, the default holds
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      String message = "";
+      while (!message.contains("up to 8192 tokens") && System.nanoTime() < deadline) {
+        RawHttp.Response r = RawHttp.post(proxy.baseUrl(), "/v1/chat/completions", NO_LIMIT, "x-tenant: acme");
+        assertThat(r.status()).isEqualTo(429);
+        message = JSON.readTree(r.body()).path("error").path("message").asText();
+        assertThat(message).containsAnyOf("up to 8192 tokens", "up to " + ((NO_LIMIT.length() + 3) / 4 + 4096) + " tokens");
+        Thread.sleep(20);
+      }
+      assertThat(message).as("prompt estimate + (max_model_len - estimate)").contains("up to 8192 tokens");
+    }
+  }
+
+  @Test
+  void aConfiguredContextLengthWinsAndMayHoldLessThanTheDefault() throws Exception {
+    Budget budget = new Budget("acme", 1000, null, Period.DAY, true);
+    BudgetBook book = new BudgetBook(List.of(budget), InstantSource.system(), (m, i, o) -> Double.NaN,
+        (t, s) -> TenantSpend.NONE, listener);
+    try (SimFixture sim = SimFixture.start(SimFixture.config(5, 1));
+        ProxyFixture proxy = ProxyFixture.withBudgets(sim.baseUrl(), book,
+            c -> c.withBudgets(new BudgetPlan(List.of(budget), 4096, null, Map.of("tokenmeter-*", 600))))) {
+      // 600 in all fits the 1000 tokens; the default (4096 + the prompt) would not
+      RawHttp.Response r = RawHttp.post(proxy.baseUrl(), "/v1/chat/completions", NO_LIMIT, "x-tenant: acme");
+      assertThat(r.status()).as(r.text()).isEqualTo(200);
+    }
   }
 
   @Test

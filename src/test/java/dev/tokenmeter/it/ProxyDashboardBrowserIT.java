@@ -23,6 +23,7 @@ import dev.tokenmeter.proxy.ProxyServer;
 import dev.tokenmeter.proxy.Tenants;
 import dev.tokenmeter.proxy.TokenCounters;
 import dev.tokenmeter.proxy.Upstream;
+import dev.tokenmeter.proxy.dashboard.BoardView;
 import dev.tokenmeter.testkit.HeadlessChromium;
 import dev.tokenmeter.testkit.SimFixture;
 import java.net.URI;
@@ -108,6 +109,34 @@ class ProxyDashboardBrowserIT {
       }
     } finally {
       writer.close();
+    }
+  }
+
+  @Test
+  void aBannerShowsWhileTheLedgerFailsWithTheRecordsItDropped() throws Exception {
+    HeadlessChromium.assumeInstalled();
+    java.util.concurrent.atomic.AtomicReference<BoardView.Ledger> health =
+        new java.util.concurrent.atomic.AtomicReference<>(new BoardView.Ledger("ok", null, 0, 0, 0, null));
+    try (SimFixture sim = SimFixture.start(SimFixture.config(30, 10));
+        ProxyServer proxy = ProxyServer.start(ProxyConfig.of(0, Upstream.parse(Upstream.DEFAULT_NAME, sim.baseUrl(), null)),
+            List.of(records::add), null, null, TokenCounters.none(), Ticker.system(), InstantSource.system())) {
+      proxy.board().ledgerHealth(health::get);
+      try (HeadlessChromium browser = HeadlessChromium.openUrl(proxy.baseUrl() + "/dashboard")) {
+        awaitTrue(() -> polls(browser) >= 1, 10_000, "the page's first poll");
+        assertThat(browser.js("return document.getElementById('ledger-banner').hidden")).isEqualTo(true);
+        health.set(new BoardView.Ledger("failing", 12L, 6, 340, 300, "database is locked"));
+        awaitTrue(() -> Boolean.FALSE.equals(browser.js("return document.getElementById('ledger-banner').hidden")),
+            10_000, "the banner");
+        assertThat((String) browser.js("return document.getElementById('ledger-banner').innerText"))
+            .contains("The ledger is failing: no commit for 12 s (database is locked)")
+            .contains("300 records dropped during this outage (340 since start)");
+        health.set(new BoardView.Ledger("ok", null, 6, 340, 0, null));
+        awaitTrue(() -> Boolean.TRUE.equals(browser.js("return document.getElementById('ledger-banner').hidden")),
+            10_000, "the banner to go");
+        assertThat((String) browser.js("return document.getElementById('ledger-note').innerText"))
+            .isEqualTo("ledger: 340 records dropped since start");
+        assertThat(browser.errorsSoFar()).as("SEVERE console entries").isEmpty();
+      }
     }
   }
 

@@ -53,7 +53,7 @@ class RecoveryMatchesFinishedIT {
       firstScheduledMs = Math.min(firstScheduledMs, JSON.readTree(line).get("scheduled_at_ms").asDouble());
     }
     ObjectNode plan = JSON.createObjectNode();
-    for (String f : List.of("index", "label", "load", "stop", "warmup_s", "cooldown_s", "seed")) {
+    for (String f : List.of("index", "label", "load", "stop", "warmup_s", "cooldown_s", "seed", "max_requests")) {
       plan.set(f, stage.get(f));
     }
     plan.put("stage_start_ms", firstScheduledMs);

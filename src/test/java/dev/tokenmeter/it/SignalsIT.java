@@ -67,6 +67,9 @@ class SignalsIT {
         p.signal(signal);
         assertThat(p.waitFor(Duration.ofSeconds(30))).as("stderr: %s", p.err()).isEqualTo(exit);
         assertThat(p.err()).doesNotContain("\tat ").doesNotContain("Exception");
+        List<String> said = p.err().lines().filter(l -> l.startsWith("tokenmeter: interrupted")).toList();
+        assertThat(said).as("stderr: %s", p.err()).containsExactly("tokenmeter: interrupted: stopped by the user during stage "
+            + stages + "; partial results were written");
       }
     }
     JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());

@@ -57,6 +57,40 @@ class BudgetSettingsTest {
   }
 
   @Test
+  void contextLengthsComeFromTheFileInOrderAndTheFlagsReplaceThem(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("proxy.yaml");
+    Files.writeString(config, """
+        upstreams: [{url: "http://127.0.0.1:8000"}]
+        context_lengths: {"llama-3.1-8b*": 8192, "llama-*": 131072}
+        """);
+    assertThat(ProxySettings.read(config).resolve(Map.of()).budgets().contextLengths())
+        .containsExactly(Map.entry("llama-3.1-8b*", 8192), Map.entry("llama-*", 131_072));
+    ProxySettings flags = new ProxySettings();
+    ProxySettings.contextLengthFlag("qwen*=40960", flags);
+    assertThat(ProxySettings.read(config).overriddenBy(flags).resolve(Map.of()).budgets().contextLengths())
+        .containsExactly(Map.entry("qwen*", 40_960));
+    assertThat(ProxySettings.read(config).resolve(Map.of()).budgets().defaultOutputTokens()).isEqualTo(4096);
+  }
+
+  @Test
+  void aContextLengthThatIsNotAPositiveNumberIsOneLineEach(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("proxy.yaml");
+    Files.writeString(config, """
+        upstreams: [{url: "http://127.0.0.1:8000"}]
+        context_lengths: {"a*": big, "b*": 0}
+        """);
+    assertThatThrownBy(() -> ProxySettings.read(config).resolve(Map.of()))
+        .hasMessageContaining("2 mistakes")
+        .hasMessageContaining("context length of 'a*': not a whole number of tokens above 0; write MODEL_GLOB=TOKENS,"
+            + " e.g. 'llama-3*=131072'")
+        .hasMessageContaining("context length of 'b*'");
+    ProxySettings flags = new ProxySettings();
+    flags.upstreams.add(new ProxySettings.UpstreamSpec(null, "http://127.0.0.1:8000", null));
+    ProxySettings.contextLengthFlag("llama", flags);
+    assertThatThrownBy(() -> flags.resolve(Map.of())).hasMessageContaining("context length of 'llama'");
+  }
+
+  @Test
   void eachMistakeIsOneLineNamingItAndTheFix(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("keys.txt"), Tenants.hash("acme", "k1").line() + "\n");
     ProxySettings s = new ProxySettings();

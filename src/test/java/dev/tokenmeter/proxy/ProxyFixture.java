@@ -34,9 +34,14 @@ public final class ProxyFixture implements AutoCloseable {
 
   /** A proxy whose tenants come from header {@code x-tenant}, governed by {@code budgets}. */
   public static ProxyFixture withBudgets(String upstreamUrl, BudgetBook budgets) {
+    return withBudgets(upstreamUrl, budgets, c -> c);
+  }
+
+  /** {@link #withBudgets(String, BudgetBook)} with its configuration adjusted. */
+  public static ProxyFixture withBudgets(String upstreamUrl, BudgetBook budgets, UnaryOperator<ProxyConfig> adjust) {
     ProxyConfig base = ProxyConfig.of(0, Upstream.parse(Upstream.DEFAULT_NAME, upstreamUrl, null))
         .withTenants(new Tenants(List.of(), "x-tenant", false));
-    return new ProxyFixture(base, TokenCounters.none(), budgets);
+    return new ProxyFixture(adjust.apply(base), TokenCounters.none(), budgets);
   }
 
   public String baseUrl() {

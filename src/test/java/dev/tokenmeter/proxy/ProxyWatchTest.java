@@ -2,6 +2,7 @@ package dev.tokenmeter.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tokenmeter.proxy.dashboard.BoardView;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -45,6 +46,25 @@ class ProxyWatchTest {
     assertThat(lines().get(1)).contains("commits again after about 10 s", "200 records dropped during the outage");
     w.check();
     assertThat(lines()).hasSize(2);
+  }
+
+  @Test
+  void theDashboardSeesTheOutageFromTheCheckThatFoundItToTheOneThatSawACommit() {
+    AtomicReference<ProxyWatch.LedgerCounts> ledger = new AtomicReference<>(new ProxyWatch.LedgerCounts(10, 0, 7, null));
+    ProxyWatch w = new ProxyWatch(ledger::get, Map::of, log, now::get);
+    w.check();
+    assertThat(w.ledgerHealth()).isEqualTo(new BoardView.Ledger("ok", null, 0, 7, 0, null));
+    ledger.set(new ProxyWatch.LedgerCounts(10, 1, 7, "database is locked"));
+    w.check();
+    now.addAndGet(4_000_000_000L);
+    ledger.set(new ProxyWatch.LedgerCounts(10, 3, 127, "database is locked"));
+    w.check();
+    now.addAndGet(1_000_000_000L); // read between checks: the time runs on, the counts are the last check's
+    assertThat(w.ledgerHealth()).isEqualTo(new BoardView.Ledger("failing", 5L, 3, 127, 120, "database is locked"));
+    ledger.set(new ProxyWatch.LedgerCounts(900, 3, 127, null));
+    w.check();
+    assertThat(w.ledgerHealth()).isEqualTo(new BoardView.Ledger("ok", null, 3, 127, 0, null));
+    assertThat(new ProxyWatch(null, Map::of, log, now::get).ledgerHealth()).isEqualTo(BoardView.Ledger.NONE);
   }
 
   @Test

@@ -144,7 +144,7 @@ class RecoveryTest {
   @Test
   void stagePlanRoundTrips() throws Exception {
     StagePlan open = new StagePlan(3, new LoadModel.Open(2.5, new Arrivals.Gamma(0.5), OptionalInt.of(8)),
-        new StopCondition.Requests(40), 2 * S, 0, 11);
+        new StopCondition.Requests(40), 2 * S, 0, 11, 50);
     StagePlanJson.write(tmp, new StagePlanJson.Running(open, "r=2.5", 1_234 * MS));
     StagePlanJson.Running back = StagePlanJson.read(tmp.resolve(StagePlanJson.FILE_NAME));
     assertThat(back.plan()).isEqualTo(open);

@@ -89,7 +89,7 @@ class SummaryJsonRoundTripTest {
   void emptyDistributionsAndUndefinedRatesAreNullInJsonAndNaNWhenRead() throws Exception {
     // A stage stopped before its window opened: no request, no window, nothing to divide by.
     StageRecorder recorder = new StageRecorder(
-        new StagePlan(0, new LoadModel.Closed(1, 0), new StopCondition.Requests(10), 0, 0, 1), 0);
+        new StagePlan(0, new LoadModel.Closed(1, 0), new StopCondition.Requests(10), 0, 0, 1, 25), 0);
     StageResult empty = recorder.finish(500_000_000L, ClientCpu.UNKNOWN);
     RunSummary base = SampleRun.summary();
     RunSummary run = new RunSummary(base.tool(), base.startedAt(), base.endedAt(), base.target(),
@@ -102,6 +102,7 @@ class SummaryJsonRoundTripTest {
     assertThat(stage.at("/metrics/ttft_ms/p50").isNull()).isTrue();
     assertThat(stage.at("/throughput/output_tokens_per_s").isNull()).isTrue();
     assertThat(stage.at("/window/start_s").isNull()).isTrue();
+    assertThat(stage.at("/max_requests").asLong()).as("--max-requests in the plan").isEqualTo(25);
     assertThat(stage.at("/steady_state/failed_check").asText()).isEqualTo("too_short");
     assertThat(root.at("/partial_reason").asText()).isEqualTo("error");
     assertThat(root.at("/settings/timeouts/total_ms").isNull()).isTrue();
@@ -124,6 +125,7 @@ class SummaryJsonRoundTripTest {
     assertThat(open.at("/load/max_concurrency").asInt()).isEqualTo(8);
     assertThat(open.at("/load/concurrency").isNull()).isTrue();
     assertThat(open.at("/stop/requests").asLong()).isEqualTo(100);
+    assertThat(open.at("/max_requests").isNull()).as("no --max-requests").isTrue();
     assertThat(open.at("/window/complete").asBoolean()).isFalse();
     assertThat(open.at("/time_series/phases").size()).isEqualTo(1); // measured only
   }

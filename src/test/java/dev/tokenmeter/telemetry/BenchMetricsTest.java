@@ -73,6 +73,26 @@ class BenchMetricsTest {
   }
 
   @Test
+  void tokenmetersOwnCancellationsAreNeitherCountedNorTimedButTheirTokensCount() throws Exception {
+    try (BenchMetrics metrics = BenchMetrics.create()) {
+      RequestSink sink = metrics.sink(STAGE, true, (t, m) -> {});
+      sink.accept(null, requests.completed(Phase.MEASURED, 12, 4, 100, 120, 140, 160));
+      sink.accept(null, requests.cancelled(Phase.MEASURED, 100, 120, 140)); // cut by the stage's end
+      sink.accept(null, requests.cancelled(Phase.COOLDOWN, 90));
+      sink.accept(null, requests.refused(Phase.MEASURED));
+      metrics.drain();
+      Exposition e = scrape(metrics);
+      assertThat(e.find("tokenmeter_bench_requests_total", Map.of("error_type", "cancelled"))).isEmpty();
+      assertThat(e.find("gen_ai_client_operation_duration_seconds_count", Map.of("error_type", "cancelled"))).isEmpty();
+      assertThat(e.find("tokenmeter_bench_requests_total", Map.of()).stream().mapToDouble(Exposition.Sample::value).sum())
+          .as("the completed and the failed one, as summary.json counts them").isEqualTo(2);
+      assertThat(e.value("tokenmeter_bench_requests_total", Map.of("error_type", "connect"))).isEqualTo(1);
+      // the 3 + 1 tokens that arrived before the cancels count, as in summary.json's output tokens/s
+      assertThat(e.value("gen_ai_client_token_usage_sum", with("gen_ai_token_type", "output"))).isEqualTo(8);
+    }
+  }
+
+  @Test
   void unstreamedRequestsHaveNoChunkMetrics() throws Exception {
     try (BenchMetrics metrics = BenchMetrics.create()) {
       metrics.sink(STAGE, false, (t, m) -> {}).accept(null, requests.completed(Phase.MEASURED, 5, 2, 10, 30));

@@ -37,6 +37,18 @@ final class BenchRequests {
     return RequestMetrics.of(t, null);
   }
 
+  /** A streamed request tokenmeter cancelled (stage end, Ctrl-C) after one-token chunks at these milliseconds. */
+  RequestMetrics cancelled(Phase phase, long... chunkMs) {
+    RequestTimeline t = timeline(phase);
+    t.sent(0);
+    t.headers(200, MS / 2);
+    for (long at : chunkMs) {
+      t.item(new StreamItem.Text("x", TextKind.CONTENT), at * MS);
+    }
+    t.end(new Outcome.Cancelled("stage ended"), (chunkMs[chunkMs.length - 1] + 5) * MS);
+    return RequestMetrics.of(t, null);
+  }
+
   private RequestTimeline timeline(Phase phase) {
     return new RequestTimeline(new RequestSpec(id++, new Prompt.Text("hi"), 7, true, OptionalInt.empty()), 1, phase, 0);
   }

@@ -63,14 +63,15 @@ class ProxyMetricsLabelsTest {
     m.dropped("ledger");
     m.dropped("metrics");
     for (int i = 0; i < 20; i++) {
-      m.dropped("place-" + i); // 16 places kept: 14 more, then 6 fold into other
+      m.dropped("place-" + i); // 16 places kept (record_queue is there from the start): 13 more, then 7 fold into other
     }
     Exposition e = scrape(m);
     String n = "tokenmeter_proxy_records_dropped_total";
     assertThat(e.value(n, Map.of("where", "ledger"))).isEqualTo(2);
     assertThat(e.value(n, Map.of("where", "metrics"))).isEqualTo(1);
-    assertThat(e.value(n, Map.of("where", "place-13"))).isEqualTo(1);
-    assertThat(e.value(n, Map.of("where", "other"))).isEqualTo(6);
+    assertThat(e.value(n, Map.of("where", "record_queue"))).isZero();
+    assertThat(e.value(n, Map.of("where", "place-12"))).isEqualTo(1);
+    assertThat(e.value(n, Map.of("where", "other"))).isEqualTo(7);
     assertThat(e.find(n, Map.of())).hasSize(17);
     assertThatThrownBy(() -> m.dropped(null)).isInstanceOf(NullPointerException.class);
   }
@@ -87,6 +88,8 @@ class ProxyMetricsLabelsTest {
     Exposition e = scrape(m);
     assertThat(e.value("tokenmeter_proxy_refused_requests_total", Map.of("reason", "budget"))).isEqualTo(2);
     assertThat(e.value("tokenmeter_proxy_refused_requests_total", Map.of("reason", "auth"))).isEqualTo(1);
+    assertThat(e.value("tokenmeter_proxy_refused_requests_total", Map.of("reason", "overload"))).isZero();
+    assertThat(e.find("tokenmeter_proxy_refused_requests_total", Map.of())).hasSize(ProxyMetrics.REFUSAL_REASONS.size());
     assertThat(e.value("tokenmeter_proxy_ledger_failed_commits_total", Map.of())).isEqualTo(4);
     assertThat(e.value("tokenmeter_proxy_ledger_dropped_records_total", Map.of())).isEqualTo(41);
   }

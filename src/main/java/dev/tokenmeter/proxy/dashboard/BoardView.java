@@ -20,6 +20,7 @@ import java.util.Map;
  * @param upstreams each upstream, in the configuration's order
  * @param tenants each tenant seen in the window or holding a budget, sorted by name
  * @param slo the place for SLO status (filled by the live SLO evaluation, when configured)
+ * @param ledger whether the ledger commits, as the proxy's watch last saw it
  */
 public record BoardView(
     long nowEpochMs,
@@ -33,7 +34,8 @@ public record BoardView(
     Map<String, Long> errorsByClass,
     List<UpstreamView> upstreams,
     List<TenantView> tenants,
-    Slo slo) {
+    Slo slo,
+    Ledger ledger) {
 
   /**
    * Tokens in and out: the window's totals and rates, and the two charts' series.
@@ -142,4 +144,21 @@ public record BoardView(
    * @param objectives one row per objective and scope
    */
   public record Slo(boolean configured, List<SloRow> objectives) {}
+
+  /**
+   * The ledger's health, as the proxy's watch saw it at its last look (every 2 s).
+   *
+   * @param state {@code none} (no ledger), {@code ok}, or {@code failing}: a commit failed and none
+   *     has succeeded since
+   * @param failingForSeconds how long it has been failing, or null when it is not
+   * @param failedCommits commits that failed since the proxy started (each is retried)
+   * @param droppedRecords records the ledger could not keep since the proxy started
+   * @param droppedThisOutage of those, the ones dropped since this outage began; 0 when not failing
+   * @param lastError the last failed commit's error while failing, else null
+   */
+  public record Ledger(String state, Long failingForSeconds, long failedCommits, long droppedRecords,
+      long droppedThisOutage, String lastError) {
+    /** No ledger configured. */
+    public static final Ledger NONE = new Ledger("none", null, 0, 0, 0, null);
+  }
 }

@@ -84,6 +84,7 @@ public final class LiveBoard implements RecordSink {
   private final TokenRates rates = new TokenRates();
   private final RecentRequests recent;
   private final Map<String, WarmUp> warmUps = new LinkedHashMap<>();
+  private volatile java.util.function.Supplier<BoardView.Ledger> ledger = () -> BoardView.Ledger.NONE;
 
   public LiveBoard(Setup setup, InstantSource clock) {
     this.setup = Objects.requireNonNull(setup, "setup");
@@ -103,6 +104,11 @@ public final class LiveBoard implements RecordSink {
     }
   }
 
+  /** Where the ledger's health comes from (the proxy's watch); until set, {@link BoardView.Ledger#NONE}. */
+  public void ledgerHealth(java.util.function.Supplier<BoardView.Ledger> source) {
+    ledger = Objects.requireNonNull(source, "source");
+  }
+
   /**
    * The figures of the last {@code windowSeconds} (1 to 3,600), now.
    *
@@ -114,6 +120,7 @@ public final class LiveBoard implements RecordSink {
     }
     Map<String, List<BoardView.BudgetView>> budgets = budgets(); // outside our lock: the book has its own
     BoardView.Slo slo = new BoardView.Slo(setup.slos().configured(), List.copyOf(setup.slos().rows()));
+    BoardView.Ledger health = ledger.get(); // outside our lock: the watch has its own
     synchronized (this) {
       long now = clock.millis();
       long from = now - windowSeconds * 1000;
@@ -129,7 +136,7 @@ public final class LiveBoard implements RecordSink {
       });
       return new BoardView(now, windowSeconds, from, startedMs, rates(now, windowSeconds),
           new BoardView.Requests(tally.count, tally.errors, completeFrom, from < recent.completeFromMs()),
-          tally.ttft(), tally.speed(), new TreeMap<>(tally.errorsByClass), ups, tally.tenants(budgets), slo);
+          tally.ttft(), tally.speed(), new TreeMap<>(tally.errorsByClass), ups, tally.tenants(budgets), slo, health);
     }
   }
 
