@@ -99,7 +99,8 @@ function cpuTicks(pid) {
 }
 setInterval(() => {
   if (watched) {
-    timeline.push({ t_ms: Date.now(), cpu_ticks: cpuTicks(watched), tokens, streams: streams.size, requests });
+    const own = process.cpuUsage();
+    timeline.push({ t_ms: Date.now(), cpu_ticks: cpuTicks(watched), tokens, streams: streams.size, requests, server_cpu_ms: Math.round((own.user + own.system) / 1000) });
   }
 }, sampleMs);
 

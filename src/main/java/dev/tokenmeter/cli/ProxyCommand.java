@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
     abbreviateSynopsis = true,
     sortOptions = false,
     subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class, ProxyAlertRulesCommand.class,
-        ProxyDriftCommand.class, ProxyDriftCommand.ExportWorkload.class},
+        ProxyDriftCommand.class, ProxyExportWorkloadCommand.class},
     description = {
       "Meters production traffic: a reverse proxy in front of LLM servers that records every request.",
       "Every request and response passes through unchanged; per request it records tokens in and out, TTFT, TPOT, ITL, E2E, outcome, tenant and cost in a ledger, serves /metrics and a dashboard, and enforces budgets and SLO alerts when given (docs/PROXY.md)."

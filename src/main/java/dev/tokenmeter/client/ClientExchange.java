@@ -45,7 +45,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem> {
     IGNORE
   }
 
-  private final OpenAiEndpoint endpoint;
+  private final ApiEndpoint endpoint;
   private final RequestSpec spec;
   private final ExchangeListener listener;
   private Channel channel;
@@ -66,7 +66,7 @@ final class ClientExchange implements Exchange, Consumer<StreamItem> {
   private String finishReason;
   private Outcome pendingFailure;
 
-  ClientExchange(OpenAiEndpoint endpoint, RequestSpec spec, ExchangeListener listener) {
+  ClientExchange(ApiEndpoint endpoint, RequestSpec spec, ExchangeListener listener) {
     this.endpoint = endpoint;
     this.spec = spec;
     this.listener = listener;

@@ -17,7 +17,7 @@ import io.netty.util.ReferenceCountUtil;
  * {@link #stamp()}) timestamps every socket read before TLS or HTTP decoding touch it.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
-  private final OpenAiEndpoint endpoint;
+  private final ApiEndpoint endpoint;
   private final Ticker ticker;
   private final ChannelHandler stamp;
   private long readNanos;
@@ -27,7 +27,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   /** The connection's SSE framer, reset for each response: its buffers are not allocated per request. */
   private SseFramer framer;
 
-  ConnectionHandler(OpenAiEndpoint endpoint, Ticker ticker, ReadBatchProbe readBatches, HeldReads held) {
+  ConnectionHandler(ApiEndpoint endpoint, Ticker ticker, ReadBatchProbe readBatches, HeldReads held) {
     this.endpoint = endpoint;
     this.ticker = ticker;
     this.stamp = new Stamp(readBatches, held);

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An endpoint whose connections are spread over several event loops, each an {@link
- * OpenAiEndpoint} with a thread of its own, so that reading, stamping and parsing many streams
+ * ApiEndpoint} with a thread of its own, so that reading, stamping and parsing many streams
  * runs on several cores (with one loop, 1,000 streams that receive a token at the same moment are
  * read one after another, and the last one's stamp lags the first by the whole read pass:
  * docs/PERFORMANCE.md, "Event loops and held reads at 1,000 streams").
@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Which loop a request goes to: one where the engine last saw a request complete and not yet
  * reused (its keep-alive connection is probably idle there, so a closed loop's next request reuses
  * it rather than opening another connection on another loop), else the loop with the fewest
- * requests in flight. With one loop this is the {@link OpenAiEndpoint} itself, nothing in between.
+ * requests in flight. With one loop this is the {@link ApiEndpoint} itself, nothing in between.
  *
  * <p>Threading: as {@link Endpoint}. {@link #start}, {@link Exchange#abort} and every listener
  * callback on {@link #loop()}.
@@ -56,7 +56,7 @@ public final class SpreadEndpoint implements Endpoint {
    */
   public static final int HAND_OVER_LIMIT = 16_384;
 
-  private final OpenAiEndpoint[] loops;
+  private final ApiEndpoint[] loops;
   /** Permits for callbacks handed to the engine's loop and not yet run there. */
   private final Semaphore handOver;
   private final int handOverLimit;
@@ -73,7 +73,7 @@ public final class SpreadEndpoint implements Endpoint {
   private final long[] started;
   private int rotor;
 
-  private SpreadEndpoint(OpenAiEndpoint[] loops, Ticker ticker, int handOverLimit) {
+  private SpreadEndpoint(ApiEndpoint[] loops, Ticker ticker, int handOverLimit) {
     this.loops = loops;
     this.handOverLimit = handOverLimit;
     this.handOver = new Semaphore(handOverLimit);
@@ -103,15 +103,15 @@ public final class SpreadEndpoint implements Endpoint {
     if (handOverLimit < 1) {
       throw new IllegalArgumentException("the hand-over limit must be at least 1, got " + handOverLimit);
     }
-    String token = OpenAiEndpoint.newRunToken();
-    OpenAiEndpoint[] opened = new OpenAiEndpoint[loops];
+    String token = ApiEndpoint.newRunToken();
+    ApiEndpoint[] opened = new ApiEndpoint[loops];
     try {
       for (int i = 0; i < loops; i++) {
         String thread = i == 0 ? "tokenmeter-client" : "tokenmeter-client-" + (i + 1);
-        opened[i] = OpenAiEndpoint.create(config, ticker, token, thread);
+        opened[i] = ApiEndpoint.create(config, ticker, token, thread);
       }
     } catch (RuntimeException e) {
-      for (OpenAiEndpoint o : opened) {
+      for (ApiEndpoint o : opened) {
         if (o != null) {
           o.close();
         }
@@ -131,7 +131,7 @@ public final class SpreadEndpoint implements Endpoint {
   @Override
   public List<Loop> loops() {
     List<Loop> all = new ArrayList<>(loops.length);
-    for (OpenAiEndpoint o : loops) {
+    for (ApiEndpoint o : loops) {
       all.add(o.loop());
     }
     return all;
@@ -150,7 +150,7 @@ public final class SpreadEndpoint implements Endpoint {
       return loops[0].start(spec, new Local(listener));
     }
     Remote r = new Remote(k, listener);
-    OpenAiEndpoint there = loops[k];
+    ApiEndpoint there = loops[k];
     there.loop().execute(() -> r.exchange = there.start(spec, r));
     return r;
   }
@@ -186,11 +186,11 @@ public final class SpreadEndpoint implements Endpoint {
 
   /**
    * Closes every loop's idle connections and retires its busy ones ({@link
-   * OpenAiEndpoint#closeIdleConnections}); completes with how many were idle, in all.
+   * ApiEndpoint#closeIdleConnections}); completes with how many were idle, in all.
    */
   public CompletableFuture<Integer> closeIdleConnections() {
     List<CompletableFuture<Integer>> each = new ArrayList<>();
-    for (OpenAiEndpoint o : loops) {
+    for (ApiEndpoint o : loops) {
       each.add(o.closeIdleConnections());
     }
     return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
@@ -203,7 +203,7 @@ public final class SpreadEndpoint implements Endpoint {
    */
   public long connectionsOpened() {
     long sum = 0;
-    for (OpenAiEndpoint o : loops) {
+    for (ApiEndpoint o : loops) {
       CompletableFuture<Long> n = new CompletableFuture<>();
       o.loop().execute(() -> n.complete(o.connectionsOpened()));
       sum += n.join();
@@ -254,7 +254,7 @@ public final class SpreadEndpoint implements Endpoint {
   @Override
   public void close() {
     closed = true;
-    for (OpenAiEndpoint o : loops) {
+    for (ApiEndpoint o : loops) {
       o.close();
     }
   }

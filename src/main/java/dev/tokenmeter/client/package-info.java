@@ -1,6 +1,6 @@
 /**
  * The endpoints a run sends requests through, over Netty. {@link
- * dev.tokenmeter.client.OpenAiEndpoint} implements the core's {@code Endpoint} port for every
+ * dev.tokenmeter.client.ApiEndpoint} implements the core's {@code Endpoint} port for every
  * {@link dev.tokenmeter.client.Api} (OpenAI chat, completions and Responses, Anthropic Messages,
  * Gemini, TGI, Ollama chat and generate; the class name dates from when it spoke OpenAI's only),
  * configured by an {@link dev.tokenmeter.client.EndpointConfig} and its {@link

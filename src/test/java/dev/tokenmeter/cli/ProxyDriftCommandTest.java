@@ -29,7 +29,7 @@ class ProxyDriftCommandTest {
   }
 
   private CommandHarness.Run export(String... args) {
-    return CommandHarness.run(new ProxyDriftCommand.ExportWorkload(InstantSource.fixed(NOW), Map.of()), args);
+    return CommandHarness.run(new ProxyExportWorkloadCommand(InstantSource.fixed(NOW), Map.of()), args);
   }
 
   /** A ledger of {@code n} completed requests of {@code inputTokens} in the last hour, and a model listing. */

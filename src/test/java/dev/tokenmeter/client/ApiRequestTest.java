@@ -94,7 +94,7 @@ class ApiRequestTest {
   }
 
   private static Map<String, String> headers(Api api) {
-    OpenAiEndpoint e = OpenAiEndpoint.create(config(api, "http://127.0.0.1:9", "m", true, null), Ticker.system());
+    ApiEndpoint e = ApiEndpoint.create(config(api, "http://127.0.0.1:9", "m", true, null), Ticker.system());
     try {
       FullHttpRequest r = e.newRequest(new RequestSpec(1, new Prompt.Text("x"), -1, false, OptionalInt.empty()));
       Map<String, String> h = new java.util.TreeMap<>();

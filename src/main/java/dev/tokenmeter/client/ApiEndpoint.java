@@ -46,7 +46,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The endpoint of every {@link Api} over Netty (the name is from when it spoke OpenAI's only): the
+ * The endpoint of every {@link Api} over Netty: the
  * API decides the request's path, auth header and body and decodes the stream ({@link
  * StreamDecoder}); the rest is common: one event loop thread reads every
  * stream; HTTP/1.1 keep-alive connections are pooled (most recently used first) and reused; a
@@ -57,7 +57,7 @@ import java.util.concurrent.TimeUnit;
  * taken when the write of the request's last byte completes; connection set-up is reported apart
  * through {@code connected}.
  */
-public final class OpenAiEndpoint implements Endpoint {
+public final class ApiEndpoint implements Endpoint {
   /**
    * The {@code anthropic-version} header sent with every Anthropic request (the current version of
    * the Messages API, docs.anthropic.com "Versions"); {@code --header} can replace it.
@@ -88,7 +88,7 @@ public final class OpenAiEndpoint implements Endpoint {
   /** Bumped by {@link #closeIdleConnections()}; a connection from an older epoch is never reused. */
   private int epoch;
 
-  private OpenAiEndpoint(EndpointConfig config, Ticker ticker, String runToken, String threadName) {
+  private ApiEndpoint(EndpointConfig config, Ticker ticker, String runToken, String threadName) {
     this.config = config;
     this.ticker = ticker;
     this.runToken = runToken;
@@ -130,7 +130,7 @@ public final class OpenAiEndpoint implements Endpoint {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ConnectionHandler handler = new ConnectionHandler(OpenAiEndpoint.this, ticker, readBatches, heldReads);
+                    ConnectionHandler handler = new ConnectionHandler(ApiEndpoint.this, ticker, readBatches, heldReads);
                     ch.pipeline().addLast("stamp", handler.stamp());
                     if (ssl != null) {
                       SslHandler tlsHandler = ssl.newHandler(ch.alloc(), url.getHost(), port);
@@ -144,16 +144,16 @@ public final class OpenAiEndpoint implements Endpoint {
   }
 
   /** Creates an endpoint with its own single-thread event loop. */
-  public static OpenAiEndpoint create(EndpointConfig config, Ticker ticker) {
-    return new OpenAiEndpoint(config, ticker, newRunToken(), "tokenmeter-client");
+  public static ApiEndpoint create(EndpointConfig config, Ticker ticker) {
+    return new ApiEndpoint(config, ticker, newRunToken(), "tokenmeter-client");
   }
 
   /**
    * One of the endpoints of a {@link SpreadEndpoint}: its loop's thread named {@code threadName},
    * its {@code X-Request-Id}s made with the spread's {@code runToken}.
    */
-  static OpenAiEndpoint create(EndpointConfig config, Ticker ticker, String runToken, String threadName) {
-    return new OpenAiEndpoint(config, ticker, runToken, threadName);
+  static ApiEndpoint create(EndpointConfig config, Ticker ticker, String runToken, String threadName) {
+    return new ApiEndpoint(config, ticker, runToken, threadName);
   }
 
   /** A random token for one endpoint's {@code X-Request-Id}s ({@link #requestIdHeader}). */
