@@ -104,6 +104,12 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--context-length", paramLabel = "GLOB=TOKENS", description = "Context length of the models matching GLOB: a request naming no max_tokens holds the context less its prompt in its budgets; repeatable, first match wins (default: what the upstream's /v1/models lists as max_model_len).")
   List<String> contextLengths = List.of();
 
+  @Option(names = "--budget-sync", paramLabel = "DURATION|off", description = "How often budgets read the rest of the fleet's spend from the shared ledger (default: 1s; off: only at start; docs/PROXY.md, Budgets).")
+  String budgetSync;
+
+  @Option(names = "--proxy-id", paramLabel = "ID", description = "This proxy's name in the ledger's proxy_id column, unique among the proxies sharing it (default: HOST:PID).")
+  String proxyId;
+
   @Option(names = "--alert-webhook", paramLabel = "URL", description = "POST each budget notice, SLO alert and drift notice as JSON to URL (retried with backoff).")
   String alertWebhook;
 
@@ -162,7 +168,8 @@ final class ProxyCommand implements Callable<Integer> {
     Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
     ProxyRun run;
     try {
-      run = ProxyRun.start(new ProxyRun.Parts(cfg, ledger, driftBaseline, window, otlpSettings, tokenCounters()),
+      run = ProxyRun.start(new ProxyRun.Parts(cfg, ledger, driftBaseline, window, otlpSettings, tokenCounters(),
+          settings.proxyIdOrDefault()),
           Ticker.system(), InstantSource.system(), System.err);
     } catch (ProxyRun.CannotStart e) {
       throw new RunFailedException(e.getMessage());
@@ -228,6 +235,9 @@ final class ProxyCommand implements Callable<Integer> {
     budgets.forEach(b -> flags.budgets.add(ProxySettings.BudgetSpec.flag(b)));
     flags.budgetDefaultOutput = budgetDefaultOutput;
     contextLengths.forEach(c -> ProxySettings.contextLengthFlag(c, flags));
+    flags.budgetSyncMillis = budgetSync == null ? null
+        : budgetSync.strip().equalsIgnoreCase("off") ? 0L : Durations.parseNanos("--budget-sync", budgetSync) / 1_000_000;
+    flags.proxyId = proxyId;
     flags.alertWebhook = alertWebhook;
     flags.adminToken = adminToken;
     slos.forEach(o -> flags.slos.add(ProxySettings.SloSpec.flag(o)));

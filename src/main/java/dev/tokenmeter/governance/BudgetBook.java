@@ -25,6 +25,11 @@ import java.util.Objects;
  * month's first day): spend, reservations and notices start again from zero, and a hold taken in
  * the old period settles into it (gone), as the ledger counts a request in the period it started.
  *
+ * <p><b>A fleet.</b> A budget's spend is this proxy's settlements plus what the rest of the fleet
+ * spent, as last read from the ledger: at start (everything in the ledger), then by {@link
+ * BudgetSync} through {@link #toRead} and {@link #others}, which replace that part and never add to
+ * it. Reads happen off the lock; applying one takes it briefly.
+ *
  * <p>Thread-safe; the listener is called under the lock and must not block.
  */
 public final class BudgetBook {
@@ -70,13 +75,25 @@ public final class BudgetBook {
     final Budget budget;
     Instant start;
     Instant end;
+    /** Settled by this proxy in the period. */
     double spent;
+    /** Spent by the rest of the fleet in the period, as last read from the ledger. */
+    double others;
     double reserved;
     int noticed;
 
     Account(Budget budget) {
       this.budget = budget;
     }
+
+    /** Spent in the period by the whole fleet, as far as this proxy knows. */
+    double used() {
+      return spent + others;
+    }
+  }
+
+  private static double amount(Budget b, TenantSpend s) {
+    return b.money() ? s.cost() : s.tokens();
   }
 
   private final Map<String, List<Account>> byTenant = new HashMap<>();
@@ -84,9 +101,13 @@ public final class BudgetBook {
   private final Pricer pricer;
   private final Listener listener;
 
+  /** A budget's current period, whose spend by the rest of the fleet is to be read from the ledger. */
+  public record Reading(Budget budget, Instant since) {}
+
   /**
    * A book whose spend so far in each budget's current period is read from {@code spentSince}
-   * (the ledger); thresholds already passed then count as noticed.
+   * (the ledger: at start, all of it is the rest of the fleet's); thresholds already passed then
+   * count as noticed.
    */
   public BudgetBook(List<Budget> budgets, InstantSource clock, Pricer pricer,
       java.util.function.BiFunction<String, Instant, TenantSpend> spentSince, Listener listener) {
@@ -98,13 +119,12 @@ public final class BudgetBook {
       Account a = new Account(b);
       a.start = b.period().start(now);
       a.end = b.period().next(now);
-      TenantSpend s = spentSince.apply(b.tenant(), a.start);
-      a.spent = b.money() ? s.cost() : s.tokens();
-      while (a.noticed < THRESHOLDS.length && a.spent * 100 >= THRESHOLDS[a.noticed] * b.limit()) {
+      a.others = amount(b, spentSince.apply(b.tenant(), a.start));
+      while (a.noticed < THRESHOLDS.length && a.used() * 100 >= THRESHOLDS[a.noticed] * b.limit()) {
         a.noticed++;
       }
       byTenant.computeIfAbsent(b.tenant(), t -> new ArrayList<>()).add(a);
-      listener.used(b, a.spent / b.limit());
+      listener.used(b, a.used() / b.limit());
     }
   }
 
@@ -131,8 +151,8 @@ public final class BudgetBook {
       Account a = accounts.get(i);
       roll(a, now);
       asks[i] = worstCase(a.budget, model, promptTokens, maxOutputTokens);
-      if (a.budget.enforce() && (a.spent + a.reserved + asks[i] > a.budget.limit() || a.spent >= a.budget.limit())) {
-        return new Admission.Refused(a.budget, a.spent + a.reserved, asks[i], now, a.end);
+      if (a.budget.enforce() && (a.used() + a.reserved + asks[i] > a.budget.limit() || a.used() >= a.budget.limit())) {
+        return new Admission.Refused(a.budget, a.used() + a.reserved, asks[i], now, a.end);
       }
     }
     Instant[] starts = new Instant[asks.length];
@@ -158,6 +178,7 @@ public final class BudgetBook {
     a.start = a.budget.period().start(now);
     a.end = a.budget.period().next(now);
     a.spent = 0;
+    a.others = 0;
     a.reserved = 0;
     a.noticed = 0;
     listener.used(a.budget, 0);
@@ -173,18 +194,57 @@ public final class BudgetBook {
       }
       a.reserved -= h.asks[i];
       a.spent += amounts[i];
-      Budget b = a.budget;
-      listener.used(b, a.spent / b.limit());
-      while (a.noticed < THRESHOLDS.length && a.spent * 100 >= THRESHOLDS[a.noticed] * b.limit()) {
-        listener.notice(new Notice(b, THRESHOLDS[a.noticed], a.spent, now, a.end));
-        a.noticed++;
-      }
+      changed(a, now);
     }
   }
 
-  /** Spent in {@code budget}'s current period so far (settled requests only). */
+  /** Tells the listener an account's use, and each threshold it passed. */
+  private void changed(Account a, Instant now) {
+    Budget b = a.budget;
+    listener.used(b, a.used() / b.limit());
+    while (a.noticed < THRESHOLDS.length && a.used() * 100 >= THRESHOLDS[a.noticed] * b.limit()) {
+      listener.notice(new Notice(b, THRESHOLDS[a.noticed], a.used(), now, a.end));
+      a.noticed++;
+    }
+  }
+
+  /** Every budget's current period, for reading the rest of the fleet's spend in it. */
+  public synchronized List<Reading> toRead() {
+    Instant now = clock.instant();
+    List<Reading> out = new ArrayList<>();
+    for (List<Account> accounts : byTenant.values()) {
+      for (Account a : accounts) {
+        roll(a, now);
+        out.add(new Reading(a.budget, a.start));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Sets what the rest of the fleet spent in {@code reading}'s period (it replaces the last value);
+   * ignored, and false, when that period has ended meanwhile. Notices thresholds passed.
+   */
+  public synchronized boolean others(Reading reading, TenantSpend spend) {
+    Instant now = clock.instant();
+    Account a = account(reading.budget());
+    roll(a, now);
+    if (!a.start.equals(reading.since())) {
+      return false;
+    }
+    a.others = amount(a.budget, spend);
+    changed(a, now);
+    return true;
+  }
+
+  /** Spent in {@code budget}'s current period so far: settled here, plus the rest of the fleet as last read. */
   public synchronized double spent(Budget budget) {
-    return account(budget).spent;
+    return account(budget).used();
+  }
+
+  /** The rest of the fleet's part of {@link #spent}, as last read from the ledger. */
+  public synchronized double others(Budget budget) {
+    return account(budget).others;
   }
 
   /** Reserved in {@code budget}'s current period by requests in flight. */

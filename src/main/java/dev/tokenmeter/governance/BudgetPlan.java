@@ -17,9 +17,11 @@ import java.util.Map;
  * @param contextLengths context length in tokens by model glob, tried in order: a request that
  *     names no output limit holds its model's context less its prompt instead of {@code
  *     defaultOutputTokens}
+ * @param syncIntervalNanos how often the rest of the fleet's spend is read from the ledger ({@link
+ *     BudgetSync}); 0: never after start
  */
 public record BudgetPlan(List<Budget> budgets, int defaultOutputTokens, URI webhookOrNull,
-    Map<String, Integer> contextLengths) {
+    Map<String, Integer> contextLengths, long syncIntervalNanos) {
   /** Reserved for a request without an output limit: 4096 tokens. */
   public static final int DEFAULT_OUTPUT_TOKENS = 4096;
 
@@ -32,9 +34,18 @@ public record BudgetPlan(List<Budget> budgets, int defaultOutputTokens, URI webh
     if (defaultOutputTokens < 0) {
       throw new IllegalArgumentException("the default output reservation must be 0 or more");
     }
+    if (syncIntervalNanos < 0) {
+      throw new IllegalArgumentException("the budget sync interval must be 0 (off) or more");
+    }
   }
 
-  /** A plan that knows no model's context length. */
+  /** A plan that reads the fleet's spend every {@link BudgetSync#DEFAULT_INTERVAL_NANOS}. */
+  public BudgetPlan(List<Budget> budgets, int defaultOutputTokens, URI webhookOrNull,
+      Map<String, Integer> contextLengths) {
+    this(budgets, defaultOutputTokens, webhookOrNull, contextLengths, BudgetSync.DEFAULT_INTERVAL_NANOS);
+  }
+
+  /** A plan that knows no model's context length and reads the fleet's spend every second. */
   public BudgetPlan(List<Budget> budgets, int defaultOutputTokens, URI webhookOrNull) {
     this(budgets, defaultOutputTokens, webhookOrNull, Map.of());
   }

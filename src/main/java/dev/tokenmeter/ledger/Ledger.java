@@ -23,14 +23,20 @@ public final class Ledger {
     return target;
   }
 
-  /** A writer with the default settings ({@link LedgerWriter.Settings#DEFAULTS}), started. */
+  /** A writer with the default settings ({@link LedgerWriter.Settings#DEFAULTS}), started; rows without a proxy id. */
   public LedgerWriter writer() {
     return writer(LedgerWriter.Settings.DEFAULTS, Ticker.system());
   }
 
-  /** A writer with {@code settings}, reading time from {@code ticker}, started. */
+  /** A writer with the default settings that marks every row with {@code proxyId} (its {@code proxy_id}), started. */
+  public LedgerWriter writer(String proxyId) {
+    return new LedgerWriter(this, java.util.Objects.requireNonNull(proxyId, "proxyId"), LedgerWriter.Settings.DEFAULTS,
+        Ticker.system());
+  }
+
+  /** A writer with {@code settings}, reading time from {@code ticker}, started; rows without a proxy id. */
   public LedgerWriter writer(LedgerWriter.Settings settings, Ticker ticker) {
-    return new LedgerWriter(this, settings, ticker);
+    return new LedgerWriter(this, null, settings, ticker);
   }
 
   /**
@@ -53,11 +59,30 @@ public final class Ledger {
    * @throws LedgerException when the ledger cannot be read
    */
   public TenantSpend spend(String tenant, java.time.Instant since) {
+    return spend(tenant, since, null, since);
+  }
+
+  /**
+   * What {@code tenant} spent on requests that started at or after {@code since}, except those
+   * that proxy {@code ownProxyId} wrote for requests it received at or after {@code ownSince}: what
+   * the rest of a fleet spent, as one proxy that started at {@code ownSince} reads it for its budgets
+   * (rows of an earlier run under the same id count, rows without an id count). One SQL aggregate
+   * over the tenant's window (index {@code requests_tenant_started_at}).
+   *
+   * @param ownProxyId the reading proxy's id, or null to count every row
+   * @throws LedgerException when the ledger cannot be read
+   */
+  public TenantSpend spend(String tenant, java.time.Instant since, String ownProxyId, java.time.Instant ownSince) {
     String sql = "SELECT SUM(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), SUM(COALESCE(cost, 0))"
-        + " FROM requests WHERE tenant = ? AND started_at_epoch_ms >= ?";
+        + " FROM requests WHERE tenant = ? AND started_at_epoch_ms >= ?"
+        + (ownProxyId == null ? "" : " AND (proxy_id IS NULL OR proxy_id <> ? OR started_at_epoch_ms < ?)");
     try (Connection c = connect(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, tenant);
       ps.setLong(2, since.toEpochMilli());
+      if (ownProxyId != null) {
+        ps.setString(3, ownProxyId);
+        ps.setLong(4, ownSince.toEpochMilli());
+      }
       try (java.sql.ResultSet rs = ps.executeQuery()) {
         rs.next();
         return new TenantSpend(rs.getLong(1), rs.getDouble(2));

@@ -73,6 +73,7 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
   }
 
   private final Ledger ledger;
+  private final String proxyId;
   private final Settings settings;
   private final Ticker ticker;
   private final ArrayBlockingQueue<MeteredRequest> queue;
@@ -86,8 +87,9 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
   private Connection connection;
   private PreparedStatement insert;
 
-  LedgerWriter(Ledger ledger, Settings settings, Ticker ticker) {
+  LedgerWriter(Ledger ledger, String proxyId, Settings settings, Ticker ticker) {
     this.ledger = ledger;
+    this.proxyId = proxyId;
     this.settings = settings;
     this.ticker = ticker;
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
@@ -252,7 +254,7 @@ public final class LedgerWriter implements RecordSink, AutoCloseable {
     }
     try {
       for (MeteredRequest r : batch) {
-        RequestsTable.bind(insert, r);
+        RequestsTable.bind(insert, r, proxyId);
         insert.addBatch();
       }
       insert.executeBatch();

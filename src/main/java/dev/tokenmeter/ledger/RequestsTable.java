@@ -9,8 +9,8 @@ import java.sql.Types;
 import java.util.List;
 
 /**
- * The {@code requests} table (migration V1): its columns in order, and the mapping between a
- * {@link MeteredRequest} and a row. Times are stored in milliseconds ({@code nanos / 1e6}, not
+ * The {@code requests} table (migrations V1, V2): its columns in order, and the mapping between a
+ * {@link MeteredRequest} and a row, plus {@code proxy_id}, the writing proxy's id (V2). Times are stored in milliseconds ({@code nanos / 1e6}, not
  * rounded, so the nanoseconds read back exactly); unknown values ({@code -1}, NaN, null) as NULL.
  */
 final class RequestsTable {
@@ -48,19 +48,20 @@ final class RequestsTable {
           "cost",
           "currency");
 
+  /** {@link #COLUMNS}, then {@code proxy_id}. */
   static final String INSERT =
       "INSERT INTO requests ("
           + String.join(", ", COLUMNS)
-          + ") VALUES ("
+          + ", proxy_id) VALUES ("
           + String.join(", ", COLUMNS.stream().map(c -> "?").toList())
-          + ")";
+          + ", ?)";
 
   static final String SELECT_ALL = "SELECT " + String.join(", ", COLUMNS) + " FROM requests";
 
   private RequestsTable() {}
 
-  /** Sets the parameters of {@link #INSERT} to {@code r}. */
-  static void bind(PreparedStatement ps, MeteredRequest r) throws SQLException {
+  /** Sets the parameters of {@link #INSERT} to {@code r}, written by proxy {@code proxyId} (null: unnamed). */
+  static void bind(PreparedStatement ps, MeteredRequest r, String proxyId) throws SQLException {
     int i = 1;
     ps.setString(i++, text(r.requestId()));
     ps.setLong(i++, r.startedAtEpochMillis());
@@ -89,7 +90,8 @@ final class RequestsTable {
     ps.setInt(i++, r.chunks());
     ps.setInt(i++, r.inFlightAtStart());
     real(ps, i++, r.cost());
-    ps.setString(i, text(r.currency()));
+    ps.setString(i++, text(r.currency()));
+    ps.setString(i, proxyId);
   }
 
   /** The request in the current row of a result of {@link #SELECT_ALL}. */

@@ -20,12 +20,16 @@ public record UsageQuery(Instant since, String tenantOrNull, GroupBy by) {
     java.util.Objects.requireNonNull(by, "by");
   }
 
-  /** How usage rows are grouped. {@link #DAY} is the UTC calendar day ({@code 2026-11-25}). */
+  /**
+   * How usage rows are grouped. {@link #DAY} is the UTC calendar day ({@code 2026-11-25}); {@link
+   * #PROXY} the proxy that wrote the row ({@code proxy_id}).
+   */
   public enum GroupBy {
     TENANT,
     MODEL,
     UPSTREAM,
-    DAY;
+    DAY,
+    PROXY;
 
     /** Lower-case name, as on the command line and in JSON. */
     public String wireName() {

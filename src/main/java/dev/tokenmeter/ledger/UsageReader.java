@@ -24,7 +24,8 @@ final class UsageReader {
   private UsageReader() {}
 
   static UsageReport read(Connection c, UsageQuery q) throws SQLException {
-    String sql = q.tenantOrNull() == null ? SELECT : SELECT + " AND tenant = ?";
+    String select = q.by() == UsageQuery.GroupBy.PROXY ? SELECT.replace("SELECT ", "SELECT proxy_id, ") : SELECT;
+    String sql = q.tenantOrNull() == null ? select : select + " AND tenant = ?";
     Map<String, UsageTally> groups = new TreeMap<>();
     c.setAutoCommit(false);
     try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -57,6 +58,7 @@ final class UsageReader {
           case TENANT -> rs.getString("tenant");
           case MODEL -> rs.getString("model");
           case UPSTREAM -> rs.getString("upstream");
+          case PROXY -> rs.getString("proxy_id"); // NULL in rows from before V2: UsageRow.NONE
           case DAY ->
               Instant.ofEpochMilli(rs.getLong("started_at_epoch_ms")).atOffset(ZoneOffset.UTC).toLocalDate().toString();
         };

@@ -35,10 +35,11 @@ final class BudgetSettings {
    *
    * @param tenantsKnown whether every tenant is known at start (a keys file and no tenant header):
    *     then a budget of another tenant is a mistake
+   * @param syncMillis how often the fleet's spend is read, ms (0: off); null: the default
    */
   static BudgetPlan plan(List<ProxySettings.BudgetSpec> specs, Integer defaultOutput, String webhook,
       Tenants tenants, boolean tenantsKnown, Prices prices, Map<String, Integer> contextLengths,
-      List<String> errors) {
+      Long syncMillis, List<String> errors) {
     Set<String> known = tenants.knownAtStart();
     List<Budget> budgets = new ArrayList<>();
     Set<String> seen = new HashSet<>();
@@ -83,7 +84,13 @@ final class BudgetSettings {
         contexts.put(glob.strip(), tokens);
       }
     });
-    return new BudgetPlan(budgets, out, webhook(webhook, errors), contexts);
+    long syncNanos = syncMillis == null ? dev.tokenmeter.governance.BudgetSync.DEFAULT_INTERVAL_NANOS
+        : syncMillis * 1_000_000L;
+    if (syncMillis != null && (syncMillis < 0 || syncMillis > MAX_SYNC_MILLIS)) {
+      errors.add("budget_sync_ms must be 0 (off) to " + MAX_SYNC_MILLIS + " (1 h), got " + syncMillis);
+      syncNanos = 0;
+    }
+    return new BudgetPlan(budgets, out, webhook(webhook, errors), contexts, syncNanos);
   }
 
   /** The {@code --context-length GLOB=TOKENS} form, into {@code into}; a mistake is kept for {@link #plan}. */
@@ -97,6 +104,9 @@ final class BudgetSettings {
     }
     into.put(eq < 0 ? text : text.substring(0, eq), tokens);
   }
+
+  /** Reading the fleet's spend less often than hourly would leave budgets blind for too long. */
+  static final long MAX_SYNC_MILLIS = 3_600_000L;
 
   private static URI webhook(String url, List<String> errors) {
     if (url == null) {

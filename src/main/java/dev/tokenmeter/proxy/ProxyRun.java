@@ -42,7 +42,7 @@ public final class ProxyRun implements AutoCloseable {
    * @param otlpOrNull where to push the metrics over OTLP, or null
    */
   public record Parts(ProxyConfig config, Ledger ledgerOrNull, DriftBaseline baselineOrNull, Duration driftWindow,
-      OtlpPush.Settings otlpOrNull, TokenCounters tokenCounters) {}
+      OtlpPush.Settings otlpOrNull, TokenCounters tokenCounters, String proxyId) {}
 
   /** The proxy could not start (a port in use, a ledger it cannot read): one line for the user. */
   public static final class CannotStart extends RuntimeException {
@@ -54,6 +54,7 @@ public final class ProxyRun implements AutoCloseable {
   private final Parts parts;
   private final PrintStream log;
   private LedgerWriter writer;
+  private dev.tokenmeter.governance.BudgetSync sync;
   private Alerts alerts;
   private LiveSlos slos;
   private ProxyServer server;
@@ -88,13 +89,16 @@ public final class ProxyRun implements AutoCloseable {
     Ledger ledger = parts.ledgerOrNull();
     List<RecordSink> sinks = new ArrayList<>();
     if (ledger != null) {
-      writer = ledger.writer();
+      writer = ledger.writer(parts.proxyId());
       sinks.add(writer);
     }
     PrometheusProxyMetrics metrics = PrometheusProxyMetrics.create(
         PrometheusProxyMetrics.Limits.DEFAULT, cfg.routing().upstreams().keySet());
     alerts = new Alerts(cfg.budgets().webhookOrNull(), log);
-    BudgetBook budgets = LiveBudgets.of(cfg.budgets(), cfg.prices(), ledger, metrics, clock, alerts, log);
+    java.time.Instant started = clock.instant(); // before the first request: every row of this run starts after it
+    BudgetBook budgets = LiveBudgets.of(cfg.budgets(), cfg.prices(), ledger, parts.proxyId(), started, metrics, clock,
+        alerts, log);
+    sync = LiveBudgets.sync(budgets, cfg.budgets(), ledger, parts.proxyId(), started, metrics, log);
     slos = LiveSlos.of(cfg.slos(), metrics, ticker, clock, alerts, LiveSlos.EVALUATE_EVERY_MILLIS);
     if (slos.bookOrNull() != null) {
       sinks.add(slos.bookOrNull());
@@ -133,7 +137,7 @@ public final class ProxyRun implements AutoCloseable {
         + "; metrics at " + base + "/metrics; dashboard at " + base + "/dashboard"
         + (cfg.adminTokenOrNull() != null ? " (admin token)" : cfg.listen().getAddress().isLoopbackAddress() ? ""
             : " (closed: no --admin-token)")
-        + "; ledger " + (ledger == null ? "none" : ledger.target().display())
+        + "; ledger " + (ledger == null ? "none" : ledger.target().display() + " as proxy " + parts.proxyId())
         + (parts.baselineOrNull() == null ? "" : "; drift against " + parts.baselineOrNull().source() + " over "
             + DriftNotice.words(parts.driftWindow()))
         + (parts.otlpOrNull() == null ? "" : "; pushing metrics to " + parts.otlpOrNull().endpoint()) + "; Ctrl-C to stop";
@@ -166,7 +170,7 @@ public final class ProxyRun implements AutoCloseable {
     }
     closed = true;
     RuntimeException first = null;
-    for (AutoCloseable c : new AutoCloseable[] {server, watch, push, slos, alerts, writer}) {
+    for (AutoCloseable c : new AutoCloseable[] {server, sync, watch, push, slos, alerts, writer}) {
       if (c == null) {
         continue;
       }

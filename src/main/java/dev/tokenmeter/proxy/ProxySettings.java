@@ -45,6 +45,8 @@ import java.util.Set;
  *   - {tenant: acme, limit: 250 USD, period: month}   # the price table's currency
  * budget_default_output_tokens: 4096   # reserved when a request names no max_tokens
  * context_lengths: {"llama-3.1-*": 131072}   # held instead: the context less the prompt
+ * budget_sync_ms: 1000             # read the rest of the fleet's spend this often; 0: off
+ * proxy_id: edge-1                  # this proxy in the ledger's proxy_id (default HOST:PID)
  * alert_webhook: http://127.0.0.1:9000/hook   # budget notices and SLO alerts
  * admin_token: 6f1c...            # /dashboard asks for it (needed on a non-loopback listen)
  * max_in_flight: 4096              # requests forwarded at once; an upstream entry may have its own
@@ -64,7 +66,7 @@ public final class ProxySettings {
   private static final Set<String> KEYS =
       Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "context_lengths", "alert_webhook", "admin_token", "slos",
+          "tps_seeds", "budgets", "budget_default_output_tokens", "context_lengths", "budget_sync_ms", "proxy_id", "alert_webhook", "admin_token", "slos",
           "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms",
           "tls_cert", "tls_key");
 
@@ -128,6 +130,10 @@ public final class ProxySettings {
   public Integer budgetDefaultOutput;
   /** Context length in tokens by model glob, in order (a null value: not a number, reported). */
   public Map<String, Integer> contextLengths = new LinkedHashMap<>();
+  /** How often the rest of the fleet's spend is read, ms (0: off); null: {@link dev.tokenmeter.governance.BudgetSync#DEFAULT_INTERVAL_NANOS}. */
+  public Long budgetSyncMillis;
+  /** This proxy's id in the ledger's {@code proxy_id}; null: {@link #defaultProxyId()}. */
+  public String proxyId;
   public String alertWebhook;
   /** The dashboard's admin token; null: none. */
   public String adminToken;
@@ -233,6 +239,9 @@ public final class ProxySettings {
     } else if (contexts != null && !contexts.isNull()) {
       s.problems.add("context_lengths: expected a mapping of model glob to tokens, e.g. {\"llama-3*\": 131072}");
     }
+    Integer sync = s.integer(root, "budget_sync_ms");
+    s.budgetSyncMillis = sync == null ? null : sync.longValue();
+    s.proxyId = s.text(root, "proxy_id");
     AdmissionSettings.read(s, root);
     s.tlsCert = path(dir, s.text(root, "tls_cert"));
     s.tlsKey = path(dir, s.text(root, "tls_key"));
@@ -279,6 +288,8 @@ public final class ProxySettings {
     m.budgets = flags.budgets.isEmpty() ? budgets : flags.budgets;
     m.budgetDefaultOutput = or(flags.budgetDefaultOutput, budgetDefaultOutput);
     m.contextLengths = flags.contextLengths.isEmpty() ? contextLengths : flags.contextLengths;
+    m.budgetSyncMillis = or(flags.budgetSyncMillis, budgetSyncMillis);
+    m.proxyId = or(flags.proxyId, proxyId);
     m.alertWebhook = or(flags.alertWebhook, alertWebhook);
     m.adminToken = or(flags.adminToken, adminToken);
     m.slos = flags.slos.isEmpty() ? slos : flags.slos;
@@ -322,7 +333,7 @@ public final class ProxySettings {
     Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
     BudgetPlan plan = BudgetSettings.plan(budgets, budgetDefaultOutput, alertWebhook, tenants,
-        keysFile != null && tenantHeader == null, prices, contextLengths, errors);
+        keysFile != null && tenantHeader == null, prices, contextLengths, budgetSyncMillis, errors);
     List<dev.tokenmeter.governance.LiveSlo> live = SloSettings.slos(slos, Set.copyOf(declared), tenants,
         keysFile != null && tenantHeader == null, errors);
     AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,
@@ -331,6 +342,10 @@ public final class ProxySettings {
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
+    if (proxyId != null && !validProxyId(proxyId)) {
+      errors.add("proxy_id '" + proxyId + "': 1 to " + MAX_PROXY_ID_CHARS
+          + " characters without spaces or control characters, e.g. edge-1");
+    }
     if (adminToken != null && adminToken.strip().length() < 16) {
       errors.add("admin_token: at least 16 characters, e.g. the output of 'openssl rand -hex 16'");
     }
@@ -351,6 +366,34 @@ public final class ProxySettings {
    */
   public List<dev.tokenmeter.governance.LiveSlo> resolveSlos() {
     return SloSettings.only(this, problems);
+  }
+
+  /** Longest {@code proxy_id}. */
+  static final int MAX_PROXY_ID_CHARS = 100;
+
+  private static boolean validProxyId(String id) {
+    return !id.isEmpty() && id.length() <= MAX_PROXY_ID_CHARS
+        && id.codePoints().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c));
+  }
+
+  /** The proxy id written with every ledger row: {@link #proxyId} when given, else {@link #defaultProxyId()}. */
+  public String proxyIdOrDefault() {
+    return proxyId != null ? proxyId : defaultProxyId();
+  }
+
+  /**
+   * {@code HOST:PID}, unique among the proxies running at once (HOST is the kernel's host name, read
+   * without a DNS lookup, or {@code localhost}).
+   */
+  public static String defaultProxyId() {
+    String host;
+    try {
+      host = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+    } catch (IOException | RuntimeException e) {
+      host = System.getenv().getOrDefault("HOSTNAME", "localhost");
+    }
+    String id = host + ":" + ProcessHandle.current().pid();
+    return validProxyId(id) ? id : "localhost:" + ProcessHandle.current().pid();
   }
 
   private InetSocketAddress listenAddress(List<String> errors) {

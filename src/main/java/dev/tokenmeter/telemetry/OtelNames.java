@@ -45,6 +45,7 @@ final class OtelNames {
       Map.entry("tokenmeter_proxy_ledger_failed_commits", new Name("tokenmeter.proxy.ledger.failed_commits", "{commit}")),
       Map.entry("tokenmeter_proxy_ledger_dropped_records", new Name("tokenmeter.proxy.ledger.dropped_records", "{record}")),
       Map.entry("tokenmeter_proxy_budget_used_ratio", new Name("tokenmeter.proxy.budget.used", "1")),
+      Map.entry("tokenmeter_proxy_budget_sync_failures", new Name("tokenmeter.proxy.budget.sync_failures", "{read}")),
       // a dimensionless unit as an annotation: "1" would add "_ratio" to the Prometheus names
       Map.entry("tokenmeter_proxy_slo_burn_rate", new Name("tokenmeter.proxy.slo.burn_rate", "{rate}")),
       Map.entry("tokenmeter_proxy_slo_alert", new Name("tokenmeter.proxy.slo.alert", "{alert}")),

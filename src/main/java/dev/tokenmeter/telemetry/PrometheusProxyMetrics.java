@@ -177,6 +177,18 @@ public final class PrometheusProxyMetrics implements ProxyMetrics {
   }
 
   /**
+   * Exposes {@code tokenmeter_proxy_budget_sync_failures_total}: rounds in which budgets could not
+   * read the rest of the fleet's spend from the ledger (they kept the last values). Read at each scrape.
+   */
+  public void watchBudgetSync(java.util.function.LongSupplier failures) {
+    io.prometheus.metrics.core.metrics.CounterWithCallback.builder(
+            io.prometheus.metrics.config.PrometheusProperties.builder().build())
+        .name("tokenmeter_proxy_budget_sync_failures")
+        .help("Reads of the rest of the fleet's budget spend from the ledger that failed (budgets kept the last values)")
+        .callback(cb -> cb.call(failures.getAsLong())).register(registry);
+  }
+
+  /**
    * Sets the share of a tenant's budget spent in its period (1 = the limit): the gauge {@code
    * tokenmeter_proxy_budget_used_ratio}. Budgets come from the configuration, so their labels are
    * not capped.

@@ -160,6 +160,41 @@ class BudgetBookTest {
   }
 
   @Test
+  void theRestOfTheFleetsSpendReplacesItsLastValueAndCountsAtAdmission() {
+    FakeClock clock = new FakeClock("2026-11-25T10:00:00Z");
+    BudgetBook b = book(clock, new TenantSpend(300, 0), DAY);
+    assertThat(b.others(DAY)).isEqualTo(300);
+    admitted(b.admit("acme", "m", 50, 50)).settle(50, 50, 0); // this proxy's own: 100
+    assertThat(b.spent(DAY)).isEqualTo(400);
+    BudgetBook.Reading r = b.toRead().getFirst();
+    assertThat(r).isEqualTo(new BudgetBook.Reading(DAY, Instant.parse("2026-11-25T00:00:00Z")));
+    assertThat(b.others(r, new TenantSpend(500, 0))).isTrue();
+    assertThat(b.spent(DAY)).isEqualTo(600); // 500 replaces 300; this proxy's 100 stays
+    assertThat(notices).extracting(Notice::percent).containsExactly(50); // the fleet passed 50%
+    assertThat(gauge.get("acme/tokens")).isEqualTo(0.6);
+    BudgetBook.Hold h = admitted(b.admit("acme", "m", 100, 200)); // 600 + 300 = 900
+    b.others(r, new TenantSpend(650, 0)); // the others spent 150 more meanwhile: 750 + 300 held
+    var refused = (BudgetBook.Admission.Refused) b.admit("acme", "m", 0, 1);
+    assertThat(refused.used()).isEqualTo(1050);
+    h.settle(100, 100, 0);
+    assertThat(b.spent(DAY)).isEqualTo(950);
+    assertThat(notices).extracting(Notice::percent).containsExactly(50, 80);
+    assertThat(b.others(DAY)).isEqualTo(650);
+  }
+
+  @Test
+  void aReadingOfAnEndedPeriodIsIgnoredAndARollOverForgetsTheOthers() {
+    FakeClock clock = new FakeClock("2026-11-25T23:59:59Z");
+    BudgetBook b = book(clock, new TenantSpend(900, 0), DAY);
+    BudgetBook.Reading yesterday = b.toRead().getFirst();
+    clock.set("2026-11-26T00:00:01Z");
+    assertThat(b.others(yesterday, new TenantSpend(950, 0))).isFalse();
+    assertThat(b.spent(DAY)).isZero();
+    assertThat(b.others(DAY)).isZero();
+    assertThat(b.toRead()).containsExactly(new BudgetBook.Reading(DAY, Instant.parse("2026-11-26T00:00:00Z")));
+  }
+
+  @Test
   void aMoneyBudgetReservesTheWorstCasePriceAndUnpricedModelsCountNothing() {
     FakeClock clock = new FakeClock("2026-11-25T10:00:00Z");
     BudgetBook b = book(clock, TenantSpend.NONE, MONTH_USD);

@@ -113,5 +113,9 @@ class ProxyBudgetCliIT {
         .contains("alert webhook 'nowhere': write an http(s)://HOST[:PORT]/PATH URL")
         .contains("context length of 'llama*': not a whole number of tokens above 0")
         .doesNotContain("Exception");
+    Cli.Result sync = Cli.run("proxy", "--upstream", "http://127.0.0.1:1", "--budget-sync", "soon", "--proxy-id", "a b");
+    assertThat(sync.exitCode()).as(sync.both()).isEqualTo(2);
+    assertThat(sync.err()).contains("--budget-sync 'soon' is not a duration; use e.g. 60s, 500ms")
+        .doesNotContain("Exception");
   }
 }

@@ -25,8 +25,8 @@ class LedgersTest {
         Statement s = c.createStatement();
         var rs = s.executeQuery("SELECT count(*), max(version) FROM flyway_schema_history WHERE success = 1")) {
       rs.next();
-      assertThat(rs.getInt(1)).isEqualTo(1);
-      assertThat(rs.getString(2)).isEqualTo("1");
+      assertThat(rs.getInt(1)).isEqualTo(2);
+      assertThat(rs.getString(2)).isEqualTo("2");
     }
     try (Connection c = again.connect();
         Statement s = c.createStatement();
@@ -126,5 +126,48 @@ class LedgersTest {
         .isInstanceOf(LedgerException.class)
         .hasMessageNotContaining("hunter2")
         .hasMessageNotContaining("hunter3");
+  }
+
+  /**
+   * A V1 ledger gains {@code proxy_id} (its old rows NULL); each writer marks its rows; the spend of
+   * the rest of a fleet leaves out only the reading proxy's rows of its current run.
+   */
+  @Test
+  void aV1LedgerGainsProxyIdsAndTheOthersSpendLeavesOutOnlyThisRunsOwnRows() throws Exception {
+    Path file = dir.resolve("v1.db");
+    LedgerTarget t = LedgerTarget.parse(file.toString(), Map.of());
+    org.flywaydb.core.Flyway.configure().dataSource(Ledgers.dataSource(t, false)).locations(Ledgers.MIGRATIONS)
+        .target("1").load().migrate();
+    long t0 = java.time.Instant.parse("2026-11-25T08:00:00Z").toEpochMilli();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement s = c.createStatement()) {
+      s.executeUpdate("INSERT INTO requests (request_id, started_at_epoch_ms, tenant, upstream, endpoint, streamed,"
+          + " input_tokens, output_tokens, chunks, in_flight_at_start) VALUES ('old', " + t0 + ", 'acme', 'up',"
+          + " '/v1/chat/completions', 1, 1, 2, 2, 0)"); // 3 tokens, written before V2
+    }
+    Ledger ledger = Ledgers.open(file.toString(), Map.of());
+    java.time.Instant restart = java.time.Instant.ofEpochMilli(t0 + 60_000);
+    try (LedgerWriter a = ledger.writer("edge-a");
+        LedgerWriter b = ledger.writer("edge-b")) {
+      a.accept(LedgerFixtures.usage("acme", t0 + 1_000, null, 10, 20, 1_000_000, Double.NaN, Double.NaN)); // a's last run
+      a.accept(LedgerFixtures.usage("acme", t0 + 61_000, null, 100, 200, 1_000_000, Double.NaN, Double.NaN)); // this run
+      b.accept(LedgerFixtures.usage("acme", t0 + 62_000, null, 1_000, 2_000, 1_000_000, Double.NaN, Double.NaN));
+      b.accept(LedgerFixtures.usage("other", t0 + 62_000, null, 5_000, 5_000, 1_000_000, Double.NaN, Double.NaN));
+    }
+    java.time.Instant day = java.time.Instant.parse("2026-11-25T00:00:00Z");
+    assertThat(ledger.spend("acme", day).tokens()).isEqualTo(3 + 30 + 300 + 3_000);
+    assertThat(ledger.spend("acme", day, "edge-a", restart).tokens()).as("all but edge-a's rows since its restart")
+        .isEqualTo(3 + 30 + 3_000);
+    assertThat(ledger.spend("acme", day, "edge-b", restart).tokens()).isEqualTo(3 + 30 + 300);
+    assertThat(ledger.spend("acme", day, "edge-c", restart).tokens()).isEqualTo(3 + 30 + 300 + 3_000);
+    UsageReport byProxy = ledger.usage(new UsageQuery(day, "acme", UsageQuery.GroupBy.PROXY));
+    assertThat(byProxy.rows()).extracting(UsageRow::key).containsExactly(UsageRow.NONE, "edge-a", "edge-b");
+    assertThat(byProxy.rows()).extracting(UsageRow::requests).containsExactly(1L, 2L, 1L);
+    try (Connection c = ledger.connect();
+        Statement s = c.createStatement();
+        var rs = s.executeQuery("SELECT count(*) FROM requests WHERE proxy_id IS NULL")) {
+      rs.next();
+      assertThat(rs.getInt(1)).isEqualTo(1);
+    }
   }
 }

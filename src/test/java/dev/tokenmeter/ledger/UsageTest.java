@@ -161,6 +161,6 @@ class UsageTest {
   void groupByParsesAnyCaseAndRefusesTheRest() {
     assertThat(UsageQuery.GroupBy.parse(" Day ")).isEqualTo(UsageQuery.GroupBy.DAY);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> UsageQuery.GroupBy.parse("region"))
-        .hasMessage("--by 'region' is not a grouping; use one of tenant, model, upstream, day");
+        .hasMessage("--by 'region' is not a grouping; use one of tenant, model, upstream, day, proxy");
   }
 }

@@ -121,4 +121,41 @@ class BudgetSettingsTest {
         .hasMessageContaining("budget_default_output_tokens must be 0 or more, got -1")
         .hasMessageContaining("alert webhook 'ftp://x': write an http(s)://HOST[:PORT]/PATH URL");
   }
+
+  @Test
+  void theFleetSyncIntervalAndTheProxyIdComeFromTheFileOrTheFlags(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("proxy.yaml");
+    Files.writeString(config, """
+        upstreams: [{url: "http://127.0.0.1:8000"}]
+        budget_sync_ms: 250
+        proxy_id: edge-1
+        """);
+    ProxySettings file = ProxySettings.read(config);
+    assertThat(file.resolve(Map.of()).budgets().syncIntervalNanos()).isEqualTo(250_000_000L);
+    assertThat(file.proxyIdOrDefault()).isEqualTo("edge-1");
+    ProxySettings flags = new ProxySettings();
+    flags.budgetSyncMillis = 0L; // --budget-sync off
+    flags.proxyId = "edge-2";
+    ProxySettings merged = file.overriddenBy(flags);
+    assertThat(merged.resolve(Map.of()).budgets().syncIntervalNanos()).isZero();
+    assertThat(merged.proxyIdOrDefault()).isEqualTo("edge-2");
+
+    ProxySettings none = new ProxySettings();
+    none.upstreams.add(new ProxySettings.UpstreamSpec(null, "http://127.0.0.1:8000", null));
+    assertThat(none.resolve(Map.of()).budgets().syncIntervalNanos()).isEqualTo(1_000_000_000L);
+    assertThat(none.proxyIdOrDefault()).endsWith(":" + ProcessHandle.current().pid()).doesNotContainAnyWhitespaces();
+  }
+
+  @Test
+  void aBadSyncIntervalOrProxyIdIsOneLineEach() {
+    ProxySettings s = new ProxySettings();
+    s.upstreams.add(new ProxySettings.UpstreamSpec(null, "http://127.0.0.1:8000", null));
+    s.budgetSyncMillis = -5L;
+    s.proxyId = "edge 1";
+    assertThatThrownBy(() -> s.resolve(Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("2 mistakes")
+        .hasMessageContaining("budget_sync_ms must be 0 (off) to 3600000 (1 h), got -5")
+        .hasMessageContaining("proxy_id 'edge 1': 1 to 100 characters without spaces or control characters, e.g. edge-1");
+  }
 }

@@ -32,6 +32,7 @@ final class Populated {
     metrics.dropped("record_queue");
     metrics.refused("budget");
     metrics.watchLedger(() -> 1, () -> 2);
+    metrics.watchBudgetSync(() -> 3);
     metrics.budgetUsed("t", "tokens", "day", 0.5);
     metrics.started("u");
     return metrics;

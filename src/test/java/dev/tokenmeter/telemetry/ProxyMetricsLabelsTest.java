@@ -84,6 +84,7 @@ class ProxyMetricsLabelsTest {
     m.refused("auth");
     java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong(3);
     m.watchLedger(failed::get, () -> 41);
+    m.watchBudgetSync(() -> 7);
     failed.set(4); // read at each scrape
     Exposition e = scrape(m);
     assertThat(e.value("tokenmeter_proxy_refused_requests_total", Map.of("reason", "budget"))).isEqualTo(2);
@@ -92,6 +93,7 @@ class ProxyMetricsLabelsTest {
     assertThat(e.find("tokenmeter_proxy_refused_requests_total", Map.of())).hasSize(ProxyMetrics.REFUSAL_REASONS.size());
     assertThat(e.value("tokenmeter_proxy_ledger_failed_commits_total", Map.of())).isEqualTo(4);
     assertThat(e.value("tokenmeter_proxy_ledger_dropped_records_total", Map.of())).isEqualTo(41);
+    assertThat(e.value("tokenmeter_proxy_budget_sync_failures_total", Map.of())).isEqualTo(7);
   }
 
   @Test

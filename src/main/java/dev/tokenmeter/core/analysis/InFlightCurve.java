@@ -94,6 +94,9 @@ public record InFlightCurve(List<Bin> bins, double thresholdTokensPerSecond, Kne
     }
     Map<Integer, Tally> byConcurrency = new TreeMap<>();
     for (ProductionRequest r : requests) {
+      if (r.concurrency() == 0) {
+        continue; // refused by the proxy: never in flight upstream
+      }
       byConcurrency.computeIfAbsent(r.concurrency(), c -> new Tally()).add(r);
     }
     List<Bin> bins = new ArrayList<>();

@@ -9,7 +9,9 @@ import java.util.Objects;
  *
  * @param startedAtEpochMillis wall-clock time the proxy received the request
  * @param concurrency requests in flight to the same upstream when it started, itself included
- *     ({@code in_flight_at_start + 1}): the production counterpart of a bench stage's {@code c=N}
+ *     ({@code in_flight_at_start + 1}): the production counterpart of a bench stage's {@code c=N};
+ *     0 for a request the proxy refused itself ({@code in_flight_at_start} −1: never sent upstream),
+ *     which counts in the totals and errors but in no concurrency bin
  * @param tenant the tenant it was billed to
  * @param model the model asked for, or null
  * @param errorClassOrNull the error class's wire name ({@code http_5xx}), null when it completed
@@ -39,8 +41,8 @@ public record ProductionRequest(
 
   public ProductionRequest {
     Objects.requireNonNull(tenant, "tenant");
-    if (concurrency < 1) {
-      throw new IllegalArgumentException("concurrency counts the request itself: at least 1, got " + concurrency);
+    if (concurrency < 0) {
+      throw new IllegalArgumentException("concurrency counts the request itself (0: refused by the proxy), got " + concurrency);
     }
   }
 

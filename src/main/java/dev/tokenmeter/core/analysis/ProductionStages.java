@@ -27,6 +27,9 @@ public final class ProductionStages {
   public static List<StageSample> of(List<ProductionRequest> requests) {
     Map<Integer, List<ProductionRequest>> byConcurrency = new TreeMap<>();
     for (ProductionRequest r : requests) {
+      if (r.concurrency() == 0) {
+        continue; // refused by the proxy: never in flight upstream
+      }
       byConcurrency.computeIfAbsent(r.concurrency(), c -> new ArrayList<>()).add(r);
     }
     List<StageSample> out = new ArrayList<>();

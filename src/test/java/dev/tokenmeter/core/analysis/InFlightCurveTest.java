@@ -95,7 +95,8 @@ class InFlightCurveTest {
   void aThresholdMustBePositive() {
     assertThatThrownBy(() -> InFlightCurve.of(List.of(), 0)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("above 0 tokens/s");
-    assertThatThrownBy(() -> failed(0, "x")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("at least 1");
+    assertThatThrownBy(() -> failed(-1, "x")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("counts the request itself");
+    assertThat(InFlightCurve.of(List.of(failed(0, "http_4xx")), 30).bins()).as("refused by the proxy: no bin").isEmpty();
   }
 }

@@ -72,7 +72,14 @@ class ProductionSummaryTest {
         new ProductionRequest(4_500, 2, "a", null, null, 30, 10, 300, 100, 1, 2, Double.NaN, null),
         new ProductionRequest(2_000, 1, "a", null, "connect", Double.NaN, Double.NaN, Double.NaN, Double.NaN, -1, -1,
             Double.NaN, null),
-        new ProductionRequest(3_000, 2, "a", null, null, 20, Double.NaN, 200, Double.NaN, 1, 1, Double.NaN, null));
+        new ProductionRequest(3_000, 2, "a", null, null, 20, Double.NaN, 200, Double.NaN, 1, 1, Double.NaN, null),
+        // refused by the proxy (a 429 over budget): in no bin, but in the totals
+        new ProductionRequest(3_500, 0, "a", null, "http_4xx", Double.NaN, Double.NaN, Double.NaN, Double.NaN, -1, -1,
+            Double.NaN, null));
+    ProductionSummary summary = ProductionSummary.of(rs, Instant.EPOCH, Instant.EPOCH.plusSeconds(10), null, null, 30);
+    assertThat(summary.tenants().getFirst().requests()).isEqualTo(5);
+    assertThat(summary.errorsByClass()).containsEntry("http_4xx", 1L);
+    assertThat(summary.curve().bins()).extracting(InFlightCurve.Bin::concurrency).containsExactly(1, 2);
     List<StageSample> st = ProductionStages.of(rs);
     assertThat(st).extracting(StageSample::label).containsExactly("c=1", "c=2");
     assertThat(st.get(0).failed()).isEqualTo(1);
