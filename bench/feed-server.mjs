@@ -13,14 +13,18 @@
 // returns it as JSON lines and clears it; GET /stats returns the counters; GET /v1/models lists one
 // model so clients' preflights pass.
 //
-//   node bench/feed-server.mjs --port 18600 --interval-ms 1
+//   node bench/feed-server.mjs --port 18600 --rate 40000     # 40,000 tokens/s shared by the streams
+//   node bench/feed-server.mjs --port 18600 --interval-ms 1  # one token per stream every 1 ms
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []));
 const port = Number(args.port ?? 18600);
 const intervalMs = Number(args['interval-ms'] ?? 1);
+// --rate N: N tokens a second in all, whatever the number of streams: each 1 ms tick writes one
+// token to each of the next streams in turn until the time since the last tick has earned its share.
+const rate = args.rate === undefined ? 0 : Number(args.rate);
 const sampleMs = Number(args['sample-ms'] ?? 100);
 const model = args.model ?? 'feed';
 
@@ -58,13 +62,13 @@ function chat(req, res, body) {
 
 function feed(stream) {
   const { res } = stream;
-  if (res.destroyed || res.writableEnded) {
+  if (res.destroyed || res.writableEnded || stream.left <= 0) {
     streams.delete(stream);
-    return;
+    return false;
   }
   res.write(`${stream.prefix} tok"},"finish_reason":null}]}\n\n`);
   tokens++;
-  if (--stream.left > 0) return;
+  if (--stream.left > 0) return true;
   streams.delete(stream);
   let tail = `data: ${head(stream.id)}"delta":{},"finish_reason":"length"}]}\n\n`;
   if (stream.usage) {
@@ -72,13 +76,34 @@ function feed(stream) {
       + `"usage":{"prompt_tokens":${stream.prompt},"completion_tokens":${stream.n},"total_tokens":${stream.prompt + stream.n}}}\n\n`;
   }
   res.end(`${tail}data: [DONE]\n\n`);
+  return true;
 }
 
 function tick() {
   for (const s of [...streams]) feed(s);
 }
 
-if (intervalMs > 0) {
+let earned = 0;
+let lastTick = process.hrtime.bigint();
+let cursor = 0;
+function paced() {
+  const now = process.hrtime.bigint();
+  earned = Math.min(earned + Number(now - lastTick) / 1e9 * rate, rate / 10); // at most 100 ms of debt
+  lastTick = now;
+  const open = [...streams];
+  if (open.length === 0) {
+    earned = 0;
+    return;
+  }
+  for (let tries = 0; earned >= 1 && tries < 4 * open.length; tries++) {
+    cursor = (cursor + 1) % open.length;
+    if (feed(open[cursor])) earned--;
+  }
+}
+
+if (rate > 0) {
+  setInterval(paced, 1);
+} else if (intervalMs > 0) {
   setInterval(tick, intervalMs);
 } else {
   const spin = () => { tick(); setImmediate(spin); };
@@ -97,10 +122,35 @@ function cpuTicks(pid) {
     return -1; // the client has exited
   }
 }
+// The client's JIT compiler threads (HotSpot's "C1/C2 CompilerThre..."), read every 10th sample.
+let jitTicks = 0;
+let sampleCount = 0;
+function compilerTicks(pid) {
+  let total = 0;
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        if (!/^C[12] Compiler/.test(readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8'))) continue;
+        const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        total += Number(f[11]) + Number(f[12]);
+      } catch {
+        // the thread ended
+      }
+    }
+  } catch {
+    return -1;
+  }
+  return total;
+}
 setInterval(() => {
   if (watched) {
+    if (sampleCount++ % 10 === 0) {
+      const j = compilerTicks(watched);
+      if (j >= 0) jitTicks = j;
+    }
     const own = process.cpuUsage();
-    timeline.push({ t_ms: Date.now(), cpu_ticks: cpuTicks(watched), tokens, streams: streams.size, requests, server_cpu_ms: Math.round((own.user + own.system) / 1000) });
+    timeline.push({ t_ms: Date.now(), cpu_ticks: cpuTicks(watched), tokens, streams: streams.size, requests, jit_ticks: jitTicks, server_cpu_ms: Math.round((own.user + own.system) / 1000) });
   }
 }, sampleMs);
 
@@ -119,6 +169,8 @@ const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
   } else if (req.method === 'POST' && url.pathname === '/watch') {
     watched = Number(url.searchParams.get('pid'));
     timeline = [];
+    jitTicks = 0;
+    sampleCount = 0;
     json({ watching: watched });
   } else if (req.method === 'GET' && url.pathname === '/timeline') {
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -134,7 +186,7 @@ const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
-server.listen(port, '127.0.0.1', () => process.stderr.write(`feed-server: 127.0.0.1:${port}, one token per write every ${intervalMs} ms per stream\n`));
+server.listen(port, '127.0.0.1', () => process.stderr.write(`feed-server: 127.0.0.1:${port}, one token per write, ${rate > 0 ? `${rate} tokens/s in all` : `every ${intervalMs} ms per stream`}\n`));
 const stop = () => {
   process.stderr.write(`feed-server: ${requests} requests, ${tokens} tokens\n`);
   process.exit(0);

@@ -1,10 +1,12 @@
 // Reads the timeline bench/feed-server.mjs recorded for one client run (JSON lines on stdin) and
-// prints one line: "whole TPS CPUS STARTUP steady TPS CPUS", where
+// prints one line: "whole TPS CPUS STARTUP SECS steady TPS CPUS SECS jit WHOLE STEADY", where
 //   whole  = from the client's first request to its last token (start-up before the first request
 //            left out, the JIT's warm-up left in, the report written after the load left out);
 //   steady = the second half of that span, less its last 2 s;
 //   TPS    = tokens the server wrote per second in the span; CPUS = the client's CPU-s per 1M of
-//            those tokens; STARTUP = the client's CPU-s before its first request.
+//            those tokens; STARTUP = the client's CPU-s before its first request;
+//   jit    = CPU-s per 1M tokens of the client's JIT compiler threads, whole and steady (sampled
+//            once a second, so a span's edges are off by up to a second of compiling).
 // Each span starts at the last sample before its first request and ends at the last sample with a
 // stream open, so an edge is off by at most one sampling interval.
 import { readFileSync } from 'node:fs';
@@ -28,7 +30,8 @@ const span = (a, b) => {
   const secs = (e.t_ms - s.t_ms) / 1000;
   const toks = e.tokens - s.tokens;
   const cpu = (e.cpu_ticks - s.cpu_ticks) / HZ;
-  return { tps: toks / secs, cost: toks > 0 ? cpu / (toks / 1e6) : NaN, secs };
+  const jit = ((e.jit_ticks ?? 0) - (s.jit_ticks ?? 0)) / HZ;
+  return { tps: toks / secs, cost: toks > 0 ? cpu / (toks / 1e6) : NaN, jit: toks > 0 ? jit / (toks / 1e6) : NaN, secs };
 };
 const whole = span(start, end);
 const midT = samples[start].t_ms + (samples[end].t_ms - samples[start].t_ms) / 2;
@@ -38,4 +41,4 @@ while (last > mid && samples[end].t_ms - samples[last].t_ms < 2000) last--;
 const steady = span(mid, last);
 const startup = samples[start].cpu_ticks / HZ;
 const f = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : 'NaN');
-console.log(`whole ${f(whole.tps, 0)} ${f(whole.cost, 3)} ${f(startup, 2)} ${f(whole.secs, 1)} steady ${f(steady.tps, 0)} ${f(steady.cost, 3)} ${f(steady.secs, 1)}`);
+console.log(`whole ${f(whole.tps, 0)} ${f(whole.cost, 3)} ${f(startup, 2)} ${f(whole.secs, 1)} steady ${f(steady.tps, 0)} ${f(steady.cost, 3)} ${f(steady.secs, 1)} jit ${f(whole.jit, 3)} ${f(steady.jit, 3)}`);

@@ -2,7 +2,9 @@
 # Peers: the tokenmeter client's CPU per token against wrk's (which reads the HTTP response and
 # parses no SSE), both fed by a server that is not tokenmeter's: bench/feed-server.mjs (Node.js),
 # which writes one token per socket write to every open stream on one ticker, so both clients are
-# fed at the same pace. Each client runs alone on CPU 0, a fresh feed server alone on CPU 1
+# fed at the same pace (RATE tokens/s in all, 40,000 by default: well below what the server can
+# write, so the server sets the pace, not the client). Each client runs alone on CPU 0, a fresh feed
+# server alone on CPU 1
 # (CLIENT_CPUS, SERVER_CPUS: bench/lib.sh); the order alternates run by run.
 #
 #   bench/peers.sh                                  # 64 and 256 streams; 20-, 40- and 120-second runs
@@ -13,6 +15,7 @@
 #   whole  — from the client's first request to its last token: the JVM's start-up before the first
 #            request is left out (printed apart), the JIT's warm-up is in, as a user's run has it;
 #   steady — the second half of the run, less its last 2 s.
+# JIT is the part of the client's CPU per token spent in its JIT compiler threads (0 for wrk).
 # Each pair line gives tokenmeter / wrk for both, and refuses a ratio when the two clients were not
 # fed the same tokens per second (within TOLERANCE, default 2%): a client that cannot keep up with
 # the pace is reported as such, not compared.
@@ -21,7 +24,8 @@
 CONCURRENCY=${CONCURRENCY:-"64 256"}
 LENGTHS=${LENGTHS:-"20 40 120"}   # seconds of load per run
 REPEATS=${REPEATS:-1}
-INTERVAL_MS=${INTERVAL_MS:-1}     # the feed's pace: one token per stream every INTERVAL_MS (0: as fast as it can)
+RATE=${RATE:-40000}               # the feed's pace: tokens/s in all, shared by the streams; 0: INTERVAL_MS instead
+INTERVAL_MS=${INTERVAL_MS:-1}     # with RATE=0: one token per stream every INTERVAL_MS (0: as fast as it can)
 OUTPUT_TOKENS=${OUTPUT_TOKENS:-256}
 TOLERANCE=${TOLERANCE:-0.02}
 PORT=${PORT:-18600}
@@ -36,7 +40,7 @@ fi
 ./tokenmeter --version >/dev/null # the launcher builds its jar now when sources changed, not mid-run
 mkdir -p "$OUT"
 machine | tee "$OUT/machine.txt"
-echo "wrk: $(wrk -v 2>&1 | head -n1); node $(node --version); feed: one token per write every $INTERVAL_MS ms per stream, $OUTPUT_TOKENS tokens per answer" | tee -a "$OUT/machine.txt"
+echo "wrk: $(wrk -v 2>&1 | head -n1); node $(node --version); feed: one token per write, $([ "$RATE" != 0 ] && echo "$RATE tokens/s in all" || echo "every $INTERVAL_MS ms per stream"), $OUTPUT_TOKENS tokens per answer" | tee -a "$OUT/machine.txt"
 
 cat >"$OUT/chat.lua" <<EOF
 wrk.method = "POST"
@@ -50,7 +54,7 @@ trap stop_feed EXIT
 # run CLIENT C SECONDS DIR: one run on a fresh feed server; prints the client's result line.
 run() {
   local who=$1 c=$2 secs=$3 dir=$4 url="http://127.0.0.1:$PORT"
-  taskset -c "$SERVER_CPUS" node bench/feed-server.mjs --port "$PORT" --interval-ms "$INTERVAL_MS" 2>"$dir/server.log" &
+  taskset -c "$SERVER_CPUS" node bench/feed-server.mjs --port "$PORT" --rate "$RATE" --interval-ms "$INTERVAL_MS" 2>"$dir/server.log" &
   FEED_PID=$!
   await_port "$PORT" "feed server" "$dir/server.log"
   local load0; load0=$(loadavg)
@@ -69,10 +73,10 @@ run() {
   curl -sf "$url/timeline" >"$dir/timeline.jsonl"
   stop_feed
   local r; r=$(node bench/feed-timeline.mjs <"$dir/timeline.jsonl") || { echo "$who: no timeline; see $dir" >&2; return 1; }
-  # r: whole TPS CPUS STARTUP SECS steady TPS CPUS SECS
-  read -r _ wt wc st ws _ tt tc ts <<<"$r"
-  printf '%-10s c=%-4s %4ss | whole: %7.0f tokens/s, %6.2f CPU-s/Mtok (start-up %5.2f CPU-s apart) | steady: %7.0f tokens/s, %6.2f CPU-s/Mtok | load %s -> %s\n' \
-    "$who" "$c" "$secs" "$wt" "$wc" "$st" "$tt" "$tc" "$load0" "$load1" | tee -a "$OUT/results.txt" >&2
+  # r: whole TPS CPUS STARTUP SECS steady TPS CPUS SECS jit WHOLE STEADY
+  read -r _ wt wc st _ _ tt tc _ _ jw js <<<"$r"
+  printf '%-10s c=%-4s %4ss | whole: %7.0f tokens/s, %6.2f CPU-s/Mtok (JIT %5.2f; start-up %5.2f CPU-s apart) | steady: %7.0f tokens/s, %6.2f CPU-s/Mtok (JIT %5.2f) | load %s -> %s\n' \
+    "$who" "$c" "$secs" "$wt" "$wc" "$jw" "$st" "$tt" "$tc" "$js" "$load0" "$load1" | tee -a "$OUT/results.txt" >&2
   echo "$wt $wc $tt $tc"
 }
 
