@@ -2,7 +2,6 @@ package dev.tokenmeter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
@@ -16,7 +15,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,17 +42,17 @@ class PrometheusScrapeIT {
     HttpServer http = serve(metrics);
     try (PrometheusServer prometheus = PrometheusServer.start(dir, http.getAddress().getPort())) {
       String inputSum = "gen_ai_client_token_usage_sum{gen_ai_token_type=\"input\",tenant=\"t1\"}";
-      awaitValue(prometheus, inputSum, 600);
-      assertThat(value(prometheus, "up{job=\"tokenmeter\"}")).isEqualTo(1);
-      assertThat(value(prometheus, "gen_ai_client_token_usage_count{gen_ai_token_type=\"input\",tenant=\"t1\"}")).isEqualTo(3);
+      prometheus.awaitValue(inputSum, 600);
+      assertThat(prometheus.value("up{job=\"tokenmeter\"}")).isEqualTo(1);
+      assertThat(prometheus.value("gen_ai_client_token_usage_count{gen_ai_token_type=\"input\",tenant=\"t1\"}")).isEqualTo(3);
       String ttft = "gen_ai_server_time_to_first_token_seconds_bucket{tenant=\"t1\",le=\"%s\"}";
-      assertThat(value(prometheus, ttft.formatted("0.1"))).isEqualTo(1);
-      assertThat(value(prometheus, ttft.formatted("0.25"))).isEqualTo(2);
-      assertThat(value(prometheus, ttft.formatted("0.5"))).isEqualTo(3);
-      assertThat(value(prometheus, "gen_ai_server_time_to_first_token_seconds_sum{tenant=\"t1\"}")).isCloseTo(0.6, within(1e-9));
-      assertThat(value(prometheus, "tokenmeter_proxy_requests_total{error_type=\"http_429\",tenant=\"t2\",upstream=\"b\"}")).isEqualTo(1);
-      assertThat(value(prometheus, "tokenmeter_proxy_active_requests{upstream=\"a\"}")).isEqualTo(2);
-      assertThat(value(prometheus, "tokenmeter_proxy_active_requests{upstream=\"b\"}")).isEqualTo(0);
+      assertThat(prometheus.value(ttft.formatted("0.1"))).isEqualTo(1);
+      assertThat(prometheus.value(ttft.formatted("0.25"))).isEqualTo(2);
+      assertThat(prometheus.value(ttft.formatted("0.5"))).isEqualTo(3);
+      assertThat(prometheus.value("gen_ai_server_time_to_first_token_seconds_sum{tenant=\"t1\"}")).isCloseTo(0.6, within(1e-9));
+      assertThat(prometheus.value("tokenmeter_proxy_requests_total{error_type=\"http_429\",tenant=\"t2\",upstream=\"b\"}")).isEqualTo(1);
+      assertThat(prometheus.value("tokenmeter_proxy_active_requests{upstream=\"a\"}")).isEqualTo(2);
+      assertThat(prometheus.value("tokenmeter_proxy_active_requests{upstream=\"b\"}")).isEqualTo(0);
       // the empty error_type of completed requests is no label at all once stored
       JsonNode ok = prometheus.query("tokenmeter_proxy_requests_total{tenant=\"t1\"}");
       assertThat(ok).hasSize(1);
@@ -65,8 +63,8 @@ class PrometheusScrapeIT {
       metrics.accept(MeteredRequestBuilder.chat("t1", "m1", "a").tokens(50, 5, -1, -1).build());
       metrics.ended("a");
       metrics.ended("a");
-      awaitValue(prometheus, inputSum, 650);
-      assertThat(value(prometheus, "tokenmeter_proxy_active_requests{upstream=\"a\"}")).isEqualTo(0);
+      prometheus.awaitValue(inputSum, 650);
+      assertThat(prometheus.value("tokenmeter_proxy_active_requests{upstream=\"a\"}")).isEqualTo(0);
     } finally {
       http.stop(0);
     }
@@ -85,29 +83,5 @@ class PrometheusScrapeIT {
     });
     http.start();
     return http;
-  }
-
-  /** The value of the single series {@code promql} selects. */
-  private static double value(PrometheusServer prometheus, String promql) throws Exception {
-    JsonNode result = prometheus.query(promql);
-    if (result.size() != 1) {
-      fail(promql + " selects " + result.size() + " series, want 1: " + PrometheusServer.describe(result));
-    }
-    return Double.parseDouble(result.get(0).path("value").get(1).asText());
-  }
-
-  /** Waits (30 s at most) until {@code promql} selects one series of value {@code want}. */
-  private static void awaitValue(PrometheusServer prometheus, String promql, double want) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    JsonNode last = null;
-    while (System.nanoTime() < deadline) {
-      last = prometheus.query(promql);
-      if (last.size() == 1 && Double.parseDouble(last.get(0).path("value").get(1).asText()) == want) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    fail("after 30 s " + promql + " is " + last + ", want " + want + "; up: " + prometheus.query("up")
-        + "\nprometheus log:\n" + prometheus.logTail());
   }
 }

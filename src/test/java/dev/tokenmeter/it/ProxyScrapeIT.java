@@ -2,9 +2,7 @@ package dev.tokenmeter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.proxy.RawHttp;
 import dev.tokenmeter.testkit.Cli;
@@ -13,8 +11,6 @@ import dev.tokenmeter.testkit.SimFixture;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -78,23 +74,23 @@ class ProxyScrapeIT {
         assertThat(RawHttp.post(base, "/v1/chat/completions", body(100), "x-tenant: tight").status()).isEqualTo(429);
       }
       try (PrometheusServer prometheus = PrometheusServer.start(dir, URI.create(base).getPort())) {
-        awaitValue(prometheus, "tokenmeter_proxy_requests_total{tenant=\"acme\"}", SENT);
-        awaitValue(prometheus, "tokenmeter_proxy_drift{dimension=\"input_tokens\"}", 1);
-        assertThat(value(prometheus, "up{job=\"tokenmeter\"}")).isEqualTo(1);
-        assertThat(value(prometheus, "tokenmeter_proxy_refused_requests_total{reason=\"budget\"}")).isEqualTo(REFUSED);
+        prometheus.awaitValue("tokenmeter_proxy_requests_total{tenant=\"acme\"}", SENT);
+        prometheus.awaitValue("tokenmeter_proxy_drift{dimension=\"input_tokens\"}", 1);
+        assertThat(prometheus.value("up{job=\"tokenmeter\"}")).isEqualTo(1);
+        assertThat(prometheus.value("tokenmeter_proxy_refused_requests_total{reason=\"budget\"}")).isEqualTo(REFUSED);
         String usage = "gen_ai_client_token_usage_%s{gen_ai_token_type=\"%s\",tenant=\"acme\"}";
-        assertThat(value(prometheus, usage.formatted("count", "output"))).isEqualTo(SENT);
-        assertThat(value(prometheus, usage.formatted("sum", "output"))).isEqualTo(SENT * MAX_TOKENS);
-        double input = value(prometheus, usage.formatted("sum", "input"));
+        assertThat(prometheus.value(usage.formatted("count", "output"))).isEqualTo(SENT);
+        assertThat(prometheus.value(usage.formatted("sum", "output"))).isEqualTo(SENT * MAX_TOKENS);
+        double input = prometheus.value(usage.formatted("sum", "input"));
         assertThat(input).isBetween(SENT * 1150.0, SENT * 1250.0);
-        assertThat(value(prometheus, "tokenmeter_proxy_cost_total{tenant=\"acme\",currency=\"USD\"}"))
+        assertThat(prometheus.value("tokenmeter_proxy_cost_total{tenant=\"acme\",currency=\"USD\"}"))
             .isCloseTo((input * 2 + SENT * MAX_TOKENS * 8) / 1e6, within(1e-9));
-        assertThat(value(prometheus, "tokenmeter_proxy_budget_used_ratio{tenant=\"acme\",unit=\"tokens\",period=\"day\"}"))
+        assertThat(prometheus.value("tokenmeter_proxy_budget_used_ratio{tenant=\"acme\",unit=\"tokens\",period=\"day\"}"))
             .isCloseTo((input + SENT * MAX_TOKENS) / 1000, within(1e-9));
-        assertThat(value(prometheus, "gen_ai_server_time_to_first_token_seconds_count{tenant=\"acme\"}")).isEqualTo(SENT);
-        assertThat(value(prometheus, "tokenmeter_proxy_slo_alert{severity=\"page\"}")).isZero();
-        assertThat(value(prometheus, "tokenmeter_proxy_ledger_failed_commits_total")).isZero();
-        assertThat(value(prometheus, "tokenmeter_proxy_active_requests{upstream=\"default\"}")).isZero();
+        assertThat(prometheus.value("gen_ai_server_time_to_first_token_seconds_count{tenant=\"acme\"}")).isEqualTo(SENT);
+        assertThat(prometheus.value("tokenmeter_proxy_slo_alert{severity=\"page\"}")).isZero();
+        assertThat(prometheus.value("tokenmeter_proxy_ledger_failed_commits_total")).isZero();
+        assertThat(prometheus.value("tokenmeter_proxy_active_requests{upstream=\"default\"}")).isZero();
       }
       RawHttp.Response scrape = RawHttp.get(base, "/metrics");
       // the dashboard hears of the ledger from the proxy's watch: a ledger that commits reads ok
@@ -177,30 +173,5 @@ class ProxyScrapeIT {
       }
     }
     return names;
-  }
-
-  /** The value of the single series {@code promql} selects. */
-  private static double value(PrometheusServer prometheus, String promql) throws Exception {
-    JsonNode result = prometheus.query(promql);
-    if (result.size() != 1) {
-      fail(promql + " selects " + result.size() + " series, want 1: " + PrometheusServer.describe(result));
-    }
-    return Double.parseDouble(result.get(0).path("value").get(1).asText());
-  }
-
-  /** Waits (30 s at most) until {@code promql} selects one series of value {@code want}. */
-  private static void awaitValue(PrometheusServer prometheus, String promql, double want) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    List<String> last = new ArrayList<>();
-    while (System.nanoTime() < deadline) {
-      JsonNode r = prometheus.query(promql);
-      last = PrometheusServer.describe(r);
-      if (r.size() == 1 && Double.parseDouble(r.get(0).path("value").get(1).asText()) == want) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    fail("after 30 s " + promql + " is " + last + ", want " + want + "; up: " + prometheus.query("up")
-        + "\nprometheus log:\n" + prometheus.logTail());
   }
 }

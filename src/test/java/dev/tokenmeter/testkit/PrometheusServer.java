@@ -112,6 +112,31 @@ public final class PrometheusServer implements AutoCloseable {
     return body.path("data").path("result");
   }
 
+  /** The value of the single series {@code promql} selects; fails the test when it selects another number. */
+  public double value(String promql) throws IOException, InterruptedException {
+    JsonNode result = query(promql);
+    if (result.size() != 1) {
+      org.junit.jupiter.api.Assertions.fail(promql + " selects " + result.size() + " series, want 1: " + describe(result));
+    }
+    return Double.parseDouble(result.get(0).path("value").get(1).asText());
+  }
+
+  /** Waits (30 s at most) until {@code promql} selects one series of value {@code want}; else fails the test. */
+  public void awaitValue(String promql, double want) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    java.util.List<String> last = java.util.List.of();
+    while (System.nanoTime() < deadline) {
+      JsonNode r = query(promql);
+      last = describe(r);
+      if (r.size() == 1 && Double.parseDouble(r.get(0).path("value").get(1).asText()) == want) {
+        return;
+      }
+      Thread.sleep(200); // a real Prometheus scrapes on its own schedule
+    }
+    org.junit.jupiter.api.Assertions.fail("after 30 s " + promql + " is " + last + ", want " + want + "; up: "
+        + query("up") + "\nprometheus log:\n" + logTail());
+  }
+
   /** The server's log so far (its last 4,000 characters), for failure messages. */
   public String logTail() {
     try {
