@@ -40,17 +40,7 @@ public interface PromptCounter {
   static PromptCounter tokenizer(String name, Function<String, int[]> encode) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(encode, "encode");
-    return new PromptCounter() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public int[] ids(String text) {
-        return text.isEmpty() ? new int[0] : encode.apply(text);
-      }
-    };
+    return new Named(name, text -> text.isEmpty() ? new int[0] : encode.apply(text));
   }
 
   /**
@@ -63,17 +53,7 @@ public interface PromptCounter {
   static PromptCounter counting(String name, ToIntFunction<String> count) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(count, "count");
-    return new PromptCounter() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public int[] ids(String text) {
-        return standInIds(text, count);
-      }
-    };
+    return new Named(name, text -> standInIds(text, count));
   }
 
   private static int[] standInIds(String text, ToIntFunction<String> count) {
@@ -102,5 +82,13 @@ public interface PromptCounter {
       ids[at++] = (int) BlockHashes.mix(-(long) total - k); // a non-additive estimate's rest
     }
     return ids;
+  }
+
+  /** A counter by its name and its function from text to ids. */
+  record Named(String name, Function<String, int[]> idsOf) implements PromptCounter {
+    @Override
+    public int[] ids(String text) {
+      return idsOf.apply(text);
+    }
   }
 }
