@@ -135,6 +135,9 @@ public final class EnergyMeter {
   /** Σ of {@code perBucket} from the start to {@code nanos}, the last bucket pro rata. */
   private double integral(double[] perBucket, long nanos) {
     long offset = nanos - originNanos;
+    if (offset <= 0) {
+      return 0;
+    }
     int whole = (int) Math.min(buckets, offset / BUCKET_NANOS);
     double sum = 0;
     for (int i = 0; i < whole; i++) {
