@@ -13,7 +13,10 @@ import java.util.Locale;
 public final class GpuWords {
   private GpuWords() {}
 
-  /** The stage's line; says when there is no energy figure, and why. */
+  /**
+   * The stage's line; says when there is no energy figure, and why. {@code currency} null leaves the
+   * energy cost out.
+   */
   public static String stage(GpuStage g, String currency) {
     StringBuilder b = new StringBuilder("GPUs (").append(g.source().displayName()).append(", ").append(g.gpus())
         .append("): ");
@@ -33,7 +36,7 @@ public final class GpuWords {
     b.append("; ").append(joules(g.joulesPerOutputToken())).append(" per output token (")
         .append(g.energySource().equals("counter") ? "energy counter" : g.energySource()).append("), ")
         .append(fmt("%,.0f", g.outputTokensPerSecondPerKw())).append(" tokens/s per kW");
-    if (!Double.isNaN(g.energyCostPerMillionOutputTokens())) {
+    if (currency != null && !Double.isNaN(g.energyCostPerMillionOutputTokens())) {
       b.append(", energy ").append(fmt("%.4f", g.energyCostPerMillionOutputTokens())).append(' ').append(currency)
           .append(" per 1M output tokens");
     }
