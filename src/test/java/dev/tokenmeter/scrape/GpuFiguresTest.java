@@ -62,10 +62,10 @@ class GpuFiguresTest {
     GpuStage g = GpuFigures.of(GpuKind.NVIDIA_SMI, rs, new ServerFigures.Span(0, S, 3 * S, 4 * S), 600, 6, NAN);
     assertThat(g.energySource()).isEqualTo("integrated power");
     assertThat(g.energyJoules()).isCloseTo(600, within(1e-9));
-    // Edges between readings: window [0.5, 1.5] is 1 s at a mean of 250 W.
+    // Edges between readings: window [0.5, 1.5] runs from 150 W to 250 W, 1 s at a mean of 200 W.
     GpuStage half = GpuFigures.of(GpuKind.NVIDIA_SMI, rs, new ServerFigures.Span(0, S / 2, 3 * S / 2, 4 * S), 1, 1,
         NAN);
-    assertThat(half.energyJoules()).isCloseTo(250, within(1e-9));
+    assertThat(half.energyJoules()).isCloseTo(200, within(1e-9));
     // Beyond the last reading the last power is held.
     assertThat(GpuFigures.integrate(GpuFigures.series(rs, "0", GpuFigures.Field.POWER), 4 * S, 6 * S))
         .isCloseTo(1000, within(1e-9));

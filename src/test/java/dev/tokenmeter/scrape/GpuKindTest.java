@@ -48,7 +48,7 @@ class GpuKindTest {
     GpuReading.Gpu g0 = r.gpus().get("mi-node-b:5000 0 692251001124");
     assertThat(g0.powerWatts()).as("package power before power usage").isEqualTo(612);
     assertThat(g0.utilPercent()).isEqualTo(88);
-    assertThat(g0.dramActive()).isEqualTo(0.41);
+    assertThat(g0.dramActive()).isCloseTo(0.41, within(1e-12));
     assertThat(g0.memoryUsedMib()).isEqualTo(183265);
     assertThat(g0.smClockMhz()).as("the system clocks' mean, not the memory clock").isEqualTo(2050);
     assertThat(g0.energyJoules()).isCloseTo(1.4e7, within(1e-6));
