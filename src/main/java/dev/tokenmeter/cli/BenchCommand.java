@@ -73,6 +73,9 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nServer metrics:%n")
   ServerMetricsOptions serverMetrics = new ServerMetricsOptions();
 
+  @ArgGroup(validate = false, heading = "%nGPU power and energy:%n")
+  GpuMetricsOptions gpuMetrics = new GpuMetricsOptions();
+
   @ArgGroup(validate = false, heading = "%nLive export (Prometheus, OpenTelemetry):%n")
   ExportOptions export = new ExportOptions();
 
@@ -112,6 +115,10 @@ final class BenchCommand implements Callable<Integer> {
     if (!parsed.isEmpty() && serverMetrics.url != null) {
       throw new UsageException("--server-metrics scrapes one server: it cannot be combined with --variant");
     }
+    if (!parsed.isEmpty() && gpuMetrics.spec != null) {
+      throw new UsageException("--gpu-metrics reads one deployment's GPUs: it cannot be combined with --variant");
+    }
+    var gpus = gpuMetrics.resolve(cost.powerPricePerKwh(), cost.currency.strip());
     ServerWatch.Settings scrape = null;
     if (parsed.isEmpty()) {
       EndpointConfig cfg = resolve(target, err, "");
@@ -129,7 +136,7 @@ final class BenchCommand implements Callable<Integer> {
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
     }
     return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings,
-        eventLoops);
+        eventLoops, gpus);
   }
 
   /**

@@ -26,6 +26,10 @@ class CostOptions {
   @Option(names = "--gpu-cost", paramLabel = "PRICE", description = "GPU pricing: price of one GPU-hour, in --currency; cost at the measured throughput.")
   Double gpuCost;
 
+  @Option(names = "--power-price", paramLabel = "PRICE", description = "Energy pricing: price of one kWh, in --currency;"
+      + " adds the energy cost per 1M output tokens to the GPU figures (bench --gpu-metrics, simulate).")
+  Double powerPrice;
+
   @Option(names = "--traffic", paramLabel = "RATE", description = "Traffic of the monthly (30-day) projection: 10000req/day, 50req/s, 2k req/h, 1M req/month.")
   String traffic;
 
@@ -79,6 +83,11 @@ class CostOptions {
         gpus,
         traffic == null ? Double.NaN : requestsPerDay(traffic),
         turns);
+  }
+
+  /** {@code --power-price} per kWh; NaN when not given. */
+  double powerPricePerKwh() {
+    return powerPrice == null ? Double.NaN : nonNegative("--power-price", powerPrice);
   }
 
   /** A price given alone prices the other kind of token at 0 (free input, say). */

@@ -92,6 +92,10 @@ final class DemoCommand implements Callable<Integer> {
     int streams = LoadOptions.largestStreams(concurrency, null, slo.searchMaxConcurrency());
     SloRun sloRun = slo.resolve(load);
     var stages = repeats.sequence(sloRun.stages());
+    if (cost.powerPrice != null) {
+      throw new UsageException("--power-price prices GPU energy, which demo does not read: use simulate --power-price,"
+          + " or bench --gpu-metrics URL --power-price");
+    }
     var pricing = cost.model(engine.gpus);
     workload.withDefaults("256", "128");
     workload.validate();

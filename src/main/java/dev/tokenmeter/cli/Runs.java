@@ -37,6 +37,25 @@ final class Runs {
       ServerWatch.Settings serverMetrics,
       LiveExport.Settings exportSettings,
       int eventLoops) {
+    return bench(outDir, lanes, stages, workload, output, seed, cost, spec, slo, serverMetrics, exportSettings,
+        eventLoops, null);
+  }
+
+  /** {@link #bench} with {@code --gpu-metrics} ({@code gpuMetrics}, null without). */
+  static int bench(
+      Path outDir,
+      List<BenchRun.Lane> lanes,
+      StageSequence stages,
+      WorkloadOptions workload,
+      OutputOptions output,
+      long seed,
+      Cost.Model cost,
+      CommandSpec spec,
+      SloRun slo,
+      ServerWatch.Settings serverMetrics,
+      LiveExport.Settings exportSettings,
+      int eventLoops,
+      dev.tokenmeter.run.GpuWatch.Settings gpuMetrics) {
     try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
       BenchRun run =
           new BenchRun(
@@ -54,7 +73,8 @@ final class Runs {
                   slo,
                   serverMetrics,
                   eventLoops,
-                  output.failFast()),
+                  output.failFast(),
+                  gpuMetrics),
               export,
               System.out,
               System.err);

@@ -93,7 +93,9 @@ final class SimulateCommand implements Callable<Integer> {
                 Runs.commandLine(spec),
                 load.seed,
                 described(),
-                notes()),
+                notes(),
+                cost.powerPricePerKwh(),
+                costModel == null ? cost.currency.strip() : costModel.currency()),
             System.out,
             System.err);
     running = run;

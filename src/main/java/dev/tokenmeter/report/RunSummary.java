@@ -36,6 +36,9 @@ import java.util.Objects;
  * @param server per stage, in the order of {@link #stages()}, the server's own metrics over it
  *     ({@code --server-metrics}, schema 1.4); null without, and null elements for stages that have
  *     none
+ * @param gpu per stage, in the order of {@link #stages()}, the GPUs' power and energy over it
+ *     ({@code --gpu-metrics}, or the power model in {@code simulate}; schema 1.9); null without,
+ *     and null elements for stages that have none
  */
 public record RunSummary(
     Tool tool,
@@ -50,13 +53,14 @@ public record RunSummary(
     Repeats repeats,
     Pricing pricing,
     RunAnalysis analysis,
-    List<ServerStage> server) {
+    List<ServerStage> server,
+    List<dev.tokenmeter.scrape.GpuStage> gpu) {
 
   /**
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.8";
+  public static final String SCHEMA_VERSION = "1.9";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -75,6 +79,29 @@ public record RunSummary(
       throw new IllegalArgumentException("one server entry per stage");
     }
     server = server == null ? null : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(server));
+    if (gpu != null && gpu.size() != stages.size()) {
+      throw new IllegalArgumentException("one gpu entry per stage");
+    }
+    gpu = gpu == null ? null : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(gpu));
+  }
+
+  /** A run without GPU figures. */
+  public RunSummary(
+      Tool tool,
+      Instant startedAt,
+      Instant endedAt,
+      Target target,
+      List<String> commandLine,
+      long seed,
+      Settings settings,
+      Completion completion,
+      List<StageResult> stages,
+      Repeats repeats,
+      Pricing pricing,
+      RunAnalysis analysis,
+      List<ServerStage> server) {
+    this(tool, startedAt, endedAt, target, commandLine, seed, settings, completion, stages, repeats, pricing,
+        analysis, server, null);
   }
 
 

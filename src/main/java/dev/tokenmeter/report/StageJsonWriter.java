@@ -30,6 +30,12 @@ final class StageJsonWriter {
 
   /** Writes stage {@code r}, with its {@code cost} and {@code server} metrics when not null. */
   static void write(JsonGenerator g, StageResult r, Cost.StageCost cost, ServerStage server) throws IOException {
+    write(g, r, cost, server, null);
+  }
+
+  /** Writes stage {@code r}, with its {@code cost}, {@code server} and {@code gpu} figures when not null. */
+  static void write(JsonGenerator g, StageResult r, Cost.StageCost cost, ServerStage server,
+      dev.tokenmeter.scrape.GpuStage gpu) throws IOException {
     g.writeStartObject();
     plan(g, r.plan(), r.label());
     number(g, "stage_length_s", r.stageLengthNanos() / NS_PER_S);
@@ -62,6 +68,9 @@ final class StageJsonWriter {
     }
     if (server != null) {
       ServerStageJson.write(g, server);
+    }
+    if (gpu != null) {
+      GpuStageJson.write(g, gpu);
     }
     g.writeEndObject();
   }

@@ -107,7 +107,7 @@ public final class SummaryJsonWriter {
     g.writeArrayFieldStart("stages");
     for (int i = 0; i < s.stages().size(); i++) {
       StageJsonWriter.write(g, s.stages().get(i), s.pricing() == null ? null : s.pricing().stages().get(i),
-          s.server() == null ? null : s.server().get(i));
+          s.server() == null ? null : s.server().get(i), s.gpu() == null ? null : s.gpu().get(i));
     }
     g.writeEndArray();
     if (s.pricing() != null) {

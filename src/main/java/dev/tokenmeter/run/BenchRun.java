@@ -85,7 +85,16 @@ public final class BenchRun {
       SloRun slo,
       ServerWatch.Settings serverMetrics,
       int eventLoops,
-      int failFast) {
+      int failFast,
+      GpuWatch.Settings gpuMetrics) {
+    /** A run without {@code --gpu-metrics}. */
+    public Settings(List<Lane> lanes, StageSequence stages, Timeouts timeouts, Path outDir, boolean progress,
+        List<String> commandLine, long seed, boolean rawTimes, OutputTokenCounter counter, Cost.Model cost,
+        SloRun slo, ServerWatch.Settings serverMetrics, int eventLoops, int failFast) {
+      this(lanes, stages, timeouts, outDir, progress, commandLine, seed, rawTimes, counter, cost, slo, serverMetrics,
+          eventLoops, failFast, null);
+    }
+
     public Settings {
       if (failFast < 0) {
         throw new IllegalArgumentException("--fail-fast must be 0 (off) or more, got " + failFast);
@@ -99,6 +108,9 @@ public final class BenchRun {
       }
       if (serverMetrics != null && lanes.size() > 1) {
         throw new IllegalArgumentException("--server-metrics scrapes one server: it cannot be combined with --variant");
+      }
+      if (gpuMetrics != null && lanes.size() > 1) {
+        throw new IllegalArgumentException("--gpu-metrics reads one deployment's GPUs: it cannot be combined with --variant");
       }
     }
   }
@@ -118,6 +130,7 @@ public final class BenchRun {
   private final CountDownLatch written = new CountDownLatch(1);
   private boolean sloViolated;
   private ServerWatch server;
+  private GpuWatch gpu;
 
   public BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this(settings, null, out, err);
@@ -160,6 +173,9 @@ public final class BenchRun {
         if (s.serverMetrics() != null) {
           server = ServerWatch.start(s.serverMetrics(), ticker, err);
         }
+        if (s.gpuMetrics() != null) {
+          gpu = GpuWatch.start(s.gpuMetrics(), ticker, err);
+        }
         int planned = s.stages().plannedStages();
         // From the start, so a process killed in its first stage leaves a folder to recover.
         writeSummaries(startedAt, inProgress(0, planned));
@@ -176,6 +192,9 @@ public final class BenchRun {
           printStage(rs, planned);
           if (server != null) {
             server.stageEnded(rs.get(0), out);
+          }
+          if (gpu != null) {
+            gpu.stageEnded(rs.get(0), out);
           }
           if (interrupted) {
             completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
@@ -204,6 +223,9 @@ public final class BenchRun {
         if (server != null) {
           server.close();
         }
+        if (gpu != null) {
+          gpu.close();
+        }
       }
     } finally {
       writeSummaries(startedAt, completion);
@@ -220,6 +242,9 @@ public final class BenchRun {
       if (lane.results().size() > 1) {
         out.println();
         out.print(heading(lane) + ConsoleReport.sweep(lane.results(), analysis.sweep()));
+        if (gpu != null) {
+          gpu.printSweep(out);
+        }
       }
       printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), lane.results()));
       if (failure == null && lanes.size() == 1) {
@@ -357,13 +382,23 @@ public final class BenchRun {
             RepeatingSequence.repeatsOf(s.stages(), results),
             RunCost.pricing(s.cost(), results),
             s.slo().analyze(results),
-            server != null && lane == lanes.get(0) ? serverStages(results.size()) : null);
+            server != null && lane == lanes.get(0) ? serverStages(results.size()) : null,
+            gpu != null && lane == lanes.get(0) ? gpuStages(results.size()) : null);
     writeSummary(lane.lane().outDir(), summary, err);
   }
 
   /** The server figures of the first {@code n} stages (a stage interrupted before they were taken: null). */
   private List<dev.tokenmeter.scrape.ServerStage> serverStages(int n) {
     List<dev.tokenmeter.scrape.ServerStage> all = new ArrayList<>(server.stages());
+    while (all.size() < n) {
+      all.add(null);
+    }
+    return all.subList(0, n);
+  }
+
+  /** The GPU figures of the first {@code n} stages (a stage interrupted before they were taken: null). */
+  private List<dev.tokenmeter.scrape.GpuStage> gpuStages(int n) {
+    List<dev.tokenmeter.scrape.GpuStage> all = new ArrayList<>(gpu.stages());
     while (all.size() < n) {
       all.add(null);
     }

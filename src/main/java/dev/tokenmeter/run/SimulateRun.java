@@ -65,7 +65,17 @@ public final class SimulateRun {
       List<String> commandLine,
       long seed,
       Map<String, Object> workload,
-      List<String> notes) {
+      List<String> notes,
+      double powerPricePerKwh,
+      String currency) {
+    /** Without {@code --power-price}. */
+    public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
+        Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
+        boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes) {
+      this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
+          seed, workload, notes, Double.NaN, cost == null ? "USD" : cost.currency());
+    }
+
     public Settings {
       notes = List.copyOf(notes);
     }
@@ -77,6 +87,7 @@ public final class SimulateRun {
   private final Ticker wall = Ticker.system();
   private final CountDownLatch written = new CountDownLatch(1);
   private final List<StageResult> results = new ArrayList<>();
+  private final List<dev.tokenmeter.scrape.GpuStage> energy = new ArrayList<>();
   /** The simulation running, for the Ctrl-C hook; null before it starts. */
   private volatile Simulation running;
   private volatile boolean interrupted;
@@ -147,6 +158,8 @@ public final class SimulateRun {
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
         RunCost.print(out, s.cost(), r);
+        energy.add(SimulatedEnergy.stage(sim.endpoint().energy(), r, s.powerPricePerKwh()));
+        SimulatedEnergy.print(out, energy, s.config(), s.currency());
         if (sim.interrupted()) {
           completion = RunSummary.Completion.interrupted("stopped by the user during stage " + (plan.index() + 1));
           break;
@@ -189,6 +202,7 @@ public final class SimulateRun {
       out.print(ConsoleReport.sweep(results, analysis.sweep()));
     }
     BenchRun.printRepeats(out, RepeatingSequence.repeatsOf(s.stages(), results));
+    SimulatedEnergy.printOptimal(out, energy, results, analysis);
     sloViolated = failure == null && s.slo().finish(analysis, results, target(s.config()), startedAt, out);
     out.println();
     long requestsSimulated = sim.endpoint().requestsStarted();
@@ -268,7 +282,8 @@ public final class SimulateRun {
         RepeatingSequence.repeatsOf(s.stages(), results),
         RunCost.pricing(s.cost(), results),
         s.slo().analyze(results),
-        null);
+        null,
+        energy.stream().allMatch(java.util.Objects::isNull) ? null : new ArrayList<>(energy.subList(0, results.size())));
   }
 
   /** {@code variation: iteration time CV 0.05, arrival jitter 0-2.000 ms}, or that there is none. */

@@ -76,7 +76,53 @@ public final class EngineTiming implements TimingModel {
         }
       }
     });
+    if (engine.energy() != null) {
+      engine.energy().startAt(ticker.nanos()); // idle energy counts from the server's start
+    }
   }
+
+  /**
+   * The GPUs as DCGM would read them now, after the power model ({@link
+   * dev.tokenmeter.simulator.engine.GpuPower}); null when the GPU preset has no power data.
+   */
+  public synchronized GpuNow gpuNow() {
+    var meter = engine.energy();
+    if (meter == null) {
+      return null;
+    }
+    long now = ticker.nanos();
+    engine.advanceTo(now);
+    var last = meter.span(now - 1_000_000_000L, now); // DCGM's utilisation is over its sample period
+    var c = engine.roofline().config();
+    return new GpuNow(meter.gpus(), meter.wattsAt(now), meter.joulesAt(now) / meter.gpus(), last.busyShare(),
+        last.computeShare(), last.memoryShare(), c.gpu().memoryBytes() * c.gpuMemoryUtilization() / (1 << 20),
+        c.gpu().name());
+  }
+
+  /** Energy all GPUs drew over {@code [fromNanos, toNanos)} (ticker times), J; NaN without power data. */
+  public synchronized double energyJoules(long fromNanos, long toNanos) {
+    var meter = engine.energy();
+    if (meter == null) {
+      return Double.NaN;
+    }
+    engine.advanceTo(ticker.nanos());
+    return meter.joulesAt(toNanos) - meter.joulesAt(fromNanos);
+  }
+
+  /**
+   * The GPUs now, each alike.
+   *
+   * @param gpus GPUs of the deployment
+   * @param watts each GPU's power now
+   * @param joules each GPU's energy since the server started
+   * @param busy share of the last second a kernel ran, 0..1
+   * @param smActive share of it the tensor cores worked, 0..1
+   * @param dramActive share of it memory streamed, 0..1
+   * @param memoryUsedMib memory each GPU holds (the engine allocates its share up front, as vLLM does)
+   * @param name the GPU's product name
+   */
+  public record GpuNow(int gpus, double watts, double joules, double busy, double smActive, double dramActive,
+      double memoryUsedMib, String name) {}
 
   private void onToken(long id, int index, long atNanos) {
     Track t = tracks.get(id);

@@ -29,6 +29,9 @@ import org.HdrHistogram.Recorder;
  * exact queue and prefill times are also kept unbucketed ({@link #truth()}), the known truth against
  * which a client's reading of these histograms is tested.
  *
+ * <p>With the engine model on a GPU that has power data, NVIDIA's DCGM exporter series follow
+ * ({@link DcgmSeries}): the power model's truth for {@code bench --gpu-metrics}.
+ *
  * <p>Thread-safe: events come from every event loop, scrapes from any.
  */
 final class VllmMetrics {
@@ -61,11 +64,13 @@ final class VllmMetrics {
   private final Recorder prefillTruth = new Recorder(3);
   private final org.HdrHistogram.Histogram queueTotal = new org.HdrHistogram.Histogram(3);
   private final org.HdrHistogram.Histogram prefillTotal = new org.HdrHistogram.Histogram(3);
+  private final EngineTiming engine;
 
   VllmMetrics(String modelName, TimingModel timing) {
     PrometheusProperties props = PrometheusProperties.builder().build();
     String[] values = {modelName, "0"};
     EngineTiming engine = timing instanceof EngineTiming e ? e : null;
+    this.engine = engine;
     gauge(props, "vllm:num_requests_running", "Number of requests in model execution batches.", values,
         engine == null ? inProgress::get : engine::running);
     gauge(props, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", values,
@@ -169,6 +174,10 @@ final class VllmMetrics {
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {
       writer.write(out, registry.scrape());
+      EngineTiming.GpuNow gpus = engine == null ? null : engine.gpuNow();
+      if (gpus != null) {
+        out.write(DcgmSeries.text(gpus).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

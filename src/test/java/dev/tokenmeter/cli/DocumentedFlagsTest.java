@@ -36,7 +36,10 @@ class DocumentedFlagsTest {
       Map.entry("--warmup-request-count", "NVIDIA AIPerf / GenAI-Perf"),
       Map.entry("--measurement-interval", "NVIDIA GenAI-Perf"),
       Map.entry("--warmup-round", "SGLang's bench_serving"),
-      Map.entry("--time-stamp-precision", "tcpdump"));
+      Map.entry("--time-stamp-precision", "tcpdump"),
+      Map.entry("--query-gpu", "nvidia-smi (bench --gpu-metrics nvml)"),
+      Map.entry("--format", "nvidia-smi (bench --gpu-metrics nvml)"),
+      Map.entry("--help-query-gpu", "nvidia-smi"));
 
   @Test
   void everyDocumentedFlagExists() throws IOException {

@@ -81,7 +81,8 @@ class HtmlReportBrowserIT {
   @Test
   void everyChartExistsAndIsDrawn() {
     List<String> ids = new ArrayList<>(List.of("chart-degradation", "chart-ttft", "chart-tpot", "chart-cdf-ttft",
-        "chart-cdf-itl", "chart-lengths-input", "chart-lengths-output", "chart-health"));
+        "chart-cdf-itl", "chart-lengths-input", "chart-lengths-output", "chart-health",
+        "chart-energy")); // simulate's power model fills stages[].gpu: the run's energy chart
     for (int i = 0; i < summary.get("stages").size(); i++) {
       ids.add("chart-stage-" + i + "-tps");
       ids.add("chart-stage-" + i + "-latency");

@@ -72,6 +72,28 @@ final class SampleRun {
         r.settings(), r.completion(), r.stages(), null, null, null, List.of(vllmStage(), unknownStage()));
   }
 
+  /**
+   * The same run as {@link #summary()} read with {@code --gpu-metrics}: the first stage from two
+   * DCGM GPUs' energy counters, the second with no reading (null).
+   */
+  static RunSummary withGpu() {
+    RunSummary r = summary();
+    var readings = new java.util.ArrayList<dev.tokenmeter.scrape.GpuReading>();
+    for (int i = 0; i <= 4; i++) {
+      readings.add(new dev.tokenmeter.scrape.GpuReading(i * 1_000_000_000L, Map.of(
+          "0 GPU-a", new dev.tokenmeter.scrape.GpuReading.Gpu(400, 90, 70_000, 1980, 0.8, 0.6, 1e6 + 400.0 * i),
+          "1 GPU-b", new dev.tokenmeter.scrape.GpuReading.Gpu(380, 88, 70_000, 1980, 0.7, 0.6, 2e6 + 380.0 * i))));
+    }
+    var gpu = dev.tokenmeter.scrape.GpuFigures.of(dev.tokenmeter.scrape.GpuKind.DCGM, readings,
+        new dev.tokenmeter.scrape.ServerFigures.Span(0, 1_000_000_000L, 3_000_000_000L, 4_000_000_000L), 3120, 24,
+        0.12);
+    var gpus = new java.util.ArrayList<dev.tokenmeter.scrape.GpuStage>();
+    gpus.add(gpu);
+    gpus.add(null);
+    return new RunSummary(r.tool(), r.startedAt(), r.endedAt(), r.target(), r.commandLine(), r.seed(),
+        r.settings(), r.completion(), r.stages(), null, null, null, null, gpus);
+  }
+
   static dev.tokenmeter.scrape.ServerStage vllmStage() {
     var gauges = new java.util.EnumMap<dev.tokenmeter.scrape.Reading.Value, dev.tokenmeter.scrape.ServerStage.Gauge>(
         dev.tokenmeter.scrape.Reading.Value.class);

@@ -40,6 +40,25 @@ class SummarySchemaTest {
   }
 
   @Test
+  void gpuFiguresMatchTheSchemaAndReadBack() throws Exception {
+    JsonNode doc = MAPPER.readTree(SummaryJsonWriter.toJson(SampleRun.withGpu()));
+    assertThat(JsonSchemaSubset.check(schema, doc)).isEmpty();
+    JsonNode gpu = doc.at("/stages/0/gpu");
+    assertThat(gpu.get("source").asText()).isEqualTo("dcgm");
+    assertThat(gpu.get("energy_source").asText()).isEqualTo("counter");
+    assertThat(gpu.get("energy_j").asDouble()).as("2 s at 780 W").isEqualTo(1560);
+    assertThat(gpu.get("joules_per_output_token").asDouble()).isEqualTo(0.5);
+    assertThat(gpu.get("per_gpu").size()).isEqualTo(2);
+    assertThat(doc.at("/stages/1").has("gpu")).isFalse();
+    dev.tokenmeter.scrape.GpuStage back = GpuStageJson.read(gpu);
+    assertThat(back.joulesPerOutputToken()).isEqualTo(0.5);
+    assertThat(back.series().powerWatts()).containsExactly(780, 780, 780, 780, 780);
+    assertThat(GpuWords.stage(back, "USD")).isEqualTo("GPUs (DCGM, 2): 780 W mean, 780 W peak, util 89%; 0.50 J per"
+        + " output token (energy counter), 2,000 tokens/s per kW, energy 0.0000 USD per 1M output tokens"
+            .replace("0.0000", String.format(java.util.Locale.ROOT, "%.4f", 0.5e6 / 3.6e6 * 0.12)));
+  }
+
+  @Test
   void analysedSummaryMatchesTheSchema() throws Exception {
     JsonNode doc = MAPPER.readTree(SummaryJsonWriter.toJson(SampleRun.analysed()));
     assertThat(JsonSchemaSubset.check(schema, doc)).isEmpty();

@@ -65,10 +65,33 @@ final class PageData {
     for (SavedSummary.Stage st : s.stages()) {
       stages.add(stage(s, st));
     }
+    energy(root, s);
     ObjectNode lengths = root.putObject("lengths");
     lengths(lengths.putObject("input"), merged(s, Metric.INPUT_TOKENS));
     lengths(lengths.putObject("output"), merged(s, Metric.OUTPUT_TOKENS));
     return root;
+  }
+
+  /**
+   * {@code energy}: per stage with GPU figures, in run order, its label, mean power (W), mean
+   * utilisation (%) and joules per output token; absent when no stage has them.
+   */
+  private static void energy(ObjectNode root, SavedSummary s) {
+    if (s.stages().stream().allMatch(st -> st.detail().gpu() == null)) {
+      return;
+    }
+    ObjectNode e = root.putObject("energy");
+    ArrayNode labels = e.putArray("labels");
+    ArrayNode power = e.putArray("power");
+    ArrayNode util = e.putArray("util");
+    ArrayNode perToken = e.putArray("joulesPerToken");
+    for (SavedSummary.Stage st : s.stages()) {
+      dev.tokenmeter.scrape.GpuStage g = st.detail().gpu();
+      labels.add(Headline.stageName(s, st));
+      num(power, g == null ? Double.NaN : g.powerMeanWatts());
+      num(util, g == null ? Double.NaN : g.utilMeanPercent());
+      num(perToken, g == null ? Double.NaN : g.joulesPerOutputToken());
+    }
   }
 
   private static ObjectNode stage(SavedSummary s, SavedSummary.Stage st) {
@@ -113,6 +136,18 @@ final class PageData {
         ArrayNode a = srv.putArray(names[c]);
         for (double v : columns[c]) {
           num(a, c == 3 ? v * 100 : v); // KV usage in percent
+        }
+      }
+    }
+    dev.tokenmeter.scrape.GpuStage gpu = d.gpu();
+    if (gpu != null && gpu.series().offsetSeconds().length > 0) {
+      ObjectNode g = o.putObject("gpu");
+      double[][] columns = {gpu.series().offsetSeconds(), gpu.series().powerWatts(), gpu.series().utilPercent()};
+      String[] names = {"t", "power", "util"};
+      for (int c = 0; c < columns.length; c++) {
+        ArrayNode a = g.putArray(names[c]);
+        for (double v : columns[c]) {
+          num(a, v);
         }
       }
     }

@@ -1,9 +1,13 @@
 package dev.tokenmeter.report.html;
 
+import dev.tokenmeter.report.GpuWords;
 import dev.tokenmeter.report.SavedSummary;
 import dev.tokenmeter.report.ServerWords;
 import dev.tokenmeter.report.StageDetail;
+import dev.tokenmeter.scrape.GpuStage;
 import dev.tokenmeter.scrape.ServerStage;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The static parts of report.html between headline and tables: banners, stage figures, run facts. */
 final class Sections {
@@ -38,6 +42,7 @@ final class Sections {
   /** Per stage: a heading, the steady-state sentence and two chart canvases. */
   static String stageFigures(SavedSummary s) {
     StringBuilder b = new StringBuilder();
+    energy(b, s);
     for (SavedSummary.Stage st : s.stages()) {
       int i = st.index();
       StageDetail d = st.detail();
@@ -54,6 +59,7 @@ final class Sections {
       figure(b, "chart-stage-" + i + "-latency", label + ": mean TTFT of the requests whose first token arrived"
           + " that second, and failed requests per second; warm-up and cool-down shaded");
       server(b, i, label, d.server());
+      gpu(b, i, label, d.gpu());
       b.append("</section>\n");
     }
     return b.toString();
@@ -72,6 +78,46 @@ final class Sections {
     }
     figure(b, "chart-stage-" + i + "-server", label + ": the server's own metrics on the client's time axis:"
         + " requests waiting (queue depth) and running, KV-cache usage; warm-up and cool-down shaded");
+    b.append("</div>\n");
+  }
+
+  /**
+   * The run's power and energy ({@code --gpu-metrics}, or simulate's model): the sentence comparing
+   * the last stage with the first, and power and joules per output token against the load.
+   */
+  private static void energy(StringBuilder b, SavedSummary s) {
+    List<GpuStage> gpus = new ArrayList<>();
+    List<String> labels = new ArrayList<>();
+    for (SavedSummary.Stage st : s.stages()) {
+      gpus.add(st.detail().gpu());
+      labels.add(GpuWords.load(st.detail().concurrency(), st.detail().ratePerSecond()));
+    }
+    if (gpus.stream().allMatch(java.util.Objects::isNull)) {
+      return;
+    }
+    b.append("<section class=\"energy\" id=\"energy\" aria-labelledby=\"energy-heading\">\n")
+        .append("<h3 id=\"energy-heading\">GPU power and energy</h3>\n");
+    String words = GpuWords.compare(gpus, labels);
+    if (words != null) {
+      b.append("<p class=\"note\" id=\"energy-words\">").append(Html.esc(Character.toUpperCase(words.charAt(0))
+          + words.substring(1) + ".")).append("</p>\n");
+    }
+    figure(b, "chart-energy", "The GPUs' mean power (all GPUs together), their utilisation and the energy per output"
+        + " token at each stage's load (docs/METRICS.md, GPU power and energy)");
+    b.append("</section>\n");
+  }
+
+  /** The GPUs during the stage: their figures in words and power and utilisation on the client's time axis. */
+  private static void gpu(StringBuilder b, int i, String label, GpuStage gpu) {
+    if (gpu == null) {
+      return;
+    }
+    b.append("<div class=\"gpu\" id=\"gpu-").append(i).append("\">\n<p class=\"note\">")
+        .append(Html.esc(GpuWords.stage(gpu, null))).append("</p>\n");
+    if (gpu.series().offsetSeconds().length > 0) {
+      figure(b, "chart-stage-" + i + "-gpu", label + ": the GPUs' power (all together) and mean utilisation on the"
+          + " client's time axis; warm-up and cool-down shaded");
+    }
     b.append("</div>\n");
   }
 

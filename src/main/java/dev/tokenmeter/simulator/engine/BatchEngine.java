@@ -109,6 +109,7 @@ public final class BatchEngine {
   private long cachedPromptTokens;
   private CostTotals costs = CostTotals.ZERO;
   private final Variation.Draws iterationFactors;
+  private final EnergyMeter energy;
 
   public BatchEngine(EngineConfig config, Listener listener) {
     this(config, listener, Variation.NONE);
@@ -127,6 +128,14 @@ public final class BatchEngine {
     this.prefixCaching = config.prefixCaching();
     this.prefillFirst = config.profile().scheduling() == EngineProfile.Scheduling.PREFILL_FIRST;
     this.reserveFull = config.profile().admission() == EngineProfile.Admission.RESERVE_FULL;
+    this.energy = GpuPower.of(config.gpu().id())
+        .map(p -> new EnergyMeter(p, config.tensorParallel(), config.overlapExponent()))
+        .orElse(null);
+  }
+
+  /** The GPUs' energy so far ({@link GpuPower}); null when the GPU preset has no power data. */
+  public EnergyMeter energy() {
+    return energy;
   }
 
   public Roofline roofline() {
@@ -383,6 +392,9 @@ public final class BatchEngine {
     Roofline.Cost cost = roofline.cost(tokens, pairs, context, batch.size(), decode, samples);
     costs = costs.plus(cost, batch.size());
     long end = start + iterationFactors.scale(cost.totalNanos());
+    if (energy != null) {
+      energy.iteration(start, end, cost);
+    }
     long used = pool.capacity() - pool.free();
     for (EngineSequence s : batch) {
       s.computed += s.scheduled;

@@ -140,6 +140,11 @@ public final class EngineEndpoint implements Endpoint {
     return engine.iterations();
   }
 
+  /** The GPUs' energy meter (virtual time); null when the GPU preset has no power data. */
+  public dev.tokenmeter.simulator.engine.EnergyMeter energy() {
+    return engine.energy();
+  }
+
   /** Where the engine's iteration time went, so far. */
   public dev.tokenmeter.simulator.engine.CostTotals costs() {
     return engine.costs();

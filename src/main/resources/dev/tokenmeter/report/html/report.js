@@ -98,6 +98,39 @@
     });
   }
 
+  // GPU power and energy (--gpu-metrics, or simulate's model): against the load, and per stage in time.
+  const e = data.energy;
+  if (e) {
+    make('chart-energy', {
+      type: 'line',
+      data: { labels: e.labels, datasets: [
+        line('Mean power, all GPUs (W)', e.power, 1),
+        line('Mean utilisation (%)', e.util, 3, { borderDash: [4, 3] }),
+        line('Energy per output token (J)', e.joulesPerToken, 2, { yAxisID: 'y2' })
+      ] },
+      options: { interaction: { mode: 'index', intersect: false }, scales: {
+        x: axis('stage'), y: axis('W, %', { beginAtZero: true }),
+        y2: axis('J per output token', { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false } }) } }
+    });
+  }
+  for (const stage of data.stages) {
+    const g = stage.gpu;
+    if (!g || !stage.series) continue;
+    const at = (values) => values.map((y, i) => ({ x: g.t[i], y: y }));
+    make('chart-stage-' + stage.index + '-gpu', {
+      type: 'line',
+      data: { datasets: [
+        line('Power, all GPUs (W)', at(g.power), 1, { pointRadius: 2 }),
+        line('Mean utilisation (%)', at(g.util), 3, { pointRadius: 2, yAxisID: 'y2', borderDash: [4, 3] })
+      ] },
+      options: { plugins: { phaseShade: { phases: stage.series.phases } },
+        scales: { x: axis('seconds from the stage start', { type: 'linear', min: 0, offset: false }),
+          y: axis('W', { beginAtZero: true }),
+          y2: axis('utilisation (%)', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false } }) } },
+      plugins: [phaseShade]
+    });
+  }
+
   for (const metric of ['ttft', 'itl']) {
     make('chart-cdf-' + metric, {
       type: 'line',
