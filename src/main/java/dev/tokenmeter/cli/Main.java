@@ -34,6 +34,7 @@ import picocli.CommandLine.Command;
       SimulateCommand.class,
       ReportCommand.class,
       TokensCommand.class,
+      WorkerCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {
@@ -50,10 +51,15 @@ public final class Main {
 
   /** Runs the command line and returns the exit code (never exits the JVM). */
   public static int run(String... args) {
+    return commandLine().execute(args);
+  }
+
+  /** The command line with tokenmeter's error handling, ready to execute. */
+  static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     cl.setExecutionExceptionHandler(Main::onError);
     cl.setParameterExceptionHandler(Main::onBadArguments);
-    return cl.execute(args);
+    return cl;
   }
 
   private static int onBadArguments(CommandLine.ParameterException e, String[] args) {

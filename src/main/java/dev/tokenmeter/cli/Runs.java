@@ -63,6 +63,21 @@ final class Runs {
     }
   }
 
+  /**
+   * {@code bench --workers N}: runs the coordinator until every worker finished or was lost, then
+   * writes the one merged results folder; returns the exit code ({@link
+   * dev.tokenmeter.run.WorkerResults#write}).
+   */
+  static int coordinate(dev.tokenmeter.run.Coordinator.Settings settings, List<String> commandLine) {
+    try (var coordinator = dev.tokenmeter.run.Coordinator.start(settings, dev.tokenmeter.core.time.Ticker.system())) {
+      System.err.println("tokenmeter: coordinator listening on " + coordinator.url() + " for " + settings.workers()
+          + " workers (" + (settings.launchLocal() ? "starting them here" : "start them with 'tokenmeter worker"
+          + " --coordinator URL'") + ")");
+      var states = coordinator.run(System.err);
+      return dev.tokenmeter.run.WorkerResults.write(states, settings.outDir(), commandLine, System.out, System.err);
+    }
+  }
+
   /** 130 when the user stopped the run, else 3 when the SLO was violated, else 0. */
   static int exitCode(boolean interrupted, boolean sloViolated) {
     return interrupted ? Main.EXIT_INTERRUPTED : sloViolated ? Main.EXIT_SLO_VIOLATED : Main.EXIT_OK;
