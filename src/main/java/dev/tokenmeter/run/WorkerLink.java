@@ -76,8 +76,8 @@ public final class WorkerLink implements AutoCloseable {
     List<String> a = new ArrayList<>();
     reply.get("args").forEach(x -> a.add(x.asText()));
     l.args = List.copyOf(a);
-    err.printf(java.util.Locale.ROOT, "tokenmeter worker: worker %d of %d, clock offset %+.3f ms (round trip %.3f ms)%n",
-        l.index, l.count, l.offsetNanos / 1e6, l.rttNanos / 1e6);
+    err.printf(java.util.Locale.ROOT, "tokenmeter worker: worker %d of %d (pid %d), clock offset %+.3f ms (round trip %.3f ms)%n",
+        l.index, l.count, ProcessHandle.current().pid(), l.offsetNanos / 1e6, l.rttNanos / 1e6);
     return l;
   }
 
