@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Runs one worker's share of a 'bench --workers N' run: registers with the coordinator, gets its shard, starts each stage at the instant all workers agreed on and streams its results back.",
+      "Runs one worker's share of a 'bench --workers N' run, in step with the other workers.",
+      "Registers with the coordinator, gets its shard, starts each stage at the instant all workers agreed on and streams its results back.",
       "Started by bench itself (--worker-launch local) or elsewhere, one per machine or pod (--worker-launch external; 'tokenmeter k8s render')."
     },
     footerHeading = "%nExamples:%n",

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.report.HistogramCodec;
+import dev.tokenmeter.report.JsonSchemaSubset;
 import dev.tokenmeter.testkit.CliProcess;
 import dev.tokenmeter.testkit.SimFixture;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,17 @@ import org.junit.jupiter.api.io.TempDir;
 class WorkersIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private static final JsonNode SCHEMA = schema();
+
   @TempDir Path tmp;
+
+  private static JsonNode schema() {
+    try {
+      return JSON.readTree(Path.of("docs/summary.schema.json").toFile());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 
   @Test
   void twoWorkersStartTogetherShareTheArrivalsAndMergeExactly() throws Exception {
@@ -45,6 +56,7 @@ class WorkersIT {
     }
     JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
     assertThat(summary.get("partial").asBoolean()).isFalse();
+    assertThat(JsonSchemaSubset.check(SCHEMA, summary)).isEmpty();
     JsonNode workers = summary.get("workers");
     assertThat(workers).hasSize(2);
     List<JsonNode> parts = new ArrayList<>();
@@ -122,6 +134,7 @@ class WorkersIT {
     JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
     assertThat(summary.get("partial").asBoolean()).isTrue();
     assertThat(summary.get("partial_reason").asText()).isEqualTo("worker_lost");
+    assertThat(JsonSchemaSubset.check(SCHEMA, summary)).isEmpty();
     assertThat(summary.get("partial_detail").asText()).contains("worker 1 (c=2 of c=4) lost");
     assertThat(summary.at("/workers/1/state").asText()).isEqualTo("lost");
     assertThat(summary.at("/workers/0/state").asText()).isEqualTo("finished");
