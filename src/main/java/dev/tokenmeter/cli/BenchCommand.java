@@ -126,7 +126,8 @@ final class BenchCommand implements Callable<Integer> {
     Path outDir = output.outDir(Instant.now());
     if (workers.enabled()) {
       EndpointConfig cfg = resolve(target, err, "");
-      List<String> args = WorkersOptions.workerArgs(Runs.commandLine(spec).subList(1, Runs.commandLine(spec).size()));
+      // Expanded: an @-file's arguments travel to the workers, which may run where the file is not.
+      List<String> args = WorkersOptions.workerArgs(spec.root().commandLine().getParseResult().expandedArgs());
       if (target.model == null && cfg.model() != null) {
         args = new ArrayList<>(args);
         args.addAll(List.of("--model", cfg.model())); // the one the pre-flight chose, for every worker

@@ -28,6 +28,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       CompareCommand.class,
       DemoCommand.class,
+      K8sCommand.class,
       MergeCommand.class,
       ProxyCommand.class,
       SimCommand.class,

@@ -31,6 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class WorkerLink implements AutoCloseable {
   static final int CLOCK_SAMPLES = 8;
+  static final long CONNECT_NANOS = 120_000_000_000L; // 2 min for the coordinator to come up
   static final long STREAM_NANOS = 1_000_000_000L; // 1 s; the coordinator declares a worker lost after 10 s
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -96,6 +97,7 @@ public final class WorkerLink implements AutoCloseable {
    * round trip gives offset = T − (t0 + t1) / 2, its error at most half that round trip.
    */
   private void syncClock() {
+    awaitCoordinator();
     long best = Long.MAX_VALUE;
     for (int i = 0; i < CLOCK_SAMPLES; i++) {
       long t0 = now();
@@ -107,6 +109,25 @@ public final class WorkerLink implements AutoCloseable {
       }
     }
     rttNanos = best;
+  }
+
+  /**
+   * Waits up to {@link #CONNECT_NANOS} for the coordinator to answer: pods of a Job start in any
+   * order, a worker often before the coordinator's Service has an endpoint.
+   */
+  private void awaitCoordinator() {
+    long deadline = ticker.nanos() + CONNECT_NANOS;
+    while (true) {
+      try {
+        get("/time");
+        return;
+      } catch (RunFailedException e) {
+        if (ticker.nanos() > deadline) {
+          throw e;
+        }
+        LockSupport.parkNanos(1_000_000_000L); // 1 s between tries
+      }
+    }
   }
 
   private long now() {
