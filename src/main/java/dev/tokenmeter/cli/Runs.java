@@ -73,9 +73,19 @@ final class Runs {
       System.err.println("tokenmeter: coordinator listening on " + coordinator.url() + " for " + settings.workers()
           + " workers (" + (settings.launchLocal() ? "starting them here" : "start them with 'tokenmeter worker"
           + " --coordinator URL'") + ")");
+      long cpu0 = cpuNanos();
       var states = coordinator.run(System.err);
-      return dev.tokenmeter.run.WorkerResults.write(states, settings.outDir(), commandLine, System.out, System.err);
+      long cpu = cpuNanos() - cpu0;
+      int code = dev.tokenmeter.run.WorkerResults.write(states, settings.outDir(), commandLine, System.out, System.err);
+      // The coordinator's own cost (docs/WORKERS.md): CPU while the workers ran, and what they sent.
+      System.out.printf(java.util.Locale.ROOT, "Coordinator: %.2f CPU-seconds while the workers ran (%.3f per worker),"
+          + " %.1f MB received from them%n", cpu / 1e9, cpu / 1e9 / settings.workers(), coordinator.receivedBytes() / 1e6);
+      return code;
     }
+  }
+
+  private static long cpuNanos() {
+    return ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
   }
 
   /** 130 when the user stopped the run, else 3 when the SLO was violated, else 0. */

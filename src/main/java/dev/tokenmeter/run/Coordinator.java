@@ -127,6 +127,7 @@ public final class Coordinator implements AutoCloseable {
   private final List<Worker> workers = new ArrayList<>();
   private final Map<Integer, Long> stageStarts = new HashMap<>();
   private String failure;
+  private final java.util.concurrent.atomic.AtomicLong receivedBytes = new java.util.concurrent.atomic.AtomicLong();
 
   private Coordinator(Settings s, Ticker ticker, HttpServer http) {
     this.s = s;
@@ -292,8 +293,9 @@ public final class Coordinator implements AutoCloseable {
     }
   }
 
-  private static JsonNode read(InputStream in) throws IOException {
+  private JsonNode read(InputStream in) throws IOException {
     byte[] bytes = in.readAllBytes();
+    received(bytes.length);
     return bytes.length == 0 ? MAPPER.createObjectNode() : MAPPER.readTree(bytes);
   }
 
@@ -389,6 +391,15 @@ public final class Coordinator implements AutoCloseable {
       }
     }
     return 200;
+  }
+
+  private void received(long bytes) {
+    receivedBytes.addAndGet(bytes);
+  }
+
+  /** Bytes of request bodies the workers sent (streams, summaries, barriers), for the overhead line. */
+  public long receivedBytes() {
+    return receivedBytes.get();
   }
 
   @Override
