@@ -73,12 +73,14 @@ public final class WorkerResults {
     } catch (SummaryMerger.PlanMismatchException e) {
       throw new RunFailedException("the workers ran different plans: " + e.getMessage());
     }
-    List<WorkerState> lost = workers.stream().filter(w -> !w.finished()).toList();
+    // Lost, or ended without results (its bench failed before its first stage): its share is missing.
+    List<WorkerState> lost = workers.stream().filter(w -> !merged.contains(w)).toList();
     if (!lost.isEmpty()) {
       summary.put("partial", true);
       summary.put("partial_reason", RunSummary.PartialReason.WORKER_LOST.wireName());
-      String detail = String.join("; ", lost.stream().map(w -> "worker " + w.index() + " (" + w.share()
-          + ") lost: " + w.lostReason() + "; its share is missing from these results").toList());
+      String detail = String.join("; ", lost.stream().map(w -> "worker " + w.index() + " (" + w.share() + ") "
+          + (w.finished() ? "ended with exit code " + w.exitCode() + " before it sent results (its worker.log says why)"
+              : "lost: " + w.lostReason()) + "; its share is missing from these results").toList());
       String before = summary.path("partial_detail").asText("");
       summary.put("partial_detail", before.isEmpty() ? detail : detail + "; " + before);
     }
