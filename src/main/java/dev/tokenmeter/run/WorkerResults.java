@@ -79,7 +79,7 @@ public final class WorkerResults {
       summary.put("partial", true);
       summary.put("partial_reason", RunSummary.PartialReason.WORKER_LOST.wireName());
       String detail = String.join("; ", lost.stream().map(w -> "worker " + w.index() + " (" + w.share() + ") "
-          + (w.finished() ? "ended with exit code " + w.exitCode() + " before it sent results (its worker.log says why)"
+          + (w.finished() ? "ended with exit code " + w.exitCode() + " before it sent results (its log says why)"
               : "lost: " + w.lostReason()) + "; its share is missing from these results").toList());
       String before = summary.path("partial_detail").asText("");
       summary.put("partial_detail", before.isEmpty() ? detail : detail + "; " + before);

@@ -1,28 +1,24 @@
 package dev.tokenmeter.cli;
 
+import static dev.tokenmeter.testkit.KubernetesModel.unknownFields;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tokenmeter.run.K8sManifests;
+import dev.tokenmeter.testkit.KubernetesModel;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -34,8 +30,7 @@ import picocli.CommandLine;
  * the sizing and the arguments' round trip through the ConfigMap's @-file.
  */
 class K8sRenderTest {
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private static final ObjectMapper YAML = KubernetesModel.YAML;
   private static final List<String> BENCH = List.of("--url", "http://vllm.serving:8000", "--model", "M",
       "--concurrency", "400,2000", "--duration", "120s", "--extra-body", "{\"ignore_eos\":true, \"x\":\"a\\\\b\"}",
       "--header", "X-Note: #1 'helpful'");
@@ -117,45 +112,6 @@ class K8sRenderTest {
     JsonNode tree = YAML.readTree(docs[doc]);
     assertThat(tree.get("kind").asText()).isEqualTo(type.getSimpleName());
     return typed;
-  }
-
-  /** Every non-empty additionalProperties in the object graph, as {@code Type.field}. */
-  static List<String> unknownFields(Object root) throws Exception {
-    List<String> out = new ArrayList<>();
-    walk(root, out, new IdentityHashMap<>());
-    return out;
-  }
-
-  private static void walk(Object o, List<String> out, IdentityHashMap<Object, Boolean> seen) throws Exception {
-    if (o == null || seen.put(o, true) != null) {
-      return;
-    }
-    if (o instanceof Collection<?> c) {
-      for (Object x : c) {
-        walk(x, out, seen);
-      }
-      return;
-    }
-    if (o instanceof Map<?, ?> m) {
-      for (Object x : m.values()) {
-        walk(x, out, seen);
-      }
-      return;
-    }
-    if (!o.getClass().getName().startsWith("io.fabric8.kubernetes.api.model")) {
-      return;
-    }
-    for (Method g : o.getClass().getMethods()) {
-      if (g.getParameterCount() != 0 || !g.getName().startsWith("get") || g.getDeclaringClass() == Object.class) {
-        continue;
-      }
-      Object v = g.invoke(o);
-      if (g.getName().equals("getAdditionalProperties")) {
-        ((Map<?, ?>) v).keySet().forEach(k -> out.add(o.getClass().getSimpleName() + "." + k));
-      } else {
-        walk(v, out, seen);
-      }
-    }
   }
 
   private record Cli(int code, String err) {}
