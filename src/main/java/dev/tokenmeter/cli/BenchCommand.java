@@ -8,7 +8,10 @@ import dev.tokenmeter.run.RunFailedException;
 import dev.tokenmeter.run.ServerWatch;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.TargetException;
+import dev.tokenmeter.run.StageSequence;
 import dev.tokenmeter.run.VariantReport;
+import dev.tokenmeter.run.WorkerLink;
+import dev.tokenmeter.run.WorkerSequence;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,6 +82,12 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nLive export (Prometheus, OpenTelemetry):%n")
   ExportOptions export = new ExportOptions();
 
+  @ArgGroup(validate = false, heading = "%nWorkers (load beyond one process or machine):%n")
+  WorkersOptions workers = new WorkersOptions();
+
+  /** Set by {@code tokenmeter worker}: this bench is one worker's share, in step with the others. */
+  WorkerLink worker;
+
   @Option(names = "--variant", paramLabel = "NAME[:K=V,...]", description = {
       "An A/B variant, repeatable (at least 2): keys model, url, system (a system prompt, or @FILE), header ('K: V'),"
           + " extra-body (JSON, merged over --extra-body), api-key-env, api (another --api); unset keys inherit the bench's own flags.",
@@ -103,7 +112,14 @@ final class BenchCommand implements Callable<Integer> {
       throw new UsageException("--variant cannot be combined with --slo or a capacity search: compare the variants,"
           + " then gate each with its own bench --slo run");
     }
-    var stages = repeats.sequence(sloRun.stages());
+    if (workers.enabled()) {
+      workers.check(load, repeats.repeat, sloRun.gated(), !parsed.isEmpty(), serverMetrics.url != null,
+          export.metricsPort != null || export.otlp != null);
+    }
+    StageSequence stages = repeats.sequence(sloRun.stages());
+    if (worker != null) {
+      stages = new WorkerSequence(stages, worker.shard(), worker::awaitStage);
+    }
     var pricing = cost.model();
     workload.validate();
     output.timeouts(); // validate before contacting the server
@@ -111,6 +127,16 @@ final class BenchCommand implements Callable<Integer> {
     int eventLoops = output.eventLoops(streams / Math.max(1, parsed.size())); // each variant has its share
     var exportSettings = export.settings();
     Path outDir = output.outDir(Instant.now());
+    if (workers.enabled()) {
+      EndpointConfig cfg = resolve(target, err, "");
+      // Expanded: an @-file's arguments travel to the workers, which may run where the file is not.
+      List<String> args = WorkersOptions.workerArgs(spec.root().commandLine().getParseResult().expandedArgs());
+      if (target.model == null && cfg.model() != null) {
+        args = new ArrayList<>(args);
+        args.addAll(List.of("--model", cfg.model())); // the one the pre-flight chose, for every worker
+      }
+      return Runs.coordinate(workers.settings(args, stages.next(List.of()), outDir), Runs.commandLine(spec));
+    }
     List<BenchRun.Lane> lanes;
     if (!parsed.isEmpty() && serverMetrics.url != null) {
       throw new UsageException("--server-metrics scrapes one server: it cannot be combined with --variant");
@@ -134,6 +160,9 @@ final class BenchCommand implements Callable<Integer> {
     } else {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
+    }
+    if (worker != null) {
+      worker.awaitStage(0); // the start barrier: every worker's run starts at the agreed instant
     }
     return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings,
         eventLoops, gpus);

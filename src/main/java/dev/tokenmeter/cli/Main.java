@@ -28,12 +28,14 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       CompareCommand.class,
       DemoCommand.class,
+      K8sCommand.class,
       MergeCommand.class,
       ProxyCommand.class,
       SimCommand.class,
       SimulateCommand.class,
       ReportCommand.class,
       TokensCommand.class,
+      WorkerCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {
@@ -50,10 +52,15 @@ public final class Main {
 
   /** Runs the command line and returns the exit code (never exits the JVM). */
   public static int run(String... args) {
+    return commandLine().execute(args);
+  }
+
+  /** The command line with tokenmeter's error handling, ready to execute. */
+  static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     cl.setExecutionExceptionHandler(Main::onError);
     cl.setParameterExceptionHandler(Main::onBadArguments);
-    return cl.execute(args);
+    return cl;
   }
 
   private static int onBadArguments(CommandLine.ParameterException e, String[] args) {

@@ -83,6 +83,31 @@ final class Runs {
     }
   }
 
+  /**
+   * {@code bench --workers N}: runs the coordinator until every worker finished or was lost, then
+   * writes the one merged results folder; returns the exit code ({@link
+   * dev.tokenmeter.run.WorkerResults#write}).
+   */
+  static int coordinate(dev.tokenmeter.run.Coordinator.Settings settings, List<String> commandLine) {
+    try (var coordinator = dev.tokenmeter.run.Coordinator.start(settings, dev.tokenmeter.core.time.Ticker.system())) {
+      System.err.println("tokenmeter: coordinator listening on " + coordinator.url() + " for " + settings.workers()
+          + " workers (" + (settings.launchLocal() ? "starting them here" : "start them with 'tokenmeter worker"
+          + " --coordinator URL'") + ")");
+      long cpu0 = cpuNanos();
+      var states = coordinator.run(System.err);
+      long cpu = cpuNanos() - cpu0;
+      int code = dev.tokenmeter.run.WorkerResults.write(states, settings.outDir(), commandLine, System.out, System.err);
+      // The coordinator's own cost (docs/WORKERS.md): CPU while the workers ran, and what they sent.
+      System.out.printf(java.util.Locale.ROOT, "Coordinator: %.2f CPU-seconds while the workers ran (%.3f per worker),"
+          + " %.1f MB received from them%n", cpu / 1e9, cpu / 1e9 / settings.workers(), coordinator.receivedBytes() / 1e6);
+      return code;
+    }
+  }
+
+  private static long cpuNanos() {
+    return ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
+  }
+
   /** 130 when the user stopped the run, else 3 when the SLO was violated, else 0. */
   static int exitCode(boolean interrupted, boolean sloViolated) {
     return interrupted ? Main.EXIT_INTERRUPTED : sloViolated ? Main.EXIT_SLO_VIOLATED : Main.EXIT_OK;

@@ -308,7 +308,9 @@ public record RunSummary(
     INTERRUPTED,
     ERROR,
     /** The process died; {@code tokenmeter report --recover} rebuilt the summary from what it left. */
-    RECOVERED;
+    RECOVERED,
+    /** A worker of {@code bench --workers} was lost mid-run: the results are the other workers' only. */
+    WORKER_LOST;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT);

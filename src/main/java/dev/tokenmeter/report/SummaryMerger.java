@@ -63,7 +63,8 @@ public final class SummaryMerger {
   }
 
   /**
-   * Merges {@code parts} (at least two).
+   * Merges {@code parts} (one or more; a single part, the one worker of {@code bench --workers}
+   * left, is rewritten in the merged form).
    *
    * @param commandLine the merge's own command line, written as {@code command_line}
    * @param force merge even when the plans differ: then stages are merged by index up to the
@@ -72,8 +73,8 @@ public final class SummaryMerger {
    */
   public static Result merge(List<Part> parts, List<String> commandLine, boolean force)
       throws PlanMismatchException {
-    if (parts.size() < 2) {
-      throw new IllegalArgumentException("merge needs at least two parts");
+    if (parts.isEmpty()) {
+      throw new IllegalArgumentException("merge needs at least one part");
     }
     List<String> warnings = new ArrayList<>();
     List<String> mismatches = mismatches(parts);

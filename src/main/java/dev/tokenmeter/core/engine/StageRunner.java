@@ -197,7 +197,7 @@ public final class StageRunner {
         }
       }
       case LoadModel.Open o -> {
-        arrivals = ArrivalSchedule.of(o, plan.seed());
+        arrivals = ArrivalSchedule.of(o, plan.seed(), plan.shard());
         nextArrivalNanos = stageStartNanos + arrivals.nextOffsetNanos();
         scheduleArrivals();
       }
@@ -281,7 +281,7 @@ public final class StageRunner {
     if (phase == Phase.WARMUP) {
       warmupIssued++;
     }
-    long id = nextId++;
+    long id = plan.shard().id(nextId++); // run-wide, unique over the workers of bench --workers
     capReached = plan.maxRequests() > 0 && nextId >= plan.maxRequests();
     RequestTimeline t = new RequestTimeline(source.next(id), plan.index(), phase, scheduledNanos);
     Flight f = new Flight(t, id);

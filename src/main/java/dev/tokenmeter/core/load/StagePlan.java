@@ -16,12 +16,15 @@ import java.util.Objects;
  *     --max-requests}); 0 for no cap. With a {@link StopCondition.Requests} window of N it is at
  *     least N, and the warm-up sends at most {@code maxRequests − N} ({@link #warmupRequestLimit}),
  *     so the window always gets its N
+ * @param shard the part of the stage this generator runs ({@code bench --workers}: its {@code load}
+ *     is then the worker's share); {@link Shard#WHOLE} for a run of its own
  */
 public record StagePlan(
     int index, LoadModel load, StopCondition stop, long warmupNanos, long cooldownNanos, long seed,
-    long maxRequests) {
+    long maxRequests, Shard shard) {
   public StagePlan {
     Objects.requireNonNull(load, "load");
+    Objects.requireNonNull(shard, "shard");
     Objects.requireNonNull(stop, "stop");
     if (warmupNanos < 0 || cooldownNanos < 0) {
       throw new IllegalArgumentException("warm-up and cool-down must not be negative");
@@ -39,6 +42,13 @@ public record StagePlan(
     }
   }
 
+  /** A stage run by one generator alone. */
+  public StagePlan(
+      int index, LoadModel load, StopCondition stop, long warmupNanos, long cooldownNanos, long seed,
+      long maxRequests) {
+    this(index, load, stop, warmupNanos, cooldownNanos, seed, maxRequests, Shard.WHOLE);
+  }
+
   /** A stage with no cap on the requests it sends. */
   public StagePlan(int index, LoadModel load, StopCondition stop, long warmupNanos, long cooldownNanos, long seed) {
     this(index, load, stop, warmupNanos, cooldownNanos, seed, 0);
@@ -46,7 +56,12 @@ public record StagePlan(
 
   /** This plan with {@code load} instead of its own, everything else (the cap included) kept. */
   public StagePlan withLoad(LoadModel load) {
-    return new StagePlan(index, load, stop, warmupNanos, cooldownNanos, seed, maxRequests);
+    return new StagePlan(index, load, stop, warmupNanos, cooldownNanos, seed, maxRequests, shard);
+  }
+
+  /** This plan run as {@code part} of several generators ({@code load} is then this part's share). */
+  public StagePlan withShard(Shard part) {
+    return new StagePlan(index, load, stop, warmupNanos, cooldownNanos, seed, maxRequests, part);
   }
 
   /**
