@@ -24,6 +24,7 @@ final class AnthropicFrames implements WireFrames {
   private final String id;
   private final String quotedModel;
   private final int promptTokens;
+  private int cachedTokens;
 
   AnthropicFrames(String id, String quotedModel, int promptTokens) {
     this.id = id;
@@ -41,8 +42,7 @@ final class AnthropicFrames implements WireFrames {
     out.writeCharSequence(
         "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"" + id
             + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + quotedModel
-            + ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + promptTokens
-            + ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":1}}}\n\n"
+            + ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":" + usage(1) + "}}\n\n"
             + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
             + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
             + "event: ping\ndata: {\"type\": \"ping\"}\n\n",
@@ -68,7 +68,7 @@ final class AnthropicFrames implements WireFrames {
     out.writeCharSequence(
         "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
             + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"" + stopReason(finishReason)
-            + "\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":" + completionTokens + "}}\n\n"
+            + "\",\"stop_sequence\":null},\"usage\":" + usage(completionTokens) + "}\n\n"
             + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
         UTF_8);
   }
@@ -88,9 +88,24 @@ final class AnthropicFrames implements WireFrames {
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
     return ("{\"id\":\"" + id + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + quotedModel
             + ",\"content\":[{\"type\":\"text\",\"text\":" + Bodies.quote(text) + "}],\"stop_reason\":\""
-            + stopReason(finishReason) + "\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + promptTokens
-            + ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":" + completionTokens + "}}")
+            + stopReason(finishReason) + "\",\"stop_sequence\":null,\"usage\":" + usage(completionTokens) + "}")
         .getBytes(UTF_8);
+  }
+
+  @Override
+  public void cachedPromptTokens(int tokens) {
+    cachedTokens = tokens;
+  }
+
+  /**
+   * Anthropic's usage: {@code input_tokens} excludes the prompt read from the cache, which is
+   * {@code cache_read_input_tokens} (the three input counts add up to the prompt); nothing is
+   * written to a cache on request ({@code cache_creation_input_tokens} 0: the simulator's cache is
+   * automatic, as vLLM's, not Anthropic's explicit {@code cache_control}).
+   */
+  private String usage(int outputTokens) {
+    return "{\"input_tokens\":" + (promptTokens - cachedTokens) + ",\"cache_creation_input_tokens\":0,"
+        + "\"cache_read_input_tokens\":" + cachedTokens + ",\"output_tokens\":" + outputTokens + "}";
   }
 
   private static String stopReason(String finishReason) {

@@ -78,7 +78,11 @@ final class Bodies {
     return bytes(list);
   }
 
-  /** A non-streamed {@code chat.completion} or {@code text_completion} response. */
+  /**
+   * A non-streamed {@code chat.completion} or {@code text_completion} response; {@code
+   * prompt_tokens_details} is {@code {"cached_tokens":N}} (vLLM with {@code
+   * --enable-prompt-tokens-details}).
+   */
   static byte[] completion(
       GenerationRequest.Api api,
       String id,
@@ -87,7 +91,8 @@ final class Bodies {
       String text,
       String finishReason,
       int promptTokens,
-      int completionTokens) {
+      int completionTokens,
+      int cachedTokens) {
     boolean chat = api == GenerationRequest.Api.CHAT;
     Map<String, Object> choice = new LinkedHashMap<>();
     choice.put("index", 0);
@@ -115,7 +120,7 @@ final class Bodies {
     usage.put("prompt_tokens", promptTokens);
     usage.put("total_tokens", promptTokens + completionTokens);
     usage.put("completion_tokens", completionTokens);
-    usage.put("prompt_tokens_details", null);
+    usage.put("prompt_tokens_details", Map.of("cached_tokens", cachedTokens));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("id", id);
     body.put("object", chat ? "chat.completion" : "text_completion");

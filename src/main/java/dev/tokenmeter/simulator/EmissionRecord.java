@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param clientRequestId the value of the client's {@code X-Request-Id} header, or null
  * @param fault the fault injected into this response ({@link Fault#NONE} for none)
  * @param ending how the response ended
+ * @param cachedPromptTokens prompt tokens the prefix cache served (as the response's usage reports
+ *     them); 0 when none, or when the response ended before it was scheduled
  * @param headersNanos when the response status line was written, or -1 if it never was
  * @param intendedNanos due time of each written token
  * @param actualNanos write time of each written token
@@ -29,6 +31,7 @@ public record EmissionRecord(
     String clientRequestId,
     Fault fault,
     Ending ending,
+    int cachedPromptTokens,
     long headersNanos,
     long[] intendedNanos,
     long[] actualNanos) {

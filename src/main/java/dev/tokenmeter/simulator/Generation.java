@@ -89,6 +89,8 @@ final class Generation implements Runnable {
   private long scheduledNanos = -1;
   private long firstNanos = -1;
   private long lastNanos = -1;
+  /** Prompt tokens the prefix cache served, known when token 0 is due; 0 before. */
+  private int cachedTokens;
 
   Generation(ServerState state, ChannelHandlerContext ctx, SimHandler owner, Plan plan) {
     this.state = state;
@@ -193,6 +195,9 @@ final class Generation implements Runnable {
     ByteBuf out = request.stream() ? ctx.alloc().buffer(512) : null;
     int batch = 0;
     while (true) {
+      if (next == 0) {
+        learnCachedTokens(); // token 0 is due: the request was scheduled, its cache lookup done
+      }
       if (next == 0 && out != null && !state.config.roleChunkWithHeaders()) {
         frames.writeOpening(out); // carries no token: it leaves even if a fault acts now
       }
@@ -222,6 +227,19 @@ final class Generation implements Runnable {
     } else {
       timer = ctx.executor().schedule(this, nextDue - state.ticker.nanos(), TimeUnit.NANOSECONDS);
     }
+  }
+
+  /**
+   * Asks the prefix cache how much of the prompt it served: the timing model's own (the engine's,
+   * looked up when it scheduled the request) or the server's stand-in {@link LruPrefixCache}. Tells
+   * the frames, which put it in every usage they write from now on.
+   */
+  private void learnCachedTokens() {
+    cachedTokens =
+        state.prefixCache != null
+            ? state.prefixCache.lookupAndInsert(request.promptIds(), request.promptTokens())
+            : timing.cachedPromptTokens(request);
+    frames.cachedPromptTokens(cachedTokens);
   }
 
   /** Writes token {@code next} (due at {@code nextDue}) and records it; advances {@code next}. */
@@ -340,6 +358,7 @@ final class Generation implements Runnable {
               plan.clientRequestId(),
               plan.fault(),
               ending,
+              cachedTokens,
               headersNanos,
               next == intended.length ? intended : Arrays.copyOf(intended, next),
               next == actual.length ? actual : Arrays.copyOf(actual, next)));

@@ -9,6 +9,7 @@ final class OpenAiFrames implements WireFrames {
   private final String id;
   private final long createdSeconds;
   private final String model;
+  private int cachedTokens;
 
   OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel) {
     this.api = api;
@@ -43,9 +44,14 @@ final class OpenAiFrames implements WireFrames {
   @Override
   public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
     if (includeUsage) {
-      frames.writeUsage(out, promptTokens, completionTokens);
+      frames.writeUsage(out, promptTokens, completionTokens, cachedTokens);
     }
     out.writeBytes(StreamFrames.DONE);
+  }
+
+  @Override
+  public void cachedPromptTokens(int tokens) {
+    cachedTokens = tokens;
   }
 
   @Override
@@ -61,6 +67,6 @@ final class OpenAiFrames implements WireFrames {
 
   @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
-    return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens);
+    return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens);
   }
 }

@@ -156,7 +156,7 @@ public final class SimServer implements AutoCloseable {
         new StreamFrames(GenerationRequest.Api.CHAT, "warm-up", 0, Bodies.quote("m"));
     frames.writeRoleChunk(scratch);
     frames.writeToken(scratch, Vocabulary.jsonBytes(0), "length");
-    frames.writeUsage(scratch, 1, 1);
+    frames.writeUsage(scratch, 1, 1, 0);
     scratch.release();
     Bodies.error("warm-up", "BadRequestError", 400);
   }

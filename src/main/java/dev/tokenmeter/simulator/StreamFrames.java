@@ -100,13 +100,15 @@ final class StreamFrames {
 
   /**
    * The usage chunk sent after the last token when {@code stream_options.include_usage}: {@code
-   * "choices":[]}, and usage fields in vLLM's {@code UsageInfo} order.
+   * "choices":[]}, and usage fields in vLLM's {@code UsageInfo} order, with {@code
+   * prompt_tokens_details.cached_tokens} as vLLM sends it under {@code
+   * --enable-prompt-tokens-details} (and OpenAI always).
    */
-  void writeUsage(ByteBuf out, int promptTokens, int completionTokens) {
+  void writeUsage(ByteBuf out, int promptTokens, int completionTokens, int cachedTokens) {
     String usage =
         head + "],\"usage\":{\"prompt_tokens\":" + promptTokens + ",\"total_tokens\":"
             + (promptTokens + completionTokens) + ",\"completion_tokens\":" + completionTokens
-            + "}}";
+            + ",\"prompt_tokens_details\":{\"cached_tokens\":" + cachedTokens + "}}}";
     out.writeBytes(SseWriter.data(usage));
   }
 

@@ -46,6 +46,13 @@ interface WireFrames {
   default void writeClosing(
       ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {}
 
+  /**
+   * The prompt tokens the prefix cache served, told once when token 0 is due (before the opening
+   * frames, unless they went with the headers): every usage written afterwards reports them in the
+   * API's own field. No-op for the APIs that report none (TGI, Ollama).
+   */
+  default void cachedPromptTokens(int tokens) {}
+
   /** The injected in-stream error and whatever ends the stream after it. */
   void writeError(ByteBuf out);
 

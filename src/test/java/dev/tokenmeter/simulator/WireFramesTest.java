@@ -44,7 +44,8 @@ class WireFramesTest {
             + "{\"type\":\"text_delta\",\"text\":\" café\"}}\n\n"
             + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
             + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
-            + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":2}}\n\n"
+            + "\"stop_sequence\":null},\"usage\":{\"input_tokens\":7,\"cache_creation_input_tokens\":0,"
+            + "\"cache_read_input_tokens\":0,\"output_tokens\":2}}\n\n"
             + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     assertThat(new String(frames(GenerationRequest.Api.ANTHROPIC).body("hi", "length", 7, 2), UTF_8))
         .contains("\"stop_reason\":\"max_tokens\"").contains("\"text\":\"hi\"").contains("\"output_tokens\":2}");
@@ -76,6 +77,36 @@ class WireFramesTest {
             + "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"\"}],\"role\": \"model\"},\"finishReason\": \"STOP\","
             + "\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 7,\"candidatesTokenCount\": 2,\"totalTokenCount\": 9},"
             + "\"modelVersion\": \"m\",\"responseId\": \"msg_ab12\"}\r\n\r\n");
+  }
+
+  /** Every API that reports cached prompt tokens does so in its own field, once told. */
+  @Test
+  void cachedPromptTokensInEachApisUsage() {
+    WireFrames anthropic = frames(GenerationRequest.Api.ANTHROPIC);
+    anthropic.cachedPromptTokens(5);
+    String usage = "\"usage\":{\"input_tokens\":2,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":5,";
+    assertThat(stream(anthropic, "stop")) // input_tokens excludes cache reads, in message_start and message_delta
+        .contains(usage + "\"output_tokens\":1}}}").contains(usage + "\"output_tokens\":2}}");
+    assertThat(new String(anthropic.body("hi", "stop", 7, 2), UTF_8)).contains(usage + "\"output_tokens\":2}}");
+
+    WireFrames responses = frames(GenerationRequest.Api.RESPONSES);
+    responses.cachedPromptTokens(5);
+    assertThat(stream(responses, "stop")).contains("\"input_tokens\":7,\"input_tokens_details\":{\"cached_tokens\":5}");
+    assertThat(new String(responses.body("hi", "stop", 7, 2), UTF_8))
+        .contains("\"input_tokens\":7,\"input_tokens_details\":{\"cached_tokens\":5}");
+
+    WireFrames gemini = frames(GenerationRequest.Api.GEMINI);
+    gemini.cachedPromptTokens(5);
+    String meta = "\"usageMetadata\": {\"promptTokenCount\": 7,\"candidatesTokenCount\": 2,\"totalTokenCount\": 9,"
+        + "\"cachedContentTokenCount\": 5}";
+    assertThat(stream(gemini, "stop")).contains(meta);
+    assertThat(new String(gemini.body("hi", "stop", 7, 2), UTF_8)).contains(meta);
+
+    WireFrames chat = frames(GenerationRequest.Api.CHAT);
+    chat.cachedPromptTokens(5);
+    assertThat(stream(chat, "stop")).contains("\"prompt_tokens\":7,\"total_tokens\":9,\"completion_tokens\":2,"
+        + "\"prompt_tokens_details\":{\"cached_tokens\":5}}");
+    assertThat(new String(chat.body("hi", "stop", 7, 2), UTF_8)).contains("\"prompt_tokens_details\":{\"cached_tokens\":5}");
   }
 
   @Test
