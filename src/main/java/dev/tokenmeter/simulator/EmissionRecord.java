@@ -42,6 +42,8 @@ public record EmissionRecord(
     STOP,
     /** All tokens sent, {@code finish_reason} "length" ({@code max_tokens} reached). */
     LENGTH,
+    /** A tool call's arguments all sent, {@code finish_reason} "tool_calls" (docs/SIMULATOR.md, "Tool calls"). */
+    TOOL_CALLS,
     /** An injected HTTP error status (429, 500, 503) instead of a response. */
     HTTP_ERROR,
     /** An injected error event inside the 200 stream, then {@code [DONE]}. */
@@ -58,6 +60,7 @@ public record EmissionRecord(
       return switch (this) {
         case STOP -> "stop";
         case LENGTH -> "length";
+        case TOOL_CALLS -> "tool_calls";
         default -> null;
       };
     }

@@ -49,6 +49,8 @@ final class Generation implements Runnable {
    *
    * @param finish STOP or LENGTH, the ending if nothing cuts the response
    * @param randomSeed seeds the generated text
+   * @param toolCall the tool call answered instead of text (its arguments are the tokens), or null
+   * @param toolCallId the call's id ({@code call_…}, {@code toolu_…}), or null
    */
   record Plan(
       GenerationRequest request,
@@ -59,7 +61,9 @@ final class Generation implements Runnable {
       long createdSeconds,
       String quotedModel,
       String clientRequestId,
-      long randomSeed) {}
+      long randomSeed,
+      ToolCalls.Call toolCall,
+      String toolCallId) {}
 
   private static final byte[] EMPTY = new byte[0];
 
@@ -75,6 +79,8 @@ final class Generation implements Runnable {
   private final int faultAt;
   private final long[] intended;
   private final long[] actual;
+  /** A tool call's arguments, one piece per token; null for text. */
+  private final java.util.List<String> toolPieces;
 
   private int next;
   private long nextDue;
@@ -104,7 +110,8 @@ final class Generation implements Runnable {
     this.frames =
         WireFrames.of(
             request.api(), plan.responseId(), plan.createdSeconds(), state.config.servedModelName(),
-            plan.quotedModel(), request.promptTokens());
+            plan.quotedModel(), request.promptTokens(), plan.toolCall(), plan.toolCallId());
+    this.toolPieces = plan.toolCall() == null ? null : plan.toolCall().pieces();
     this.text = request.stream() ? null : new StringBuilder(n * 6);
     this.faultAt =
         plan.fault().midStream() ? Math.min(state.config.faults().afterTokens(), n - 1) : -1;
@@ -245,12 +252,15 @@ final class Generation implements Runnable {
   /** Writes token {@code next} (due at {@code nextDue}) and records it; advances {@code next}. */
   private void emit(ByteBuf out, boolean last, long now) {
     boolean eos = last && plan.finish() == EmissionRecord.Ending.STOP && state.config.eosChunk();
-    int token = eos ? -1 : Vocabulary.draw(random);
+    int token = eos || toolPieces != null ? -1 : Vocabulary.draw(random);
+    String piece = toolPieces == null ? null : toolPieces.get(next);
     if (out != null) {
-      byte[] json = eos ? EMPTY : Vocabulary.jsonBytes(token);
+      byte[] json = piece != null ? Bodies.escaped(piece) : eos ? EMPTY : Vocabulary.jsonBytes(token);
       out.ensureWritable(frames.tokenChunkBound(json));
       frames.writeToken(out, json, last ? plan.finish().finishReason() : null);
       state.jitterNanos.recordValue(Math.max(0, now - nextDue));
+    } else if (piece != null) {
+      text.append(piece);
     } else if (!eos) {
       text.append(Vocabulary.text(token));
     }

@@ -10,9 +10,15 @@ final class OpenAiFrames implements WireFrames {
   private final long createdSeconds;
   private final String model;
   private int cachedTokens;
+  private final ToolCalls.Call toolCall;
+  private final String toolCallId;
+  private boolean toolHeaderSent;
 
-  OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel) {
+  OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel,
+      ToolCalls.Call toolCall, String toolCallId) {
     this.api = api;
+    this.toolCall = api == GenerationRequest.Api.CHAT ? toolCall : null;
+    this.toolCallId = toolCallId;
     this.frames = new StreamFrames(api, id, createdSeconds, quotedModel);
     this.id = id;
     this.createdSeconds = createdSeconds;
@@ -33,12 +39,20 @@ final class OpenAiFrames implements WireFrames {
 
   @Override
   public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
-    frames.writeToken(out, tokenJson, finishReason);
+    if (toolCall == null) {
+      frames.writeToken(out, tokenJson, finishReason);
+      return;
+    }
+    if (!toolHeaderSent) {
+      toolHeaderSent = true;
+      frames.writeToolHeader(out, toolCallId, toolCall.name());
+    }
+    frames.writeToolArguments(out, tokenJson, finishReason);
   }
 
   @Override
   public int tokenChunkBound(byte[] tokenJson) {
-    return frames.tokenChunkBound(tokenJson);
+    return frames.tokenChunkBound(tokenJson) + (toolCall == null ? 0 : 512 + toolCall.name().length() * 6);
   }
 
   @Override
@@ -67,6 +81,7 @@ final class OpenAiFrames implements WireFrames {
 
   @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
-    return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens);
+    return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens,
+        toolCallId, toolCall == null ? null : toolCall.name());
   }
 }

@@ -6,6 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tokenmeter.client.Api;
+import dev.tokenmeter.core.metrics.RequestMetrics;
+import dev.tokenmeter.core.request.Outcome;
+import dev.tokenmeter.core.request.TokenCountSource;
+import dev.tokenmeter.testkit.SimFixture;
+import dev.tokenmeter.testkit.StageKit;
+import dev.tokenmeter.testkit.StageRun;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.simulator.EmissionRecord;
 import dev.tokenmeter.simulator.EngineTiming;
@@ -140,6 +147,43 @@ class SimConversationIT {
       assertThat(next.statusCode()).isEqualTo(200);
       // about 4 iterations of 8 ms; waiting behind the cut answer would be about 30 s
       assertThat(tookMillis).isLessThan(5_000);
+    }
+  }
+
+  /**
+   * A request with tools and a tool choice that demands a call gets a streamed (or whole) tool call
+   * in its API's format, which the client's decoders read to the end: finish reason tool_calls,
+   * the arguments' tokens counted as output from the usage, as the server generated them.
+   */
+  @ParameterizedTest(name = "{0} stream={1}")
+  @CsvSource({"CHAT, true", "CHAT, false", "ANTHROPIC, true", "ANTHROPIC, false"})
+  void toolCallsRoundTripThroughTheClientDecoders(Api api, boolean stream) {
+    String schema = "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
+        + "\"unit\":{\"type\":\"string\",\"enum\":[\"celsius\",\"fahrenheit\"]},\"days\":{\"type\":\"integer\"}},"
+        + "\"required\":[\"city\",\"unit\",\"days\"]}";
+    String tools = api == Api.CHAT
+        ? "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":" + schema
+            + "}}],\"tool_choice\":\"required\"}"
+        : "{\"tools\":[{\"name\":\"get_weather\",\"input_schema\":" + schema + "}],\"tool_choice\":{\"type\":\"any\"}}";
+    List<StageRun.Joined> joined;
+    try (SimFixture sim = SimFixture.start(SimFixture.config(5, 2))) {
+      StageRun run = StageKit.run(StageKit.stage(sim).api(api).stream(stream).extraBody(tools).closed(2).requests(4)
+          .maxTokens(64));
+      sim.awaitAllRecords(3_000);
+      joined = run.join(sim);
+    }
+    // {"city":"example","unit":"celsius","days":1}: 44 characters, 11 tokens of 4
+    assertThat(joined).hasSize(4);
+    for (StageRun.Joined j : joined) {
+      RequestMetrics m = j.metrics();
+      assertThat(j.truth().ending()).isEqualTo(EmissionRecord.Ending.TOOL_CALLS);
+      assertThat(j.truth().tokenCount()).isEqualTo(11);
+      assertThat(j.timeline().outcome()).as(j.describe()).isEqualTo(new Outcome.Completed("tool_calls"));
+      assertThat(m.outputTokens()).isEqualTo(11);
+      assertThat(m.outputTokenSource()).isEqualTo(TokenCountSource.USAGE);
+      if (stream) {
+        assertThat(j.timeline().chunkCount()).as(j.describe()).isGreaterThanOrEqualTo(11);
+      }
     }
   }
 
