@@ -158,6 +158,7 @@ public final class SimServer implements AutoCloseable {
     frames.writeToken(scratch, Vocabulary.jsonBytes(0), "length");
     frames.writeUsage(scratch, 1, 1, 0);
     scratch.release();
+    new LruPrefixCache(LruPrefixCache.BLOCK_TOKENS).lookupAndInsert(new int[40], 40); // the first token's lookup
     Bodies.error("warm-up", "BadRequestError", 400);
   }
 
