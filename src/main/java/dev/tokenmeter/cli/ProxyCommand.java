@@ -73,6 +73,9 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(names = "--route-header", paramLabel = "HEADER", description = "A request header naming the upstream (e.g. x-upstream); it wins over --route.")
   String routeHeader;
 
+  @Option(names = "--conversation-header", paramLabel = "HEADER", description = "A request header carrying the conversation key the ledger records (e.g. x-session-id); it wins over the body's prompt_cache_key, user and metadata.user_id (docs/PROXY.md, Conversations).")
+  String conversationHeader;
+
   @Option(names = "--config", paramLabel = "FILE", description = "Settings file (YAML or JSON) with everything the flags say; flags given too win.")
   Path config;
 
@@ -221,6 +224,7 @@ final class ProxyCommand implements Callable<Integer> {
           : new ProxySettings.RouteSpec(r.substring(0, eq), r.substring(eq + 1)));
     }
     flags.routeHeader = routeHeader;
+    flags.conversationHeader = conversationHeader;
     flags.balance = balance;
     flags.fluidTps = fluidTps;
     flags.tpsSeeds.putAll(tpsSeeds);

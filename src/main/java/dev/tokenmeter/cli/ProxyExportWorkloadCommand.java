@@ -50,7 +50,7 @@ final class ProxyExportWorkloadCommand extends ProxyLedgerReader {
     Instant from = ProxyUsageCommand.parseSince(since, now);
     WorkloadProfile.Builder b = new WorkloadProfile.Builder();
     open().workload(from, r -> b.add(r.startedAtEpochMillis(), r.model(), r.ok(), r.inputTokens(),
-        r.outputTokens(), r.cachedTokens()));
+        r.outputTokens(), r.cachedTokens(), r.conversation(), r.endedAtEpochMillis()));
     if (b.completed() == 0) {
       throw emptyWindow(from);
     }

@@ -65,7 +65,7 @@ final class ProxyUsageCommand implements Callable<Integer> {
       names = "--by",
       defaultValue = "tenant",
       paramLabel = "GROUP",
-      description = "Rows per tenant, model, upstream, day (UTC) or proxy (proxy_id: which proxy of a fleet wrote it). Default: ${DEFAULT-VALUE}.")
+      description = "Rows per tenant, model, upstream, day (UTC), proxy (proxy_id: which proxy of a fleet wrote it) or conversation (the client's conversation key; one row each, so narrow the window). Default: ${DEFAULT-VALUE}.")
   String by;
 
   @ArgGroup(exclusive = true)

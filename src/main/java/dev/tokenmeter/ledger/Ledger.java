@@ -127,7 +127,8 @@ public final class Ledger {
    */
   public void workload(java.time.Instant since, java.util.function.Consumer<WorkloadRow> each) {
     String sql = "SELECT started_at_epoch_ms, model, error_class, input_tokens, output_tokens, cached_tokens,"
-        + " in_flight_at_start FROM requests WHERE started_at_epoch_ms >= ? ORDER BY started_at_epoch_ms";
+        + " in_flight_at_start, conversation, proxy_queue_ms, e2e_ms FROM requests WHERE started_at_epoch_ms >= ?"
+        + " ORDER BY started_at_epoch_ms";
     try (Connection c = connect()) {
       c.setAutoCommit(false); // PostgreSQL streams rows only inside a transaction
       try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
@@ -137,7 +138,7 @@ public final class Ledger {
           while (rs.next()) {
             each.accept(new WorkloadRow(rs.getLong(1), rs.getString(2), rs.getString(3) == null,
                 RequestsTable.count(rs, "input_tokens"), RequestsTable.count(rs, "output_tokens"),
-                RequestsTable.count(rs, "cached_tokens"), rs.getInt(7)));
+                RequestsTable.count(rs, "cached_tokens"), rs.getInt(7), rs.getString(8), ended(rs)));
           }
         }
       } finally {
@@ -146,6 +147,16 @@ public final class Ledger {
     } catch (SQLException e) {
       throw new LedgerException("cannot read the ledger " + target.display() + ": " + Ledgers.oneLine(e), e);
     }
+  }
+
+  /** When the row's answer ended: start + the proxy's queue + E2E, in milliseconds; -1 when E2E is unknown. */
+  private static long ended(java.sql.ResultSet rs) throws SQLException {
+    double e2e = rs.getDouble("e2e_ms");
+    if (rs.wasNull()) {
+      return -1;
+    }
+    double queue = rs.getDouble("proxy_queue_ms");
+    return rs.getLong("started_at_epoch_ms") + Math.round((rs.wasNull() ? 0 : queue) + e2e);
   }
 
   /** A new connection to the ledger; the caller closes it. */

@@ -49,6 +49,8 @@ import java.util.Objects;
  *     excluded
  * @param cost price of the request from the price table, in {@code currency}; NaN when unpriced
  * @param currency the price table's currency code, or null when unpriced
+ * @param conversation the conversation key the client sent (a configured header, OpenAI's {@code
+ *     prompt_cache_key} or {@code user}, Anthropic's {@code metadata.user_id}), or null
  */
 public record MeteredRequest(
     String requestId,
@@ -77,7 +79,20 @@ public record MeteredRequest(
     int chunks,
     int inFlightAtStart,
     double cost,
-    String currency) {
+    String currency,
+    String conversation) {
+
+  /** A request without a conversation key (the form before ledger migration V3). */
+  public MeteredRequest(String requestId, long startedAtEpochMillis, String tenant, String model, String upstream,
+      String endpoint, boolean streamed, int httpStatus, ErrorClass errorClass, String error, String finishReason,
+      int inputTokens, int outputTokens, TokenCountSource outputTokensSource, int reasoningTokens, int cachedTokens,
+      long proxyQueueNanos, long ttftNanos, double tpotNanos, long e2eNanos, long itlP50Nanos, long itlP99Nanos,
+      long itlMaxNanos, int chunks, int inFlightAtStart, double cost, String currency) {
+    this(requestId, startedAtEpochMillis, tenant, model, upstream, endpoint, streamed, httpStatus, errorClass, error,
+        finishReason, inputTokens, outputTokens, outputTokensSource, reasoningTokens, cachedTokens, proxyQueueNanos,
+        ttftNanos, tpotNanos, e2eNanos, itlP50Nanos, itlP99Nanos, itlMaxNanos, chunks, inFlightAtStart, cost, currency,
+        null);
+  }
 
   /** The tenant name used when a request carries no known key or tenant header. */
   public static final String ANONYMOUS = "anonymous";

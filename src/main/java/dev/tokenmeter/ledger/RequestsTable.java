@@ -9,7 +9,7 @@ import java.sql.Types;
 import java.util.List;
 
 /**
- * The {@code requests} table (migrations V1, V2): its columns in order, and the mapping between a
+ * The {@code requests} table (migrations V1, V2, V3: {@code conversation}): its columns in order, and the mapping between a
  * {@link MeteredRequest} and a row, plus {@code proxy_id}, the writing proxy's id (V2). Times are stored in milliseconds ({@code nanos / 1e6}, not
  * rounded, so the nanoseconds read back exactly); unknown values ({@code -1}, NaN, null) as NULL.
  */
@@ -46,7 +46,8 @@ final class RequestsTable {
           "chunks",
           "in_flight_at_start",
           "cost",
-          "currency");
+          "currency",
+          "conversation");
 
   /** {@link #COLUMNS}, then {@code proxy_id}. */
   static final String INSERT =
@@ -91,6 +92,7 @@ final class RequestsTable {
     ps.setInt(i++, r.inFlightAtStart());
     real(ps, i++, r.cost());
     ps.setString(i++, text(r.currency()));
+    ps.setString(i++, r.conversation());
     ps.setString(i, proxyId);
   }
 
@@ -125,7 +127,8 @@ final class RequestsTable {
         rs.getInt("chunks"),
         rs.getInt("in_flight_at_start"),
         real(rs, "cost"),
-        rs.getString("currency"));
+        rs.getString("currency"),
+        rs.getString("conversation"));
   }
 
   /** The class whose wire name is {@code wireName}. */

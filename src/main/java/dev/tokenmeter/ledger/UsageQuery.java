@@ -29,7 +29,9 @@ public record UsageQuery(Instant since, String tenantOrNull, GroupBy by) {
     MODEL,
     UPSTREAM,
     DAY,
-    PROXY;
+    PROXY,
+    /** The conversation key (ledger migration V3); requests without one share the none row. */
+    CONVERSATION;
 
     /** Lower-case name, as on the command line and in JSON. */
     public String wireName() {

@@ -24,7 +24,11 @@ final class UsageReader {
   private UsageReader() {}
 
   static UsageReport read(Connection c, UsageQuery q) throws SQLException {
-    String select = q.by() == UsageQuery.GroupBy.PROXY ? SELECT.replace("SELECT ", "SELECT proxy_id, ") : SELECT;
+    String select = switch (q.by()) {
+      case PROXY -> SELECT.replace("SELECT ", "SELECT proxy_id, ");
+      case CONVERSATION -> SELECT.replace("SELECT ", "SELECT conversation, ");
+      default -> SELECT;
+    };
     String sql = q.tenantOrNull() == null ? select : select + " AND tenant = ?";
     Map<String, UsageTally> groups = new TreeMap<>();
     c.setAutoCommit(false);
@@ -59,6 +63,7 @@ final class UsageReader {
           case MODEL -> rs.getString("model");
           case UPSTREAM -> rs.getString("upstream");
           case PROXY -> rs.getString("proxy_id"); // NULL in rows from before V2: UsageRow.NONE
+          case CONVERSATION -> rs.getString("conversation"); // NULL: no key sent, or a row from before V3
           case DAY ->
               Instant.ofEpochMilli(rs.getLong("started_at_epoch_ms")).atOffset(ZoneOffset.UTC).toLocalDate().toString();
         };

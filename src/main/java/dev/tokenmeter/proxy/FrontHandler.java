@@ -161,7 +161,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     int max = ctx.config.maxRequestBytes();
     String message = "tokenmeter proxy: the request body is over "
         + (max % (1 << 20) == 0 ? (max >> 20) + " MiB" : max + " bytes") + ", this proxy's limit; send a smaller one";
-    Refusal r = new Refusal(p, path, Route.of(path), tenant, null, requestId, false);
+    Refusal r = new Refusal(p, path, Route.of(path), tenant, null, requestId, false, null);
     refuse(r, "too_large", Responses.error(413, message, "invalid_request_error", "request_too_large", requestId, false),
         message);
   }
@@ -170,7 +170,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     FullHttpRequest req = p.request();
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     if (req.decoderResult().isFailure()) {
-      Refusal r = new Refusal(p, "-", Route.OTHER, MeteredRequest.ANONYMOUS, null, ctx.nextRequestId(), false);
+      Refusal r = new Refusal(p, "-", Route.OTHER, MeteredRequest.ANONYMOUS, null, ctx.nextRequestId(), false, null);
       refuse(r, "invalid", Responses.error(400, "tokenmeter proxy: invalid HTTP request", "invalid_request_error",
           "bad_request", null, false), "invalid HTTP request");
       return;
@@ -194,15 +194,16 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     RequestBody parsed =
         req.method().equals(HttpMethod.POST) ? RequestBody.parse(body) : RequestBody.OPAQUE;
     String model = route.model(path, parsed.model());
+    String conversation = ConversationKey.of(req.headers(), ctx.config.conversationHeaderOrNull(), parsed.treeOrNull());
     switch (ctx.config.tenants().resolve(req.headers())) {
       case Tenants.Result.Refused no -> {
-        Refusal r = new Refusal(p, path, route, no.tenant(), model, requestId, keepAlive);
+        Refusal r = new Refusal(p, path, route, no.tenant(), model, requestId, keepAlive, conversation);
         refuse(r, no.status() == 401 ? "auth" : "tenant",
             Responses.error(no.status(), no.message(), "invalid_request_error", no.code(), requestId, keepAlive),
             no.message());
       }
       case Tenants.Result.Tenant t -> {
-        Refusal r = new Refusal(p, path, route, t.name(), model, requestId, keepAlive);
+        Refusal r = new Refusal(p, path, route, t.name(), model, requestId, keepAlive, conversation);
         BudgetBook.Hold hold = admit(r, body.length, parsed);
         if (hold != null) {
           forward(r, req, body, parsed, hold);
@@ -213,7 +214,8 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
 
   /** What a refused request's answer and ledger row need: who asked, for what. */
   private record Refusal(
-      Pending pending, String path, Route route, String tenant, String model, String requestId, boolean keepAlive) {}
+      Pending pending, String path, Route route, String tenant, String model, String requestId, boolean keepAlive,
+      String conversation) {}
 
   private void forward(Refusal r, FullHttpRequest req, byte[] body, RequestBody parsed, BudgetBook.Hold hold) {
     Upstream upstream = ctx.route(r.model(), req.headers());
@@ -229,7 +231,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     RequestInfo info =
         new RequestInfo(
             r.requestId(), r.pending().epochMillis(), r.pending().nanos(), r.tenant(),
-            r.model(), upstream.name(), r.path(), r.route(), -1);
+            r.model(), upstream.name(), r.path(), r.route(), -1, r.conversation());
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
     waitingHold = hold;
@@ -269,7 +271,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     ctx.refused(reason);
     RequestInfo info =
         new RequestInfo(r.requestId(), r.pending().epochMillis(), r.pending().nanos(), r.tenant(), r.model(),
-            MeteredRequest.NO_UPSTREAM, r.path(), r.route(), -1);
+            MeteredRequest.NO_UPSTREAM, r.path(), r.route(), -1, r.conversation());
     ctx.record.offer(new RecordEvent.Refused(ctx.record.open(info), response.status().code(), message));
   }
 

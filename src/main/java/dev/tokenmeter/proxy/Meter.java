@@ -282,7 +282,8 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
         m.chunkCount(),
         info.inFlightAtStart(),
         cost,
-        Double.isNaN(cost) ? null : prices.currency());
+        Double.isNaN(cost) ? null : prices.currency(),
+        info.conversationOrNull());
   }
 
   /**
@@ -294,7 +295,8 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
         info.requestId(), info.startedAtEpochMillis(), info.tenant(), info.model(), info.upstream(),
         info.endpoint(), false, status, dev.tokenmeter.core.request.ErrorClass.ofHttpStatus(status),
         new Outcome.HttpError(status, "refused by the proxy: " + message).description(), null,
-        -1, -1, null, -1, -1, -1, -1, Double.NaN, -1, -1, -1, -1, 0, -1, Double.NaN, null);
+        -1, -1, null, -1, -1, -1, -1, Double.NaN, -1, -1, -1, -1, 0, -1, Double.NaN, null,
+        info.conversationOrNull());
   }
 
   /** Exact nearest-rank p50, p99 and max of sorted values; -1 each when there are none. */

@@ -24,6 +24,8 @@ import java.util.Objects;
  * @param slos the live SLOs, one per objective (docs/PROXY.md, "SLOs and alerts"); empty for none
  * @param admission how many requests go through at once, and how long the others wait
  * @param tlsOrNull TLS on the listener, or null for plain HTTP
+ * @param conversationHeaderOrNull a request header whose value is the conversation key the ledger
+ *     records (it wins over the body's keys; docs/PROXY.md, "Conversations"), or null for none
  */
 public record ProxyConfig(
     InetSocketAddress listen,
@@ -38,7 +40,8 @@ public record ProxyConfig(
     String adminTokenOrNull,
     List<LiveSlo> slos,
     AdmissionLimits admission,
-    ListenerTls tlsOrNull) {
+    ListenerTls tlsOrNull,
+    String conversationHeaderOrNull) {
 
   /** 64 MiB: a long-context chat request with images inlined fits. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 64 << 20;
@@ -61,6 +64,19 @@ public record ProxyConfig(
     if (ioThreads < 1 || recordThreads < 1 || recordQueueCapacity < 1 || maxRequestBytes < 1) {
       throw new IllegalArgumentException("thread counts, queue capacity and body limit must be positive");
     }
+  }
+
+  /** A configuration without a conversation header. */
+  public ProxyConfig(InetSocketAddress listen, Routing routing, Tenants tenants, Prices prices, int ioThreads,
+      int recordThreads, int recordQueueCapacity, int maxRequestBytes, BudgetPlan budgets, String adminTokenOrNull,
+      List<LiveSlo> slos, AdmissionLimits admission, ListenerTls tlsOrNull) {
+    this(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets,
+        adminTokenOrNull, slos, admission, tlsOrNull, null);
+  }
+
+  /** This configuration with a conversation header (null: none). */
+  public ProxyConfig withConversationHeader(String headerOrNull) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, headerOrNull);
   }
 
   /** A configuration with the default admission limits. */
@@ -98,51 +114,51 @@ public record ProxyConfig(
 
   /** This configuration with other tenants. */
   public ProxyConfig withTenants(Tenants t) {
-    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
+    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with other prices. */
   public ProxyConfig withPrices(Prices p) {
-    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
+    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with other routing. */
   public ProxyConfig withRouting(Routing r) {
-    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
+    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with other budgets. */
   public ProxyConfig withBudgets(BudgetPlan b) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull, slos, admission, tlsOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with other SLOs. */
   public ProxyConfig withSlos(List<LiveSlo> s) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, s, admission, tlsOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, s, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with record queues of {@code capacity} events. */
   public ProxyConfig withRecordQueue(int capacity) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with the dashboard's admin token (null for none). */
   public ProxyConfig withAdminToken(String tokenOrNull) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull, slos, admission, tlsOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with other admission limits. */
   public ProxyConfig withAdmission(AdmissionLimits a) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, a, tlsOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, a, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with a request body limit of {@code bytes}. */
   public ProxyConfig withMaxRequestBytes(int bytes) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, bytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, bytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
   }
 
   /** This configuration with TLS on the listener (null: plain HTTP). */
   public ProxyConfig withTls(ListenerTls tls) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tls);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tls, conversationHeaderOrNull);
   }
 }

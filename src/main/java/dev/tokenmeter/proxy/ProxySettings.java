@@ -37,6 +37,7 @@ import java.util.Set;
  * fluid_tps: 30
  * tps_seeds: {h100: results/h100-sweep}
  * route_header: x-upstream
+ * conversation_header: x-session-id   # the conversation key the ledger records
  * tenants: {keys_file: keys.txt, header: x-tenant, unknown: refuse}
  * prices_file: prices.yaml
  * ledger: tokenmeter-ledger.db      # or jdbc:postgresql://host:5432/db, or none
@@ -64,7 +65,7 @@ import java.util.Set;
 public final class ProxySettings {
   private static final ObjectMapper YAML = new YAMLMapper();
   private static final Set<String> KEYS =
-      Set.of("listen", "upstreams", "routes", "route_header", "tenants", "prices_file", "ca_cert",
+      Set.of("listen", "upstreams", "routes", "route_header", "conversation_header", "tenants", "prices_file", "ca_cert",
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
           "tps_seeds", "budgets", "budget_default_output_tokens", "context_lengths", "budget_sync_ms", "proxy_id", "alert_webhook", "admin_token", "slos",
           "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms",
@@ -108,6 +109,8 @@ public final class ProxySettings {
   public List<UpstreamSpec> upstreams = new ArrayList<>();
   public List<RouteSpec> routes = new ArrayList<>();
   public String routeHeader;
+  /** A request header carrying the conversation key (docs/PROXY.md, "Conversations"); null: none. */
+  public String conversationHeader;
   public String keysFile;
   public String tenantHeader;
   public String unknownKeys;
@@ -196,6 +199,7 @@ public final class ProxySettings {
     }
     s.listen = s.text(root, "listen");
     s.routeHeader = s.text(root, "route_header");
+    s.conversationHeader = s.text(root, "conversation_header");
     s.pricesFile = path(dir, s.text(root, "prices_file"));
     s.caCert = path(dir, s.text(root, "ca_cert"));
     s.ioThreads = s.integer(root, "io_threads");
@@ -273,6 +277,7 @@ public final class ProxySettings {
     m.upstreams = flags.upstreams.isEmpty() ? upstreams : flags.upstreams;
     m.routes = flags.routes.isEmpty() ? routes : flags.routes;
     m.routeHeader = or(flags.routeHeader, routeHeader);
+    m.conversationHeader = or(flags.conversationHeader, conversationHeader);
     m.keysFile = or(flags.keysFile, keysFile);
     m.tenantHeader = or(flags.tenantHeader, tenantHeader);
     m.unknownKeys = or(flags.unknownKeys, unknownKeys);
@@ -355,7 +360,7 @@ public final class ProxySettings {
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission, tls);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission, tls, conversationHeader);
   }
 
   /**

@@ -14,6 +14,7 @@ package dev.tokenmeter.proxy;
  * @param route what the path is ({@link Route}): which API's decoder reads the answer; only
  *     {@linkplain Route#generation() generation} routes' bodies are parsed
  * @param inFlightAtStart requests in flight to the upstream when this one started, itself excluded
+ * @param conversationOrNull the conversation key the client sent ({@link ConversationKey}), or null
  */
 record RequestInfo(
     String requestId,
@@ -24,12 +25,14 @@ record RequestInfo(
     String upstream,
     String endpoint,
     Route route,
-    int inFlightAtStart) {
+    int inFlightAtStart,
+    String conversationOrNull) {
 
   /** This request with the in-flight count taken when its exchange started. */
   RequestInfo withInFlightAtStart(int n) {
     return new RequestInfo(
-        requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, n);
+        requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, n,
+        conversationOrNull);
   }
 
   /** Whether the route's responses carry tokens. */

@@ -12,11 +12,19 @@ import io.netty.buffer.ByteBuf;
  * cumulative output tokens) and {@code message_stop}. Every event has its {@code event:} line.
  * The EOS token has no text and so no delta. The injected error is {@code event: error} with an
  * {@code overloaded_error}, which ends the stream.
+ *
+ * <p>A tool call ({@link ToolCalls}) is one {@code tool_use} block instead: {@code
+ * content_block_start} with {@code id}, {@code name} and {@code "input":{}}, one {@code
+ * input_json_delta} per token of the arguments ({@code partial_json}), and stop reason {@code
+ * tool_use}, as documented at docs.anthropic.com/en/docs/build-with-claude/streaming ("Streaming
+ * request with tool use").
  */
 final class AnthropicFrames implements WireFrames {
   private static final byte[] DELTA_HEAD =
       ascii("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"");
   private static final byte[] DELTA_TAIL = ascii("\"}}\n\n");
+  private static final byte[] TOOL_DELTA_HEAD =
+      ascii("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"");
   static final byte[] ERROR =
       ascii("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded"
           + " (tokenmeter fault injection)\"}}\n\n");
@@ -24,8 +32,13 @@ final class AnthropicFrames implements WireFrames {
   private final String id;
   private final String quotedModel;
   private final int promptTokens;
+  private int cachedTokens;
+  private final ToolCalls.Call toolCall;
+  private final String toolCallId;
 
-  AnthropicFrames(String id, String quotedModel, int promptTokens) {
+  AnthropicFrames(String id, String quotedModel, int promptTokens, ToolCalls.Call toolCall, String toolCallId) {
+    this.toolCall = toolCall;
+    this.toolCallId = toolCallId;
     this.id = id;
     this.quotedModel = quotedModel;
     this.promptTokens = promptTokens;
@@ -41,10 +54,11 @@ final class AnthropicFrames implements WireFrames {
     out.writeCharSequence(
         "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"" + id
             + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + quotedModel
-            + ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + promptTokens
-            + ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":1}}}\n\n"
+            + ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":" + usage(1) + "}}\n\n"
             + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-            + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+            + "\"content_block\":" + (toolCall == null ? "{\"type\":\"text\",\"text\":\"\"}"
+                : "{\"type\":\"tool_use\",\"id\":\"" + toolCallId + "\",\"name\":" + Bodies.quote(toolCall.name())
+                    + ",\"input\":{}}") + "}\n\n"
             + "event: ping\ndata: {\"type\": \"ping\"}\n\n",
         UTF_8);
   }
@@ -52,7 +66,7 @@ final class AnthropicFrames implements WireFrames {
   @Override
   public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
     if (tokenJson.length > 0) {
-      out.writeBytes(DELTA_HEAD);
+      out.writeBytes(toolCall == null ? DELTA_HEAD : TOOL_DELTA_HEAD);
       out.writeBytes(tokenJson);
       out.writeBytes(DELTA_TAIL);
     }
@@ -60,7 +74,7 @@ final class AnthropicFrames implements WireFrames {
 
   @Override
   public int tokenChunkBound(byte[] tokenJson) {
-    return DELTA_HEAD.length + tokenJson.length + DELTA_TAIL.length;
+    return TOOL_DELTA_HEAD.length + tokenJson.length + DELTA_TAIL.length;
   }
 
   @Override
@@ -68,7 +82,7 @@ final class AnthropicFrames implements WireFrames {
     out.writeCharSequence(
         "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
             + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"" + stopReason(finishReason)
-            + "\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":" + completionTokens + "}}\n\n"
+            + "\",\"stop_sequence\":null},\"usage\":" + usage(completionTokens) + "}\n\n"
             + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
         UTF_8);
   }
@@ -87,14 +101,42 @@ final class AnthropicFrames implements WireFrames {
   @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
     return ("{\"id\":\"" + id + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + quotedModel
-            + ",\"content\":[{\"type\":\"text\",\"text\":" + Bodies.quote(text) + "}],\"stop_reason\":\""
-            + stopReason(finishReason) + "\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + promptTokens
-            + ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":" + completionTokens + "}}")
+            + ",\"content\":[" + block(text, finishReason) + "],\"stop_reason\":\""
+            + stopReason(finishReason) + "\",\"stop_sequence\":null,\"usage\":" + usage(completionTokens) + "}")
         .getBytes(UTF_8);
   }
 
+  @Override
+  public void cachedPromptTokens(int tokens) {
+    cachedTokens = tokens;
+  }
+
+  /**
+   * Anthropic's usage: {@code input_tokens} excludes the prompt read from the cache, which is
+   * {@code cache_read_input_tokens} (the three input counts add up to the prompt); nothing is
+   * written to a cache on request ({@code cache_creation_input_tokens} 0: the simulator's cache is
+   * automatic, as vLLM's, not Anthropic's explicit {@code cache_control}).
+   */
+  private String usage(int outputTokens) {
+    return "{\"input_tokens\":" + (promptTokens - cachedTokens) + ",\"cache_creation_input_tokens\":0,"
+        + "\"cache_read_input_tokens\":" + cachedTokens + ",\"output_tokens\":" + outputTokens + "}";
+  }
+
+  /** The body's one content block: the text, or the tool call (its input {@code {}} when cut at max_tokens). */
+  private String block(String text, String finishReason) {
+    if (toolCall == null) {
+      return "{\"type\":\"text\",\"text\":" + Bodies.quote(text) + "}";
+    }
+    return "{\"type\":\"tool_use\",\"id\":\"" + toolCallId + "\",\"name\":" + Bodies.quote(toolCall.name())
+        + ",\"input\":" + ("length".equals(finishReason) ? "{}" : text) + "}";
+  }
+
   private static String stopReason(String finishReason) {
-    return "length".equals(finishReason) ? "max_tokens" : "end_turn";
+    return finishReason == null ? "end_turn" : switch (finishReason) {
+      case "length" -> "max_tokens";
+      case "tool_calls" -> "tool_use";
+      default -> "end_turn";
+    };
   }
 
   static byte[] ascii(String s) {

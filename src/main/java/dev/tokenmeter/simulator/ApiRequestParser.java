@@ -100,7 +100,8 @@ final class ApiRequestParser {
     int minTokens = Math.max(0, RequestParser.optionalPositiveInt(root, "min_tokens"));
     return new RequestParser.Parsed(
         api, model, stream, true, maxTokens, RequestParser.optionalBoolean(root, "ignore_eos"), minTokens,
-        promptIds.length, seed != null && seed.canConvertToLong() ? seed.asLong() : null, promptIds);
+        promptIds.length, seed != null && seed.canConvertToLong() ? seed.asLong() : null, promptIds,
+        api == GenerationRequest.Api.ANTHROPIC ? ToolCalls.anthropic(root) : null);
   }
 
   private static JsonNode read(InputStream body) throws RequestParser.Rejected {

@@ -48,6 +48,12 @@ final class Bodies {
     }
   }
 
+  /** {@code s} escaped for the inside of a JSON string (no quotes), UTF-8. */
+  static byte[] escaped(String s) {
+    String q = quote(s);
+    return q.substring(1, q.length() - 1).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   /** {@code GET /v1/models}: one model, vLLM's {@code ModelCard} with its permission entry. */
   static byte[] models(String model, long createdSeconds, int maxModelLen, String permissionId) {
     Map<String, Object> permission = new LinkedHashMap<>();
@@ -78,7 +84,12 @@ final class Bodies {
     return bytes(list);
   }
 
-  /** A non-streamed {@code chat.completion} or {@code text_completion} response. */
+  /**
+   * A non-streamed {@code chat.completion} or {@code text_completion} response; {@code
+   * prompt_tokens_details} is {@code {"cached_tokens":N}} (vLLM with {@code
+   * --enable-prompt-tokens-details}). With {@code toolName} (chat only), the message is a tool
+   * call: {@code content} null, one {@code tool_calls} entry whose {@code arguments} is {@code text}.
+   */
   static byte[] completion(
       GenerationRequest.Api api,
       String id,
@@ -87,19 +98,30 @@ final class Bodies {
       String text,
       String finishReason,
       int promptTokens,
-      int completionTokens) {
+      int completionTokens,
+      int cachedTokens,
+      String toolCallId,
+      String toolName) {
     boolean chat = api == GenerationRequest.Api.CHAT;
     Map<String, Object> choice = new LinkedHashMap<>();
     choice.put("index", 0);
     if (chat) {
       Map<String, Object> message = new LinkedHashMap<>();
       message.put("role", "assistant");
-      message.put("content", text);
+      message.put("content", toolName == null ? text : null);
       message.put("refusal", null);
       message.put("annotations", null);
       message.put("audio", null);
       message.put("function_call", null);
-      message.put("tool_calls", new ArrayList<>());
+      List<Object> calls = new ArrayList<>();
+      if (toolName != null) {
+        Map<String, Object> call = new LinkedHashMap<>();
+        call.put("id", toolCallId);
+        call.put("type", "function");
+        call.put("function", Map.of("name", toolName, "arguments", text));
+        calls.add(call);
+      }
+      message.put("tool_calls", calls);
       message.put("reasoning_content", null);
       choice.put("message", message);
     } else {
@@ -115,7 +137,7 @@ final class Bodies {
     usage.put("prompt_tokens", promptTokens);
     usage.put("total_tokens", promptTokens + completionTokens);
     usage.put("completion_tokens", completionTokens);
-    usage.put("prompt_tokens_details", null);
+    usage.put("prompt_tokens_details", Map.of("cached_tokens", cachedTokens));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("id", id);
     body.put("object", chat ? "chat.completion" : "text_completion");

@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param clientRequestId the value of the client's {@code X-Request-Id} header, or null
  * @param fault the fault injected into this response ({@link Fault#NONE} for none)
  * @param ending how the response ended
+ * @param cachedPromptTokens prompt tokens the prefix cache served (as the response's usage reports
+ *     them); 0 when none, or when the response ended before it was scheduled
  * @param headersNanos when the response status line was written, or -1 if it never was
  * @param intendedNanos due time of each written token
  * @param actualNanos write time of each written token
@@ -29,6 +31,7 @@ public record EmissionRecord(
     String clientRequestId,
     Fault fault,
     Ending ending,
+    int cachedPromptTokens,
     long headersNanos,
     long[] intendedNanos,
     long[] actualNanos) {
@@ -39,6 +42,8 @@ public record EmissionRecord(
     STOP,
     /** All tokens sent, {@code finish_reason} "length" ({@code max_tokens} reached). */
     LENGTH,
+    /** A tool call's arguments all sent, {@code finish_reason} "tool_calls" (docs/SIMULATOR.md, "Tool calls"). */
+    TOOL_CALLS,
     /** An injected HTTP error status (429, 500, 503) instead of a response. */
     HTTP_ERROR,
     /** An injected error event inside the 200 stream, then {@code [DONE]}. */
@@ -55,6 +60,7 @@ public record EmissionRecord(
       return switch (this) {
         case STOP -> "stop";
         case LENGTH -> "length";
+        case TOOL_CALLS -> "tool_calls";
         default -> null;
       };
     }

@@ -47,6 +47,7 @@ public final class EngineTiming implements TimingModel {
     final long[] tokenNanos;
     int known;
     long scheduledNanos = -1;
+    int cachedPromptTokens;
 
     Track(int outputTokens) {
       this.tokenNanos = new long[outputTokens];
@@ -69,10 +70,11 @@ public final class EngineTiming implements TimingModel {
       }
 
       @Override
-      public void firstScheduled(long id, long atNanos) {
+      public void firstScheduled(long id, long atNanos, int cachedPromptTokens) {
         Track t = tracks.get(id);
         if (t != null) {
           t.scheduledNanos = atNanos;
+          t.cachedPromptTokens = cachedPromptTokens;
         }
       }
     });
@@ -193,6 +195,17 @@ public final class EngineTiming implements TimingModel {
   public synchronized long scheduledNanos(GenerationRequest r) {
     Track t = tracks.get(r.serverRequestId());
     return t == null ? -1 : t.scheduledNanos;
+  }
+
+  @Override
+  public boolean cachesPrefixes() {
+    return true;
+  }
+
+  @Override
+  public synchronized int cachedPromptTokens(GenerationRequest r) {
+    Track t = tracks.get(r.serverRequestId());
+    return t == null ? 0 : t.cachedPromptTokens;
   }
 
   @Override

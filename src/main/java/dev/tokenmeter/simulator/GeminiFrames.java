@@ -22,6 +22,7 @@ final class GeminiFrames implements WireFrames {
   private final String quotedModel;
   private final int promptTokens;
   private int tokens;
+  private int cachedTokens;
 
   GeminiFrames(String id, String quotedModel, int promptTokens) {
     this.id = id;
@@ -66,9 +67,19 @@ final class GeminiFrames implements WireFrames {
     return finishReason == null ? "" : "\"finishReason\": \"" + ("length".equals(finishReason) ? "MAX_TOKENS" : "STOP") + "\",";
   }
 
+  @Override
+  public void cachedPromptTokens(int tokens) {
+    cachedTokens = tokens;
+  }
+
+  /**
+   * The cumulative {@code usageMetadata}: {@code promptTokenCount} includes the cached part, which
+   * is {@code cachedContentTokenCount} (Gemini sends it only when some was cached; so does this).
+   */
   private String usage(int candidates) {
     return "{\"promptTokenCount\": " + promptTokens + ",\"candidatesTokenCount\": " + candidates
-        + ",\"totalTokenCount\": " + (promptTokens + candidates) + "}";
+        + ",\"totalTokenCount\": " + (promptTokens + candidates)
+        + (cachedTokens > 0 ? ",\"cachedContentTokenCount\": " + cachedTokens : "") + "}";
   }
 
   private static byte[] ascii(String s) {

@@ -49,6 +49,8 @@ final class Generation implements Runnable {
    *
    * @param finish STOP or LENGTH, the ending if nothing cuts the response
    * @param randomSeed seeds the generated text
+   * @param toolCall the tool call answered instead of text (its arguments are the tokens), or null
+   * @param toolCallId the call's id ({@code call_…}, {@code toolu_…}), or null
    */
   record Plan(
       GenerationRequest request,
@@ -59,7 +61,9 @@ final class Generation implements Runnable {
       long createdSeconds,
       String quotedModel,
       String clientRequestId,
-      long randomSeed) {}
+      long randomSeed,
+      ToolCalls.Call toolCall,
+      String toolCallId) {}
 
   private static final byte[] EMPTY = new byte[0];
 
@@ -75,6 +79,8 @@ final class Generation implements Runnable {
   private final int faultAt;
   private final long[] intended;
   private final long[] actual;
+  /** A tool call's arguments, one piece per token; null for text. */
+  private final java.util.List<String> toolPieces;
 
   private int next;
   private long nextDue;
@@ -89,6 +95,8 @@ final class Generation implements Runnable {
   private long scheduledNanos = -1;
   private long firstNanos = -1;
   private long lastNanos = -1;
+  /** Prompt tokens the prefix cache served, known when token 0 is due; 0 before. */
+  private int cachedTokens;
 
   Generation(ServerState state, ChannelHandlerContext ctx, SimHandler owner, Plan plan) {
     this.state = state;
@@ -102,7 +110,8 @@ final class Generation implements Runnable {
     this.frames =
         WireFrames.of(
             request.api(), plan.responseId(), plan.createdSeconds(), state.config.servedModelName(),
-            plan.quotedModel(), request.promptTokens());
+            plan.quotedModel(), request.promptTokens(), plan.toolCall(), plan.toolCallId());
+    this.toolPieces = plan.toolCall() == null ? null : plan.toolCall().pieces();
     this.text = request.stream() ? null : new StringBuilder(n * 6);
     this.faultAt =
         plan.fault().midStream() ? Math.min(state.config.faults().afterTokens(), n - 1) : -1;
@@ -193,6 +202,9 @@ final class Generation implements Runnable {
     ByteBuf out = request.stream() ? ctx.alloc().buffer(512) : null;
     int batch = 0;
     while (true) {
+      if (next == 0) {
+        learnCachedTokens(); // token 0 is due: the request was scheduled, its cache lookup done
+      }
       if (next == 0 && out != null && !state.config.roleChunkWithHeaders()) {
         frames.writeOpening(out); // carries no token: it leaves even if a fault acts now
       }
@@ -224,15 +236,31 @@ final class Generation implements Runnable {
     }
   }
 
+  /**
+   * Asks the prefix cache how much of the prompt it served: the timing model's own (the engine's,
+   * looked up when it scheduled the request) or the server's stand-in {@link LruPrefixCache}. Tells
+   * the frames, which put it in every usage they write from now on.
+   */
+  private void learnCachedTokens() {
+    cachedTokens =
+        state.prefixCache != null
+            ? state.prefixCache.lookupAndInsert(request.promptIds(), request.promptTokens())
+            : timing.cachedPromptTokens(request);
+    frames.cachedPromptTokens(cachedTokens);
+  }
+
   /** Writes token {@code next} (due at {@code nextDue}) and records it; advances {@code next}. */
   private void emit(ByteBuf out, boolean last, long now) {
     boolean eos = last && plan.finish() == EmissionRecord.Ending.STOP && state.config.eosChunk();
-    int token = eos ? -1 : Vocabulary.draw(random);
+    int token = eos || toolPieces != null ? -1 : Vocabulary.draw(random);
+    String piece = toolPieces == null ? null : toolPieces.get(next);
     if (out != null) {
-      byte[] json = eos ? EMPTY : Vocabulary.jsonBytes(token);
+      byte[] json = piece != null ? Bodies.escaped(piece) : eos ? EMPTY : Vocabulary.jsonBytes(token);
       out.ensureWritable(frames.tokenChunkBound(json));
       frames.writeToken(out, json, last ? plan.finish().finishReason() : null);
       state.jitterNanos.recordValue(Math.max(0, now - nextDue));
+    } else if (piece != null) {
+      text.append(piece);
     } else if (!eos) {
       text.append(Vocabulary.text(token));
     }
@@ -340,6 +368,7 @@ final class Generation implements Runnable {
               plan.clientRequestId(),
               plan.fault(),
               ending,
+              cachedTokens,
               headersNanos,
               next == intended.length ? intended : Arrays.copyOf(intended, next),
               next == actual.length ? actual : Arrays.copyOf(actual, next)));

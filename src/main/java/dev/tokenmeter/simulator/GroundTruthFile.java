@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * are raw {@code System.nanoTime} values, comparable across processes on Linux.
  *
  * <p>One line per response: {@code client_request_id}, {@code server_request_id}, {@code ending},
- * {@code fault}, {@code arrival_ns}, {@code headers_ns}, {@code tokens}, {@code intended_ns[]},
+ * {@code fault}, {@code cached_prompt_tokens}, {@code arrival_ns}, {@code headers_ns}, {@code tokens}, {@code intended_ns[]},
  * {@code actual_ns[]}.
  */
 public final class GroundTruthFile implements GroundTruthSink, AutoCloseable {
@@ -71,6 +71,7 @@ public final class GroundTruthFile implements GroundTruthSink, AutoCloseable {
     g.writeNumberField("server_request_id", r.serverRequestId());
     g.writeStringField("ending", r.ending().name().toLowerCase(java.util.Locale.ROOT));
     g.writeStringField("fault", r.fault().name().toLowerCase(java.util.Locale.ROOT));
+    g.writeNumberField("cached_prompt_tokens", r.cachedPromptTokens());
     g.writeNumberField("arrival_ns", r.arrivalNanos());
     g.writeNumberField("headers_ns", r.headersNanos());
     g.writeNumberField("tokens", r.tokenCount());

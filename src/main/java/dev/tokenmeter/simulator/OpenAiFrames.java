@@ -9,9 +9,16 @@ final class OpenAiFrames implements WireFrames {
   private final String id;
   private final long createdSeconds;
   private final String model;
+  private int cachedTokens;
+  private final ToolCalls.Call toolCall;
+  private final String toolCallId;
+  private boolean toolHeaderSent;
 
-  OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel) {
+  OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel,
+      ToolCalls.Call toolCall, String toolCallId) {
     this.api = api;
+    this.toolCall = api == GenerationRequest.Api.CHAT ? toolCall : null;
+    this.toolCallId = toolCallId;
     this.frames = new StreamFrames(api, id, createdSeconds, quotedModel);
     this.id = id;
     this.createdSeconds = createdSeconds;
@@ -32,20 +39,33 @@ final class OpenAiFrames implements WireFrames {
 
   @Override
   public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
-    frames.writeToken(out, tokenJson, finishReason);
+    if (toolCall == null) {
+      frames.writeToken(out, tokenJson, finishReason);
+      return;
+    }
+    if (!toolHeaderSent) {
+      toolHeaderSent = true;
+      frames.writeToolHeader(out, toolCallId, toolCall.name());
+    }
+    frames.writeToolArguments(out, tokenJson, finishReason);
   }
 
   @Override
   public int tokenChunkBound(byte[] tokenJson) {
-    return frames.tokenChunkBound(tokenJson);
+    return frames.tokenChunkBound(tokenJson) + (toolCall == null ? 0 : 512 + toolCall.name().length() * 6);
   }
 
   @Override
   public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
     if (includeUsage) {
-      frames.writeUsage(out, promptTokens, completionTokens);
+      frames.writeUsage(out, promptTokens, completionTokens, cachedTokens);
     }
     out.writeBytes(StreamFrames.DONE);
+  }
+
+  @Override
+  public void cachedPromptTokens(int tokens) {
+    cachedTokens = tokens;
   }
 
   @Override
@@ -61,6 +81,7 @@ final class OpenAiFrames implements WireFrames {
 
   @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
-    return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens);
+    return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens,
+        toolCallId, toolCall == null ? null : toolCall.name());
   }
 }

@@ -52,7 +52,13 @@ final class Planner {
     int natural = config.outputLengths().sample(random);
     int outputTokens;
     EmissionRecord.Ending finish;
-    if (parsed.ignoreEos()) {
+    ToolCalls.Call call = parsed.toolCall();
+    if (call != null) {
+      // a tool call is as long as its arguments, cut at max_tokens as a real one would be
+      int pieces = call.pieces().size();
+      outputTokens = Math.min(pieces, maxTokens);
+      finish = pieces <= maxTokens ? EmissionRecord.Ending.TOOL_CALLS : EmissionRecord.Ending.LENGTH;
+    } else if (parsed.ignoreEos()) {
       outputTokens = maxTokens;
       finish = EmissionRecord.Ending.LENGTH;
     } else {
@@ -81,6 +87,9 @@ final class Planner {
         config.wallClock().instant().getEpochSecond(),
         state.quotedModel,
         clientRequestId,
-        random.nextLong());
+        random.nextLong(),
+        call,
+        call == null ? null
+            : (parsed.api() == GenerationRequest.Api.ANTHROPIC ? "toolu_" : "call_") + Ids.hex(config.seed(), -id));
   }
 }

@@ -44,6 +44,7 @@ final class RequestParser {
    * @param promptIds token ids of the prompt from the server's {@link PromptCounter} (stand-ins
    *     for an estimate), {@code promptTokens} of them (the ids themselves for a completions
    *     prompt of token ids): the prefix cache's content identity
+   * @param toolCall the tool call to answer with ({@link ToolCalls}), or null for text
    */
   record Parsed(
       GenerationRequest.Api api,
@@ -55,7 +56,8 @@ final class RequestParser {
       int minTokens,
       int promptTokens,
       Long seed,
-      int[] promptIds) {}
+      int[] promptIds,
+      ToolCalls.Call toolCall) {}
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -120,7 +122,8 @@ final class RequestParser {
         minTokens,
         promptIds.length,
         seed,
-        promptIds);
+        promptIds,
+        api == GenerationRequest.Api.CHAT ? ToolCalls.openAi(root) : null);
   }
 
   private static int[] chatPromptIds(JsonNode root, PromptCounter counter) throws Rejected {

@@ -24,6 +24,7 @@ final class ResponsesFrames implements WireFrames {
   private final byte[] deltaHead;
   private final ByteArrayOutputStream text = new ByteArrayOutputStream(256); // escaped, for the *.done events
   private int sequence;
+  private int cachedTokens;
 
   ResponsesFrames(String id, long createdSeconds, String quotedModel) {
     this.id = id;
@@ -120,8 +121,15 @@ final class ResponsesFrames implements WireFrames {
         + "\",\"role\":\"assistant\",\"content\":" + content + "}";
   }
 
-  private static String usage(int promptTokens, int completionTokens) {
-    return "{\"input_tokens\":" + promptTokens + ",\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":"
+  @Override
+  public void cachedPromptTokens(int tokens) {
+    cachedTokens = tokens;
+  }
+
+  /** {@code input_tokens} includes the cached part, {@code input_tokens_details.cached_tokens}. */
+  private String usage(int promptTokens, int completionTokens) {
+    return "{\"input_tokens\":" + promptTokens + ",\"input_tokens_details\":{\"cached_tokens\":" + cachedTokens
+        + "},\"output_tokens\":"
         + completionTokens + ",\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":"
         + (promptTokens + completionTokens) + "}";
   }

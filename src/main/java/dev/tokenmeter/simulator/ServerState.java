@@ -21,6 +21,8 @@ final class ServerState {
   final Recorder jitterNanos = new Recorder(3);
   /** {@code GET /metrics}: vLLM's names, from the engine's state and the responses' token times. */
   final VllmMetrics metrics;
+  /** The stand-in prefix cache when the timing model keeps none; null otherwise or when off. */
+  final LruPrefixCache prefixCache;
 
   private final AtomicLong lastRequestId = new AtomicLong();
   private volatile boolean closing;
@@ -31,6 +33,10 @@ final class ServerState {
     this.channels = channels;
     this.quotedModel = Bodies.quote(config.servedModelName());
     this.metrics = new VllmMetrics(config.servedModelName(), config.timing());
+    this.prefixCache =
+        config.timing().cachesPrefixes() || config.prefixCacheTokens() == 0
+            ? null
+            : new LruPrefixCache(config.prefixCacheTokens());
   }
 
   long nextRequestId() {

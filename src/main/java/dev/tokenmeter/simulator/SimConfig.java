@@ -37,6 +37,8 @@ import java.util.Objects;
  * @param maxRequestBytes largest accepted request body; larger is a 413
  * @param promptCounter counts a prompt's text tokens for {@code usage.prompt_tokens}, the context
  *     limit and the engine's prefill (plus the chat framing of {@link PromptTokens})
+ * @param prefixCacheTokens size of the {@link LruPrefixCache} stand-in that reports cached prompt
+ *     tokens for a timing model without its own prefix cache; 0: none (cached tokens reported as 0)
  */
 public record SimConfig(
     int port,
@@ -55,9 +57,14 @@ public record SimConfig(
     boolean roleChunkWithHeaders,
     boolean eosChunk,
     int maxRequestBytes,
-    PromptCounter promptCounter) {
+    PromptCounter promptCounter,
+    int prefixCacheTokens) {
 
   public SimConfig {
+    if (prefixCacheTokens != 0 && prefixCacheTokens < LruPrefixCache.BLOCK_TOKENS) {
+      throw new IllegalArgumentException(
+          "prefixCacheTokens must be 0 or >= " + LruPrefixCache.BLOCK_TOKENS + ": " + prefixCacheTokens);
+    }
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("port: " + port);
     }
@@ -108,7 +115,8 @@ public record SimConfig(
         .roleChunkWithHeaders(roleChunkWithHeaders)
         .eosChunk(eosChunk)
         .maxRequestBytes(maxRequestBytes)
-        .promptCounter(promptCounter);
+        .promptCounter(promptCounter)
+        .prefixCacheTokens(prefixCacheTokens);
   }
 
   /**
@@ -117,7 +125,8 @@ public record SimConfig(
    * uniform in [16, 512], default {@code max_tokens} 256, context 32,768, no faults, the system
    * ticker and wall clock, no sink, 32 tokens per zero-delay flush, vLLM's role-chunk and EOS
    * behaviour, 8 MiB request bodies, prompts counted at 4 characters a token ({@link
-   * PromptCounter#charsPerFour}). Not thread-safe.
+   * PromptCounter#charsPerFour}), a 524,288-token stand-in prefix cache ({@link LruPrefixCache}).
+   * Not thread-safe.
    */
   public static final class Builder {
     private int port;
@@ -137,6 +146,7 @@ public record SimConfig(
     private boolean eosChunk = true;
     private int maxRequestBytes = 8 << 20;
     private PromptCounter promptCounter = PromptCounter.charsPerFour();
+    private int prefixCacheTokens = LruPrefixCache.DEFAULT_TOKENS;
 
     private Builder() {}
 
@@ -225,6 +235,12 @@ public record SimConfig(
       return this;
     }
 
+    /** Size of the stand-in prefix cache ({@link SimConfig#prefixCacheTokens()}); 0 turns it off. */
+    public Builder prefixCacheTokens(int prefixCacheTokens) {
+      this.prefixCacheTokens = prefixCacheTokens;
+      return this;
+    }
+
     public SimConfig build() {
       return new SimConfig(
           port,
@@ -243,7 +259,8 @@ public record SimConfig(
           roleChunkWithHeaders,
           eosChunk,
           maxRequestBytes,
-          promptCounter);
+          promptCounter,
+          prefixCacheTokens);
     }
   }
 }

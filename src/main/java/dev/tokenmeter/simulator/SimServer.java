@@ -156,8 +156,9 @@ public final class SimServer implements AutoCloseable {
         new StreamFrames(GenerationRequest.Api.CHAT, "warm-up", 0, Bodies.quote("m"));
     frames.writeRoleChunk(scratch);
     frames.writeToken(scratch, Vocabulary.jsonBytes(0), "length");
-    frames.writeUsage(scratch, 1, 1);
+    frames.writeUsage(scratch, 1, 1, 0);
     scratch.release();
+    new LruPrefixCache(LruPrefixCache.BLOCK_TOKENS).lookupAndInsert(new int[40], 40); // the first token's lookup
     Bodies.error("warm-up", "BadRequestError", 400);
   }
 

@@ -100,14 +100,39 @@ final class StreamFrames {
 
   /**
    * The usage chunk sent after the last token when {@code stream_options.include_usage}: {@code
-   * "choices":[]}, and usage fields in vLLM's {@code UsageInfo} order.
+   * "choices":[]}, and usage fields in vLLM's {@code UsageInfo} order, with {@code
+   * prompt_tokens_details.cached_tokens} as vLLM sends it under {@code
+   * --enable-prompt-tokens-details} (and OpenAI always).
    */
-  void writeUsage(ByteBuf out, int promptTokens, int completionTokens) {
+  void writeUsage(ByteBuf out, int promptTokens, int completionTokens, int cachedTokens) {
     String usage =
         head + "],\"usage\":{\"prompt_tokens\":" + promptTokens + ",\"total_tokens\":"
             + (promptTokens + completionTokens) + ",\"completion_tokens\":" + completionTokens
-            + "}}";
+            + ",\"prompt_tokens_details\":{\"cached_tokens\":" + cachedTokens + "}}}";
     out.writeBytes(SseWriter.data(usage));
+  }
+
+  /**
+   * Chat only: the first chunk of a tool call, naming it with empty arguments (OpenAI's format:
+   * {@code delta.tool_calls[0]} with {@code index}, {@code id}, {@code type}, {@code
+   * function.name} and {@code function.arguments ""}).
+   */
+  void writeToolHeader(ByteBuf out, String callId, String name) {
+    out.writeBytes(SseWriter.data(head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"" + callId
+        + "\",\"type\":\"function\",\"function\":{\"name\":" + Bodies.quote(name)
+        + ",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]}"));
+  }
+
+  /**
+   * Chat only: one token of a tool call's arguments, {@code pieceJson} escaped for a JSON string;
+   * {@code finishReason} on the last one ("tool_calls", or "length" when cut).
+   */
+  void writeToolArguments(ByteBuf out, byte[] pieceJson, String finishReason) {
+    out.writeBytes(SseWriter.dataStart(utf8(head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+        + "\"function\":{\"arguments\":\"")));
+    out.writeBytes(pieceJson);
+    out.writeBytes(SseWriter.dataEnd(utf8("\"}}]},\"logprobs\":null,\"finish_reason\":"
+        + (finishReason == null ? "null}]}" : "\"" + finishReason + "\",\"stop_reason\":null}]}"))));
   }
 
   /** A malformed event: the start of a token chunk cut inside a string, so not valid JSON. */

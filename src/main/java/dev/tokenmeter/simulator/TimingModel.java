@@ -50,6 +50,24 @@ public interface TimingModel {
     return -1;
   }
 
+  /**
+   * Whether this model keeps its own prefix cache and answers {@link #cachedPromptTokens}. False
+   * (the default): the server keeps a block-hash LRU stand-in ({@link LruPrefixCache}) that reports
+   * hits without changing the model's timing.
+   */
+  default boolean cachesPrefixes() {
+    return false;
+  }
+
+  /**
+   * Prompt tokens of {@code r} served from this model's prefix cache: known once {@link
+   * #firstTokenDelayNanos} answered a delay (the request was scheduled), 0 before that and for a
+   * model that does not cache. Called before {@link #onFinish}.
+   */
+  default int cachedPromptTokens(GenerationRequest r) {
+    return 0;
+  }
+
   /** Called once when the response to {@code r} ends (completed, failed or cut). No-op default. */
   default void onFinish(GenerationRequest r) {}
 

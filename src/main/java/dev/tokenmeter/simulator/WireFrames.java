@@ -46,6 +46,13 @@ interface WireFrames {
   default void writeClosing(
       ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {}
 
+  /**
+   * The prompt tokens the prefix cache served, told once when token 0 is due (before the opening
+   * frames, unless they went with the headers): every usage written afterwards reports them in the
+   * API's own field. No-op for the APIs that report none (TGI, Ollama).
+   */
+  default void cachedPromptTokens(int tokens) {}
+
   /** The injected in-stream error and whatever ends the stream after it. */
   void writeError(ByteBuf out);
 
@@ -64,9 +71,18 @@ interface WireFrames {
    */
   static WireFrames of(
       GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel, int promptTokens) {
+    return of(api, id, createdSeconds, model, quotedModel, promptTokens, null, null);
+  }
+
+  /**
+   * The frames of one response that may be a tool call ({@code toolCall} non-null: chat and
+   * Anthropic; the other APIs answer in text): each token is then a piece of its arguments.
+   */
+  static WireFrames of(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel,
+      int promptTokens, ToolCalls.Call toolCall, String toolCallId) {
     return switch (api) {
-      case CHAT, COMPLETIONS -> new OpenAiFrames(api, id, createdSeconds, model, quotedModel);
-      case ANTHROPIC -> new AnthropicFrames(id, quotedModel, promptTokens);
+      case CHAT, COMPLETIONS -> new OpenAiFrames(api, id, createdSeconds, model, quotedModel, toolCall, toolCallId);
+      case ANTHROPIC -> new AnthropicFrames(id, quotedModel, promptTokens, toolCall, toolCallId);
       case RESPONSES -> new ResponsesFrames(id, createdSeconds, quotedModel);
       case GEMINI -> new GeminiFrames(id, quotedModel, promptTokens);
       case TGI -> new TgiFrames(promptTokens);

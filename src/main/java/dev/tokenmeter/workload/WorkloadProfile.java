@@ -21,7 +21,9 @@ import java.util.Map;
  * An observed workload, as {@code tokenmeter proxy export-workload} writes it and {@code bench} and
  * {@code simulate} read it with {@code --workload FILE} (docs/PROXY.md, "Exporting the workload"):
  * input and output lengths as 101 quantiles each (p0..p100), the arrival rate overall and by UTC
- * hour of day, the model mix, and the share of prompt tokens the server reported as cached. Immutable.
+ * hour of day, the model mix, the share of prompt tokens the server reported as cached, and, when
+ * clients sent conversation keys, the conversations' turns, think times and cached share by turn.
+ * Immutable.
  *
  * @param since start of the window asked for
  * @param until end of the window (when the profile was made)
@@ -35,10 +37,11 @@ import java.util.Map;
  * @param models share of requests per model
  * @param cachedTokenShare cached prompt tokens over prompt tokens, among requests whose server
  *     reported cached tokens; NaN when none did
+ * @param conversationsOrNull the conversations, or null when no request carried a conversation key
  */
 public record WorkloadProfile(Instant since, Instant until, long requests, LengthSpec.Empirical input,
     LengthSpec.Empirical output, double meanRatePerSecond, double[] ratePerSecondByHourUtc, Map<String, Double> models,
-    double cachedTokenShare) {
+    double cachedTokenShare, ConversationProfile conversationsOrNull) {
 
   /** The value of the {@code format} field this version writes and reads. */
   public static final String FORMAT = "tokenmeter-workload-profile/1";
@@ -49,6 +52,14 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
 
   public WorkloadProfile {
     models = Map.copyOf(models);
+  }
+
+  /** A profile without conversations. */
+  public WorkloadProfile(Instant since, Instant until, long requests, LengthSpec.Empirical input,
+      LengthSpec.Empirical output, double meanRatePerSecond, double[] ratePerSecondByHourUtc, Map<String, Double> models,
+      double cachedTokenShare) {
+    this(since, until, requests, input, output, meanRatePerSecond, ratePerSecondByHourUtc, models, cachedTokenShare,
+        null);
   }
 
   /** The profile as JSON (the documented form). */
@@ -78,6 +89,9 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
     number(p, "cached_token_share", cachedTokenShare);
     p.put("note", "cached prompt tokens as the server reported them: prefix-cache hits, a lower bound of prefix sharing;"
         + " bench and simulate do not replay it (use --shared-prefix-tokens)");
+    if (conversationsOrNull != null) {
+      conversationsOrNull.write(o.putObject("conversations"));
+    }
     try {
       return JSON.writeValueAsString(o) + "\n";
     } catch (JsonProcessingException e) {
@@ -129,7 +143,8 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
       o.path("models").properties().forEach(e -> models.put(e.getKey(), e.getValue().asDouble()));
       return new WorkloadProfile(instant(o, "since"), instant(o, "until"), o.path("requests").asLong(),
           spec(o, "input_tokens"), spec(o, "output_tokens"), numberOrNaN(a.path("mean_rate_per_s")), hours, models,
-          numberOrNaN(o.path("prefix").path("cached_token_share")));
+          numberOrNaN(o.path("prefix").path("cached_token_share")),
+          ConversationProfile.read(o.get("conversations")));
     } catch (IllegalArgumentException e) {
       throw new WorkloadException("--workload " + file + ": " + e.getMessage() + FIX);
     }
@@ -178,6 +193,7 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
     private long all;
     private long cached;
     private long cachedOf;
+    private final ConversationProfile.Builder conversations = new ConversationProfile.Builder();
 
     /**
      * Adds one request that started at {@code atEpochMillis}. Every request that names a model
@@ -185,6 +201,16 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
      * models only of completed ones with a prompt and an output count.
      */
     public Builder add(long atEpochMillis, String model, boolean ok, int inputTokens, int outputTokens, int cachedTokens) {
+      return add(atEpochMillis, model, ok, inputTokens, outputTokens, cachedTokens, null, -1);
+    }
+
+    /**
+     * Adds one request as {@link #add(long, String, boolean, int, int, int)} does, with the
+     * conversation it belongs to (null: none) and when its answer ended (-1: unknown). Add in order
+     * of start: a conversation's turns are numbered in that order.
+     */
+    public Builder add(long atEpochMillis, String model, boolean ok, int inputTokens, int outputTokens, int cachedTokens,
+        String conversationOrNull, long endedAtEpochMillis) {
       if (model == null) {
         return this;
       }
@@ -200,6 +226,7 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
           cached += cachedTokens;
           cachedOf += inputTokens;
         }
+        conversations.add(conversationOrNull, atEpochMillis, endedAtEpochMillis, inputTokens, cachedTokens);
       }
       return this;
     }
@@ -219,7 +246,7 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
       models.forEach((m, n) -> shares.put(m, n / (double) in.size()));
       return new WorkloadProfile(since, until, in.size(), quantiles(in), quantiles(out),
           all < 2 || span <= 0 ? Double.NaN : (all - 1) / span, hourly(span), shares,
-          cachedOf == 0 ? Double.NaN : cached / (double) cachedOf);
+          cachedOf == 0 ? Double.NaN : cached / (double) cachedOf, conversations.build());
     }
 
     private double[] hourly(double span) {

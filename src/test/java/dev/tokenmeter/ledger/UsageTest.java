@@ -158,9 +158,21 @@ class UsageTest {
   }
 
   @Test
+  void groupsByConversationKeyWithTheUnkeyedUnderNone() {
+    try (LedgerWriter w = ledger.writer()) {
+      w.accept(LedgerFixtures.sample(2, T0 + 5)); // conv-2
+      w.accept(LedgerFixtures.sample(52, T0 + 6)); // conv-2 again
+      w.accept(LedgerFixtures.sample(3, T0 + 7)); // conv-3
+    }
+    assertThat(usage(null, UsageQuery.GroupBy.CONVERSATION).rows()).extracting(UsageRow::key, UsageRow::requests)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(UsageRow.NONE, 8L),
+            org.assertj.core.groups.Tuple.tuple("conv-2 \"é\"", 2L), org.assertj.core.groups.Tuple.tuple("conv-3 \"é\"", 1L));
+  }
+
+  @Test
   void groupByParsesAnyCaseAndRefusesTheRest() {
     assertThat(UsageQuery.GroupBy.parse(" Day ")).isEqualTo(UsageQuery.GroupBy.DAY);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> UsageQuery.GroupBy.parse("region"))
-        .hasMessage("--by 'region' is not a grouping; use one of tenant, model, upstream, day, proxy");
+        .hasMessage("--by 'region' is not a grouping; use one of tenant, model, upstream, day, proxy, conversation");
   }
 }

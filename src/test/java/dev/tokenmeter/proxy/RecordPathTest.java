@@ -28,7 +28,7 @@ class RecordPathTest {
   }
 
   private static RequestInfo info(String endpoint) {
-    return new RequestInfo("r1", 1_700_000_000_000L, 0, "acme", "m1", "up", endpoint, Route.of(endpoint), 3);
+    return new RequestInfo("r1", 1_700_000_000_000L, 0, "acme", "m1", "up", endpoint, Route.of(endpoint), 3, null);
   }
 
   private static byte[] bytes(String s) {

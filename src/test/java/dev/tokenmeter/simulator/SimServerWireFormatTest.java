@@ -107,7 +107,8 @@ class SimServerWireFormatTest {
     assertThat(data.get(6))
         .isEqualTo(
             head + "\"choices\":[],\"usage\":{\"prompt_tokens\":" + CHAT_PROMPT_TOKENS
-                + ",\"total_tokens\":" + (CHAT_PROMPT_TOKENS + 5) + ",\"completion_tokens\":5}}");
+                + ",\"total_tokens\":" + (CHAT_PROMPT_TOKENS + 5) + ",\"completion_tokens\":5,"
+                + "\"prompt_tokens_details\":{\"cached_tokens\":0}}}");
     assertThat(data.get(7)).isEqualTo("[DONE]");
     assertThat(r.failure()).isNull();
   }
@@ -137,7 +138,7 @@ class SimServerWireFormatTest {
     assertThat(data.get(3))
         .isEqualTo(
             head + "\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"total_tokens\":6,"
-                + "\"completion_tokens\":3}}");
+                + "\"completion_tokens\":3,\"prompt_tokens_details\":{\"cached_tokens\":0}}}");
     assertThat(data.get(4)).isEqualTo("[DONE]");
   }
 
@@ -155,7 +156,7 @@ class SimServerWireFormatTest {
     assertThat(content(data.get(2))).isNotEmpty();
     assertThat(data.get(3))
         .contains("\"delta\":{\"content\":\"\"},\"logprobs\":null,\"finish_reason\":\"stop\"");
-    assertThat(data.get(4)).contains("\"completion_tokens\":3}");
+    assertThat(data.get(4)).contains("\"completion_tokens\":3,");
     assertThat(records).singleElement().satisfies(rec -> {
       assertThat(rec.ending()).isEqualTo(EmissionRecord.Ending.STOP);
       assertThat(rec.tokenCount()).isEqualTo(3);
@@ -224,7 +225,7 @@ class SimServerWireFormatTest {
                 + "\"tool_calls\":[],\"reasoning_content\":null},\"logprobs\":null,"
                 + "\"finish_reason\":\"length\",\"stop_reason\":null}],\"service_tier\":null,"
                 + "\"system_fingerprint\":null,\"usage\":{\"prompt_tokens\":10,\"total_tokens\":14,"
-                + "\"completion_tokens\":4,\"prompt_tokens_details\":null},"
+                + "\"completion_tokens\":4,\"prompt_tokens_details\":{\"cached_tokens\":0}},"
                 + "\"prompt_logprobs\":null,\"kv_transfer_params\":null}");
   }
 
@@ -242,7 +243,7 @@ class SimServerWireFormatTest {
                 + "\"index\":0,\"text\":\"" + text.group(1) + "\",\"logprobs\":null,"
                 + "\"finish_reason\":\"length\",\"stop_reason\":null,\"prompt_logprobs\":null}],"
                 + "\"usage\":{\"prompt_tokens\":5,\"total_tokens\":7,\"completion_tokens\":2,"
-                + "\"prompt_tokens_details\":null},\"kv_transfer_params\":null}");
+                + "\"prompt_tokens_details\":{\"cached_tokens\":0}},\"kv_transfer_params\":null}");
   }
 
   @Test

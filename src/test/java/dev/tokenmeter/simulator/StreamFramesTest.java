@@ -37,7 +37,7 @@ class StreamFramesTest {
       f.writeToken(out, " the".getBytes(UTF_8), null);
       f.writeToken(out, " \\\"é\\n".getBytes(UTF_8), null);
       f.writeToken(out, new byte[0], "stop");
-      f.writeUsage(out, 10, 3);
+      f.writeUsage(out, 10, 3, 8);
       out.writeBytes(StreamFrames.DONE);
     });
     assertThat(stream).isEqualTo(
@@ -45,7 +45,7 @@ class StreamFramesTest {
             + CHAT_HEAD + "{\"index\":0,\"delta\":{\"content\":\" the\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"
             + CHAT_HEAD + "{\"index\":0,\"delta\":{\"content\":\" \\\"é\\n\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"
             + CHAT_HEAD + "{\"index\":0,\"delta\":{\"content\":\"\"},\"logprobs\":null,\"finish_reason\":\"stop\",\"stop_reason\":null}]}\n\n"
-            + CHAT_HEAD + "],\"usage\":{\"prompt_tokens\":10,\"total_tokens\":13,\"completion_tokens\":3}}\n\n"
+            + CHAT_HEAD + "],\"usage\":{\"prompt_tokens\":10,\"total_tokens\":13,\"completion_tokens\":3,\"prompt_tokens_details\":{\"cached_tokens\":8}}}\n\n"
             + "data: [DONE]\n\n");
   }
 
@@ -55,12 +55,12 @@ class StreamFramesTest {
     String stream = written(out -> {
       f.writeToken(out, " a".getBytes(UTF_8), null);
       f.writeToken(out, " b".getBytes(UTF_8), "length");
-      f.writeUsage(out, 3, 2);
+      f.writeUsage(out, 3, 2, 0);
     });
     assertThat(stream).isEqualTo(
         CMPL_HEAD + "{\"index\":0,\"text\":\" a\",\"logprobs\":null,\"finish_reason\":null,\"stop_reason\":null}],\"usage\":null}\n\n"
             + CMPL_HEAD + "{\"index\":0,\"text\":\" b\",\"logprobs\":null,\"finish_reason\":\"length\",\"stop_reason\":null}],\"usage\":null}\n\n"
-            + CMPL_HEAD + "],\"usage\":{\"prompt_tokens\":3,\"total_tokens\":5,\"completion_tokens\":2}}\n\n");
+            + CMPL_HEAD + "],\"usage\":{\"prompt_tokens\":3,\"total_tokens\":5,\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n");
   }
 
   @Test

@@ -44,7 +44,8 @@ class WireFramesTest {
             + "{\"type\":\"text_delta\",\"text\":\" café\"}}\n\n"
             + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
             + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
-            + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":2}}\n\n"
+            + "\"stop_sequence\":null},\"usage\":{\"input_tokens\":7,\"cache_creation_input_tokens\":0,"
+            + "\"cache_read_input_tokens\":0,\"output_tokens\":2}}\n\n"
             + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     assertThat(new String(frames(GenerationRequest.Api.ANTHROPIC).body("hi", "length", 7, 2), UTF_8))
         .contains("\"stop_reason\":\"max_tokens\"").contains("\"text\":\"hi\"").contains("\"output_tokens\":2}");
@@ -76,6 +77,117 @@ class WireFramesTest {
             + "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"\"}],\"role\": \"model\"},\"finishReason\": \"STOP\","
             + "\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 7,\"candidatesTokenCount\": 2,\"totalTokenCount\": 9},"
             + "\"modelVersion\": \"m\",\"responseId\": \"msg_ab12\"}\r\n\r\n");
+  }
+
+  /** Every API that reports cached prompt tokens does so in its own field, once told. */
+  @Test
+  void cachedPromptTokensInEachApisUsage() {
+    WireFrames anthropic = frames(GenerationRequest.Api.ANTHROPIC);
+    anthropic.cachedPromptTokens(5);
+    String usage = "\"usage\":{\"input_tokens\":2,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":5,";
+    assertThat(stream(anthropic, "stop")) // input_tokens excludes cache reads, in message_start and message_delta
+        .contains(usage + "\"output_tokens\":1}}}").contains(usage + "\"output_tokens\":2}}");
+    assertThat(new String(anthropic.body("hi", "stop", 7, 2), UTF_8)).contains(usage + "\"output_tokens\":2}}");
+
+    WireFrames responses = frames(GenerationRequest.Api.RESPONSES);
+    responses.cachedPromptTokens(5);
+    assertThat(stream(responses, "stop")).contains("\"input_tokens\":7,\"input_tokens_details\":{\"cached_tokens\":5}");
+    assertThat(new String(responses.body("hi", "stop", 7, 2), UTF_8))
+        .contains("\"input_tokens\":7,\"input_tokens_details\":{\"cached_tokens\":5}");
+
+    WireFrames gemini = frames(GenerationRequest.Api.GEMINI);
+    gemini.cachedPromptTokens(5);
+    String meta = "\"usageMetadata\": {\"promptTokenCount\": 7,\"candidatesTokenCount\": 2,\"totalTokenCount\": 9,"
+        + "\"cachedContentTokenCount\": 5}";
+    assertThat(stream(gemini, "stop")).contains(meta);
+    assertThat(new String(gemini.body("hi", "stop", 7, 2), UTF_8)).contains(meta);
+
+    WireFrames chat = frames(GenerationRequest.Api.CHAT);
+    chat.cachedPromptTokens(5);
+    assertThat(stream(chat, "stop")).contains("\"prompt_tokens\":7,\"total_tokens\":9,\"completion_tokens\":2,"
+        + "\"prompt_tokens_details\":{\"cached_tokens\":5}}");
+    assertThat(new String(chat.body("hi", "stop", 7, 2), UTF_8)).contains("\"prompt_tokens_details\":{\"cached_tokens\":5}");
+  }
+
+  /** A tool call's frames in each API's format; the argument pieces reassemble to the arguments. */
+  @Test
+  void toolCallFramesReassembleToTheArguments() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    ToolCalls.Call call = new ToolCalls.Call("get_weather", "{\"city\":\"Zürich\",\"days\":1}");
+    for (GenerationRequest.Api api : java.util.List.of(GenerationRequest.Api.CHAT, GenerationRequest.Api.ANTHROPIC)) {
+      WireFrames f = WireFrames.of(api, "msg_ab12", 1_700_000_000L, "m", "\"m\"", 7, call, "call_1");
+      ByteBuf out = Unpooled.buffer();
+      java.util.List<String> pieces = call.pieces();
+      f.writeOpening(out);
+      for (int i = 0; i < pieces.size(); i++) {
+        f.writeToken(out, Bodies.escaped(pieces.get(i)), i == pieces.size() - 1 ? "tool_calls" : null);
+      }
+      f.writeClosing(out, "tool_calls", 7, pieces.size(), true);
+      String stream = out.toString(UTF_8);
+      out.release();
+      StringBuilder arguments = new StringBuilder();
+      String finish = null;
+      for (String line : stream.split("\n")) {
+        if (!line.startsWith("data: {")) {
+          continue;
+        }
+        com.fasterxml.jackson.databind.JsonNode e = json.readTree(line.substring(6));
+        if (api == GenerationRequest.Api.CHAT) {
+          com.fasterxml.jackson.databind.JsonNode c = e.path("choices").path(0);
+          arguments.append(c.path("delta").path("tool_calls").path(0).path("function").path("arguments").asText(""));
+          finish = c.path("finish_reason").isTextual() ? c.path("finish_reason").asText() : finish;
+        } else {
+          arguments.append(e.path("delta").path("partial_json").asText(""));
+          finish = e.path("delta").path("stop_reason").isTextual() ? e.path("delta").path("stop_reason").asText() : finish;
+        }
+      }
+      assertThat(json.readTree(arguments.toString())).as(api.name()).isEqualTo(json.readTree(call.arguments()));
+      assertThat(finish).isEqualTo(api == GenerationRequest.Api.CHAT ? "tool_calls" : "tool_use");
+      if (api == GenerationRequest.Api.CHAT) {
+        assertThat(stream).contains("\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\","
+            + "\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}");
+        com.fasterxml.jackson.databind.JsonNode body = json.readTree(f.body(call.arguments(), "tool_calls", 7, 6));
+        com.fasterxml.jackson.databind.JsonNode message = body.path("choices").path(0).path("message");
+        assertThat(message.path("content").isNull()).isTrue();
+        assertThat(message.path("tool_calls").path(0).path("id").asText()).isEqualTo("call_1");
+        assertThat(message.path("tool_calls").path(0).path("function").path("arguments").asText()).isEqualTo(call.arguments());
+        assertThat(body.path("choices").path(0).path("finish_reason").asText()).isEqualTo("tool_calls");
+      } else {
+        assertThat(stream).contains("\"content_block\":{\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"get_weather\","
+            + "\"input\":{}}");
+        com.fasterxml.jackson.databind.JsonNode body = json.readTree(f.body(call.arguments(), "tool_calls", 7, 6));
+        assertThat(body.path("content").path(0).path("type").asText()).isEqualTo("tool_use");
+        assertThat(body.path("content").path(0).path("input")).isEqualTo(json.readTree(call.arguments()));
+        assertThat(body.path("stop_reason").asText()).isEqualTo("tool_use");
+      }
+    }
+  }
+
+  @Test
+  void toolChoiceDecidesWhetherToCallAndArgumentsFillTheRequiredProperties() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String tools = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}},{\"type\":\"function\","
+        + "\"function\":{\"name\":\"b\",\"parameters\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\","
+        + "\"minimum\":3},\"o\":{\"type\":\"object\",\"properties\":{\"f\":{\"type\":\"boolean\"}},\"required\":[\"f\"]},"
+        + "\"l\":{\"type\":\"array\"},\"skip\":{\"type\":\"string\"}},\"required\":[\"n\",\"o\",\"l\"]}}}]";
+    String user = "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]";
+    String afterTool = "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"tool\",\"content\":\"sunny\"}]";
+    assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + user + "}")).name()).isEqualTo("a");
+    assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + afterTool + "}"))).as("auto after a tool result").isNull();
+    assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + afterTool + ",\"tool_choice\":\"required\"}"))).isNotNull();
+    assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + user + ",\"tool_choice\":\"none\"}"))).isNull();
+    ToolCalls.Call b = ToolCalls.openAi(json.readTree(
+        "{" + tools + "," + afterTool + ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"b\"}}}"));
+    assertThat(b.name()).isEqualTo("b");
+    assertThat(b.arguments()).isEqualTo("{\"n\":3.0,\"o\":{\"f\":true},\"l\":[]}");
+    assertThat(ToolCalls.openAi(json.readTree("{" + user + "}"))).isNull();
+
+    String anthropicTools = "\"tools\":[{\"name\":\"t\",\"input_schema\":{\"type\":\"object\"}}]";
+    String result = "\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"x\"}]}]";
+    assertThat(ToolCalls.anthropic(json.readTree("{" + anthropicTools + "," + user + "}")).arguments()).isEqualTo("{}");
+    assertThat(ToolCalls.anthropic(json.readTree("{" + anthropicTools + "," + result + "}"))).isNull();
+    assertThat(ToolCalls.anthropic(json.readTree("{" + anthropicTools + "," + result + ",\"tool_choice\":{\"type\":\"any\"}}")))
+        .isNotNull();
   }
 
   @Test

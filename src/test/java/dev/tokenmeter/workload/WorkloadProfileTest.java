@@ -60,6 +60,66 @@ class WorkloadProfileTest {
     assertThat(back.since()).isEqualTo(T0.minusSeconds(3600));
   }
 
+  /**
+   * Two conversations by hand: "a" of 3 turns (think 2 s, then 5 s), "b" of 10 turns (think 1 s
+   * each), interleaved in start order, plus unkeyed and failed requests.
+   */
+  @Test
+  void conversationsAreTurnsThinkTimesAndCachedSharesByTurn() throws Exception {
+    WorkloadProfile.Builder b = new WorkloadProfile.Builder();
+    long t = T0.toEpochMilli();
+    // a: starts 0, 3,000, 9,000; each answer lasts 1,000 ms; prompts 100, 200, 300; cached 0, 96, 192
+    b.add(t, "m", true, 100, 10, 0, "a", t + 1_000);
+    long bStart = t + 500;
+    for (int k = 0; k < 10; k++) { // b: each turn 500 ms, then 1,000 ms of thought; prompt 100, cached 50 after turn 1
+      long start = bStart + 1_500L * k;
+      if (k == 2) {
+        b.add(t + 3_000, "m", true, 200, 10, 96, "a", t + 4_000);
+        b.add(t + 3_100, "m", false, 50, -1, -1, "a", -1); // failed: not a turn
+      }
+      if (k == 6) {
+        b.add(t + 9_000, "m", true, 300, 10, 192, "a", t + 10_000);
+      }
+      b.add(start, "m", true, 100, 10, k == 0 ? 0 : 50, "b", start + 500);
+    }
+    b.add(t + 20_000, "m", true, 100, 10, -1); // unkeyed, no cached report
+    WorkloadProfile p = b.build(T0, T0.plusSeconds(60));
+    ConversationProfile c = p.conversationsOrNull();
+    assertThat(c).isNotNull();
+    assertThat(c.conversations()).isEqualTo(2);
+    assertThat(c.keyedShare()).isEqualTo(13 / 14.0);
+    assertThat(c.turns().quantiles().getFirst()).isEqualTo(3);
+    assertThat(c.turns().quantiles().getLast()).isEqualTo(10);
+    // gaps: a 2,000 and 5,000; b nine of 1,000
+    assertThat(c.thinkTimeMillis()).hasSize(101);
+    assertThat(c.thinkTimeMillis().getFirst()).isEqualTo(1_000);
+    assertThat(c.thinkTimeMillis().get(50)).isEqualTo(1_000);
+    assertThat(c.thinkTimeMillis().getLast()).isEqualTo(5_000);
+    double[] byTurn = c.cachedShareByTurn();
+    assertThat(byTurn).hasSize(ConversationProfile.TURN_CAP + 1);
+    assertThat(byTurn[0]).isZero();
+    assertThat(byTurn[1]).isCloseTo((96 + 50) / 300.0, within(1e-12));
+    assertThat(byTurn[2]).isCloseTo((192 + 50) / 400.0, within(1e-12));
+    assertThat(byTurn[3]).isEqualTo(0.5);
+    assertThat(byTurn[8]).as("turns 9 and 10 together").isEqualTo(0.5);
+
+    Path f = dir.resolve("c.json");
+    Files.writeString(f, p.toJson());
+    ConversationProfile back = WorkloadProfile.read(f).conversationsOrNull();
+    assertThat(back.conversations()).isEqualTo(2);
+    assertThat(back.keyedShare()).isEqualTo(c.keyedShare());
+    assertThat(back.turns()).isEqualTo(c.turns());
+    assertThat(back.thinkTimeMillis()).isEqualTo(c.thinkTimeMillis());
+    assertThat(back.cachedShareByTurn()).containsExactly(byTurn);
+  }
+
+  @Test
+  void aWorkloadWithoutKeysHasNoConversations() {
+    WorkloadProfile p = new WorkloadProfile.Builder().add(T0.toEpochMilli(), "m", true, 5, 5, -1).build(T0, T0);
+    assertThat(p.conversationsOrNull()).isNull();
+    assertThat(p.toJson()).doesNotContain("conversations");
+  }
+
   @Test
   void aSingleRequestHasNoRateAndNoCompletedOneNoProfile() {
     WorkloadProfile one = new WorkloadProfile.Builder().add(T0.toEpochMilli(), "m", true, 5, 5, -1).build(T0, T0);

@@ -62,8 +62,12 @@ public final class BatchEngine {
     /** Sequence {@code id} lost its KV cache at {@code atNanos} and will recompute it. */
     default void preempted(long id, long atNanos) {}
 
-    /** Sequence {@code id} was scheduled for the first time, in the iteration starting at {@code atNanos}. */
-    default void firstScheduled(long id, long atNanos) {}
+    /**
+     * Sequence {@code id} was scheduled for the first time, in the iteration starting at {@code
+     * atNanos}, with {@code cachedPromptTokens} of its prompt found in the prefix cache (a multiple
+     * of the block size; 0 without caching).
+     */
+    default void firstScheduled(long id, long atNanos, int cachedPromptTokens) {}
   }
 
   /**
@@ -286,7 +290,7 @@ public final class BatchEngine {
         break; // admission queue: the KV cache is full
       }
       if (first) {
-        listener.firstScheduled(next.id, start);
+        listener.firstScheduled(next.id, start, next.firstHitTokens);
       }
       budget -= batch.get(batch.size() - 1).scheduled;
     }
@@ -323,6 +327,7 @@ public final class BatchEngine {
       s.admittedOnce = true;
       admittedPromptTokens += s.promptTokens;
       cachedPromptTokens += (long) hit * blockTokens;
+      s.firstHitTokens = hit * blockTokens;
     }
     allocate(s, n, need);
     return true;

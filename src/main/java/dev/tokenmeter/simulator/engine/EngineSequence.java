@@ -23,6 +23,8 @@ final class EngineSequence {
   /** Prompt blocks registered or found in the cache so far (0 after a preemption). */
   int hashedBlocks;
   boolean admittedOnce;
+  /** Prompt tokens served from the prefix cache at the first admission. */
+  int firstHitTokens;
 
   EngineSequence(long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes hashes) {
     this.id = id;
