@@ -6,6 +6,7 @@ import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.HfConfigs;
 import dev.tokenmeter.simulator.SpecFiles;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -15,10 +16,10 @@ final class EngineOptions {
   static final String DEFAULT_MODEL = "llama-3.1-8b";
   static final String DEFAULT_GPU = "h100-sxm";
 
-  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: llama-3.1-8b; `tokenmeter sim presets` lists them).")
+  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: llama-3.1-8b; `tokenmeter sim presets` lists them), or hf:ORG/NAME: the config.json of that model in the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded).")
   String model;
 
-  @Option(names = "--model-file", paramLabel = "FILE", description = "Simulated model from a JSON file instead of a preset: one object of `tokenmeter sim presets --json`'s models, same fields and units.")
+  @Option(names = "--model-file", paramLabel = "FILE", description = "Simulated model from a file instead of a preset: a Hugging Face config.json (or a model folder holding one; Llama, Mistral, Mixtral, Qwen2/3 dense and MoE, DeepSeek-V2/V3, gpt-oss, Llama 4, Gemma 3), or one object of `tokenmeter sim presets --json`'s models, same fields and units.")
   Path modelFile;
 
   @Option(names = "--gpu", paramLabel = "PRESET", description = "Simulated accelerator (default: h100-sxm).")
@@ -30,10 +31,10 @@ final class EngineOptions {
   @Option(names = "--gpus", paramLabel = "N", description = "GPUs the model is sharded over, tensor parallel (default: ${DEFAULT-VALUE}).")
   int gpus = 1;
 
-  @Option(names = "--precision", paramLabel = "P", description = "Weight precision: bf16, fp16, fp8, int8, int4 (default: ${DEFAULT-VALUE}).")
-  String precision = "bf16";
+  @Option(names = "--precision", paramLabel = "P", description = "Weight precision: bf16, fp16, fp8, int8, int4, fp4 (NVFP4), mxfp4 (default: the checkpoint's: bf16 for most presets, fp8 for deepseek-v3/r1, mxfp4 for gpt-oss).")
+  String precision;
 
-  @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
+  @Option(names = {"--kv-precision", "--kv-dtype"}, paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
   String kvPrecision = "bf16";
 
   @Option(names = "--engine", paramLabel = "PROFILE", description = "Serving engine simulated: vllm, sglang, trt-llm, lmdeploy (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists the profiles).")
@@ -70,7 +71,9 @@ final class EngineOptions {
       EngineConfig c =
           EngineConfig.of(m, g, EngineProfile.of(engine))
               .withTensorParallel(gpus)
-              .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision))
+              .withPrecision(
+                  precision == null ? m.architecture().nativeWeights() : Precision.parse(precision),
+                  Precision.parse(kvPrecision))
               .withPrefixCaching(!noPrefixCaching);
       c = withEfficiency(c);
       new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
@@ -84,7 +87,13 @@ final class EngineOptions {
     if (model != null && modelFile != null) {
       throw new UsageException("give --model or --model-file, not both");
     }
-    return modelFile != null ? SpecFiles.readModel(modelFile) : Presets.model(model != null ? model : DEFAULT_MODEL);
+    if (modelFile != null) {
+      return SpecFiles.readModel(modelFile);
+    }
+    if (model != null && model.startsWith("hf:")) {
+      return HfConfigs.fromCache(model.substring(3), System.getenv());
+    }
+    return Presets.model(model != null ? model : DEFAULT_MODEL);
   }
 
   private GpuSpec gpu() {

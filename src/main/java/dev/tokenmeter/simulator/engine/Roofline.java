@@ -57,7 +57,7 @@ public final class Roofline {
   public Roofline(EngineConfig config) {
     this.config = config;
     int tp = config.tensorParallel();
-    this.weightBytesPerGpu = weightBytes(config, config.model().totalParams()) / tp;
+    this.weightBytesPerGpu = totalWeightBytes(config) / tp;
     this.kvBytesPerTokenPerGpu = config.model().kvBytesPerTokenPerGpu(config.kvCache(), tp);
     double usable = config.gpu().memoryBytes() * config.gpuMemoryUtilization();
     double kvBytes = usable - weightBytesPerGpu - config.reserveBytesPerGpu();
@@ -98,7 +98,7 @@ public final class Roofline {
    */
   public static int gpusNeeded(EngineConfig config) {
     for (int n = 1; n <= 64; n++) {
-      double weights = weightBytes(config, config.model().totalParams()) / n;
+      double weights = totalWeightBytes(config) / n;
       double kvBlock = config.model().kvBytesPerTokenPerGpu(config.kvCache(), n) * config.blockTokens();
       double room =
           config.gpu().memoryBytes() * config.gpuMemoryUtilization() - weights
@@ -112,16 +112,29 @@ public final class Roofline {
 
   /**
    * Bytes of {@code params} parameters of the deployment's weights, the embeddings and the LM head
-   * among them: quantized checkpoints (FP8, INT8, INT4) keep both in BF16 (vLLM's FP8 and
+   * among them: quantized checkpoints (FP8, INT8, INT4, FP4) keep both in BF16 (vLLM's FP8 and
    * ModelOpt's checkpoints leave lm_head unquantized; the embedding is a lookup table), so each
    * of those {@code vocab × hidden} tables counts at 2 bytes, the rest at the weight precision.
    * {@code params} includes the LM head; it includes the input embedding when it is the total.
+   * A model whose quantization covers only its routed experts ({@link
+   * Architecture#attentionWeightsWide()}, gpt-oss) counts all but {@code routedParams} of the
+   * rest at 2 bytes too.
    */
-  static double weightBytes(EngineConfig c, double params) {
+  static double weightBytes(EngineConfig c, double params, double routedParams) {
     double table = c.model().embeddingParams();
-    double tables = params >= c.model().totalParams() ? 2 * table : table;
+    boolean tied = c.model().architecture().tiedEmbeddings();
+    double tables = params >= c.model().totalParams() && !tied ? 2 * table : table;
     double wide = Math.max(c.weights().bytesPerValue(), Precision.BF16.bytesPerValue());
+    if (c.model().architecture().attentionWeightsWide() && c.weights().bytesPerValue() < wide) {
+      return routedParams * c.weights().bytesPerValue() + (params - routedParams) * wide;
+    }
     return (params - tables) * c.weights().bytesPerValue() + tables * wide;
+  }
+
+  /** {@link #weightBytes(EngineConfig, double, double)} of all the model's parameters. */
+  static double totalWeightBytes(EngineConfig c) {
+    ModelSpec m = c.model();
+    return weightBytes(c, m.totalParams(), m.experts() * m.paramsPerExpert());
   }
 
   /** Bytes of weights on each GPU. */
@@ -213,13 +226,13 @@ public final class Roofline {
       int samples) {
     int tp = config.tensorParallel();
     ModelSpec m = config.model();
-    double matmulFlops = 2.0 * (m.activeParams() - m.embeddingParams()) * tokens;
-    double attentionFlops = 4.0 * m.layers() * m.attentionHeads() * m.headDim() * attentionPairs;
+    double matmulFlops = 2.0 * (m.activeParams() - m.inputEmbeddingParams()) * tokens;
+    double attentionFlops = m.attentionFlops(attentionPairs, tokens, decoding == tokens);
     double flopsPerGpu = (matmulFlops + attentionFlops) / tp;
     // The input embedding is a lookup of the iteration's tokens' rows, not a read of the table.
-    double weightBytes =
-        weightBytes(config, m.paramsReadPerIteration(tokens) - m.embeddingParams()) / tp;
-    double kvBytes = (contextTokensRead + (double) tokens) * kvBytesPerTokenPerGpu;
+    double weightBytes = weightBytes(config, m.paramsReadPerIteration(tokens) - m.inputEmbeddingParams(),
+        m.routedParamsReadPerIteration(tokens)) / tp;
+    double kvBytes = kvBytesRead(contextTokensRead, tokens, sequences);
     double computeSeconds = flopsPerGpu / flopsPerSecondPerGpu;
     double memorySeconds = (weightBytes + kvBytes) / bytesPerSecondPerGpu;
     double samplingSeconds = (double) samples * m.vocabSize() * LOGIT_BYTES / bytesPerSecondPerGpu;
@@ -283,6 +296,22 @@ public final class Roofline {
   /** {@link #computeShare(double, double, double)} at k = 3. */
   static double computeShare(double compute, double memory) {
     return computeShare(compute, memory, 3);
+  }
+
+  /**
+   * KV-cache bytes one iteration moves on each GPU: every scheduled sequence's context read once
+   * and the new tokens' KV written. Sliding-window layers read at most the window per sequence,
+   * estimated from the mean context ({@code min(context, sequences × window)}).
+   */
+  double kvBytesRead(long contextTokensRead, int tokens, int sequences) {
+    double share = config.model().slidingKvShare();
+    if (share == 0) {
+      return (contextTokensRead + (double) tokens) * kvBytesPerTokenPerGpu;
+    }
+    double window = config.model().architecture().slidingWindow();
+    double slidingContext = Math.min(contextTokensRead, sequences * window);
+    return ((1 - share) * contextTokensRead + share * slidingContext + tokens)
+        * kvBytesPerTokenPerGpu;
   }
 
   /** Time of one iteration's tensor-parallel all-reduces: 0 on one GPU. */
