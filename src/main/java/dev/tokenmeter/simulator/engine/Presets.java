@@ -131,7 +131,7 @@ public final class Presets {
               148 * TERA, 296 * TERA, 296 * TERA, 450 * GIGA, "NVLink 4 (900 GB/s)",
               "NVIDIA H20 product brief as reproduced at willitrunai.com/gpus/h20-96gb and"
                   + " zangshuxian.com (148 TFLOPS FP16, 296 FP8/INT8 dense, 4.0 TB/s)"),
-          new GpuSpec("rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell Server Edition 96GB",
+          new GpuSpec("rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell Server 96GB",
               96 * GIB, 1_792 * GIGA, 503.8 * TERA, 1_007.6 * TERA, 1_007.6 * TERA, 64 * GIGA,
               "PCIe Gen5 x16 (128 GB/s)", RTX_PRO_6000, 0, 0, 2_015.2 * TERA));
 
