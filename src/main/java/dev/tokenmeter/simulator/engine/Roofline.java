@@ -25,11 +25,13 @@ package dev.tokenmeter.simulator.engine;
  * - launches: a batch the engine profile runs as a CUDA graph costs one replay; any other launches
  *   its kernels one by one, a fixed cost per layer (EngineProfile).
  * - FLOPs = 2 × (active params − input embedding) × tokens (one multiply-add per weight per
- *   token; the embedding is a lookup) + attention,
- *   4 × layers × heads × headDim per (query token, attended token) pair (QKᵀ and AV).
+ *   token; the embedding is a lookup; tied embeddings are the LM head's, multiplied) + attention,
+ *   4 × layers × heads × headDim per (query token, attended token) pair (QKᵀ and AV); latent
+ *   attention and sliding windows per ModelSpec.attentionFlops.
  * - bytes = weights read once per iteration (MoE: only the experts routed to; not the input
- *   embedding, a lookup; the LM head in BF16 for quantized weights) + the KV cache of every
- *   scheduled sequence's context read once + the new tokens' KV written.
+ *   embedding, a lookup; the LM head in BF16 for quantized weights; gpt-oss-style checkpoints
+ *   quantize only their experts) + the KV cache of every scheduled sequence's context read once
+ *   (sliding-window layers: at most the window) + the new tokens' KV written.
  * - all-reduces: two per layer (after attention and after the MLP) of tokens × hidden × 2 bytes,
  *   ring: latency + 2(N−1)/N × bytes / link bandwidth. None on one GPU.
  * - KV capacity = memory × utilisation − weights − reserve, per GPU, in whole blocks; a profile
