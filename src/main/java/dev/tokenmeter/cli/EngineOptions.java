@@ -6,6 +6,7 @@ import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.engine.Speculation;
 import dev.tokenmeter.simulator.HfConfigs;
 import dev.tokenmeter.simulator.SpecFiles;
 import java.nio.file.Path;
@@ -43,6 +44,18 @@ final class EngineOptions {
   @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default where the engine has one, as in vLLM V1: prompt blocks already in the KV cache skip prefill; lmdeploy has none).")
   boolean noPrefixCaching;
 
+  @Option(names = "--speculative", paramLabel = "KIND", description = "Speculative decoding: mtp (the model's multi-token-prediction layer, DeepSeek-V3/R1), eagle (an EAGLE head), draft (a draft model, --draft-model); needs --spec-tokens and --acceptance. Each decode step verifies 1 + K positions and emits 1 + sum of R^i (i = 1..K) tokens on average.")
+  String speculative;
+
+  @Option(names = "--spec-tokens", paramLabel = "K", description = "Draft tokens proposed per decode step, 1-16 (with --speculative).")
+  Integer specTokens;
+
+  @Option(names = "--acceptance", paramLabel = "R", description = "Probability each draft token is accepted, in [0, 1] (with --speculative; it depends on the model, the drafter and the text: measure it on your traffic).")
+  Double acceptance;
+
+  @Option(names = "--draft-model", paramLabel = "PRESET", description = "The draft model of --speculative draft: a preset, hf:ORG/NAME or a config.json path.")
+  String draftModel;
+
   // Efficiency factors: null keeps EngineConfig's fitted default (`sim presets` prints them).
   @Option(names = "--mfu", paramLabel = "F", description = "Model FLOPs utilisation of compute-bound work: its share of the GPU's achievable matrix rate (datasheet peak x its measured achievable share), in (0, 1] (default: fitted, see `sim presets`).")
   Double mfu;
@@ -74,13 +87,41 @@ final class EngineOptions {
               .withPrecision(
                   precision == null ? m.architecture().nativeWeights() : Precision.parse(precision),
                   Precision.parse(kvPrecision))
-              .withPrefixCaching(!noPrefixCaching);
+              .withPrefixCaching(!noPrefixCaching)
+              .withSpeculation(speculation());
       c = withEfficiency(c);
       new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
       return c;
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
+  }
+
+  /** The --speculative flags as a {@link Speculation}; NONE without them. */
+  private Speculation speculation() {
+    if (speculative == null) {
+      if (specTokens != null || acceptance != null || draftModel != null) {
+        throw new UsageException("--spec-tokens, --acceptance and --draft-model go with --speculative mtp|eagle|draft");
+      }
+      return Speculation.NONE;
+    }
+    Speculation.Kind kind = switch (speculative.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "mtp" -> Speculation.Kind.MTP;
+      case "eagle" -> Speculation.Kind.EAGLE;
+      case "draft" -> Speculation.Kind.DRAFT;
+      default -> throw new UsageException("--speculative must be mtp, eagle or draft, got '" + speculative + "'");
+    };
+    if (specTokens == null || acceptance == null) {
+      throw new UsageException("--speculative " + kind.id() + " needs --spec-tokens K and --acceptance R"
+          + " (e.g. --spec-tokens 3 --acceptance 0.7)");
+    }
+    ModelSpec draft = null;
+    if (draftModel != null) {
+      Path file = Path.of(draftModel);
+      draft = draftModel.startsWith("hf:") ? HfConfigs.fromCache(draftModel.substring(3), System.getenv())
+          : java.nio.file.Files.exists(file) ? SpecFiles.readModel(file) : Presets.model(draftModel);
+    }
+    return new Speculation(kind, specTokens, acceptance, draft);
   }
 
   private ModelSpec model() {

@@ -23,6 +23,8 @@ final class EngineSequence {
   /** Prompt blocks registered or found in the cache so far (0 after a preemption). */
   int hashedBlocks;
   boolean admittedOnce;
+  /** Speculative decoding: expected tokens earned and not yet emitted, in [0, 1) between steps. */
+  double specCredit;
 
   EngineSequence(long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes hashes) {
     this.id = id;
