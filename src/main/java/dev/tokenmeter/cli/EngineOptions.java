@@ -6,6 +6,8 @@ import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
+import dev.tokenmeter.simulator.engine.Speculation;
+import dev.tokenmeter.simulator.HfConfigs;
 import dev.tokenmeter.simulator.SpecFiles;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -15,10 +17,10 @@ final class EngineOptions {
   static final String DEFAULT_MODEL = "llama-3.1-8b";
   static final String DEFAULT_GPU = "h100-sxm";
 
-  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: llama-3.1-8b; `tokenmeter sim presets` lists them).")
+  @Option(names = "--model", paramLabel = "PRESET", description = "Simulated model (default: llama-3.1-8b; `tokenmeter sim presets` lists them), or hf:ORG/NAME: the config.json of that model in the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded).")
   String model;
 
-  @Option(names = "--model-file", paramLabel = "FILE", description = "Simulated model from a JSON file instead of a preset: one object of `tokenmeter sim presets --json`'s models, same fields and units.")
+  @Option(names = "--model-file", paramLabel = "FILE", description = "Simulated model from a file instead of a preset: a Hugging Face config.json (or a model folder holding one; Llama, Mistral, Mixtral, Qwen2/3 dense and MoE, DeepSeek-V2/V3, gpt-oss, Llama 4, Gemma 3), or one object of `tokenmeter sim presets --json`'s models, same fields and units.")
   Path modelFile;
 
   @Option(names = "--gpu", paramLabel = "PRESET", description = "Simulated accelerator (default: h100-sxm).")
@@ -30,10 +32,10 @@ final class EngineOptions {
   @Option(names = "--gpus", paramLabel = "N", description = "GPUs the model is sharded over, tensor parallel (default: ${DEFAULT-VALUE}).")
   int gpus = 1;
 
-  @Option(names = "--precision", paramLabel = "P", description = "Weight precision: bf16, fp16, fp8, int8, int4 (default: ${DEFAULT-VALUE}).")
-  String precision = "bf16";
+  @Option(names = "--precision", paramLabel = "P", description = "Weight precision: bf16, fp16, fp8, int8, int4, fp4 (NVFP4), mxfp4 (default: the checkpoint's: bf16 for most presets, fp8 for deepseek-v3/r1, mxfp4 for gpt-oss).")
+  String precision;
 
-  @Option(names = "--kv-precision", paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
+  @Option(names = {"--kv-precision", "--kv-dtype"}, paramLabel = "P", description = "KV-cache precision: bf16, fp16, fp8 (default: ${DEFAULT-VALUE}).")
   String kvPrecision = "bf16";
 
   @Option(names = "--engine", paramLabel = "PROFILE", description = "Serving engine simulated: vllm, sglang, trt-llm, lmdeploy (default: ${DEFAULT-VALUE}; `tokenmeter sim presets` lists the profiles).")
@@ -41,6 +43,18 @@ final class EngineOptions {
 
   @Option(names = "--no-prefix-caching", negatable = false, description = "Turn the simulated engine's prefix cache off (on by default where the engine has one, as in vLLM V1: prompt blocks already in the KV cache skip prefill; lmdeploy has none).")
   boolean noPrefixCaching;
+
+  @Option(names = "--speculative", paramLabel = "KIND", description = "Speculative decoding: mtp (the model's multi-token-prediction layer, DeepSeek-V3/R1), eagle (an EAGLE head), draft (a draft model, --draft-model); needs --spec-tokens and --acceptance. Each decode step verifies 1 + K positions and emits 1 + sum of R^i (i = 1..K) tokens on average.")
+  String speculative;
+
+  @Option(names = "--spec-tokens", paramLabel = "K", description = "Draft tokens proposed per decode step, 1-16 (with --speculative).")
+  Integer specTokens;
+
+  @Option(names = "--acceptance", paramLabel = "R", description = "Probability each draft token is accepted, in [0, 1] (with --speculative; it depends on the model, the drafter and the text: measure it on your traffic).")
+  Double acceptance;
+
+  @Option(names = "--draft-model", paramLabel = "PRESET", description = "The draft model of --speculative draft: a preset, hf:ORG/NAME or a config.json path.")
+  String draftModel;
 
   // Efficiency factors: null keeps EngineConfig's fitted default (`sim presets` prints them).
   @Option(names = "--mfu", paramLabel = "F", description = "Model FLOPs utilisation of compute-bound work: its share of the GPU's achievable matrix rate (datasheet peak x its measured achievable share), in (0, 1] (default: fitted, see `sim presets`).")
@@ -70,8 +84,11 @@ final class EngineOptions {
       EngineConfig c =
           EngineConfig.of(m, g, EngineProfile.of(engine))
               .withTensorParallel(gpus)
-              .withPrecision(Precision.parse(precision), Precision.parse(kvPrecision))
-              .withPrefixCaching(!noPrefixCaching);
+              .withPrecision(
+                  precision == null ? m.architecture().nativeWeights() : Precision.parse(precision),
+                  Precision.parse(kvPrecision))
+              .withPrefixCaching(!noPrefixCaching)
+              .withSpeculation(speculation());
       c = withEfficiency(c);
       new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
       return c;
@@ -80,11 +97,44 @@ final class EngineOptions {
     }
   }
 
+  /** The --speculative flags as a {@link Speculation}; NONE without them. */
+  private Speculation speculation() {
+    if (speculative == null) {
+      if (specTokens != null || acceptance != null || draftModel != null) {
+        throw new UsageException("--spec-tokens, --acceptance and --draft-model go with --speculative mtp|eagle|draft");
+      }
+      return Speculation.NONE;
+    }
+    Speculation.Kind kind = switch (speculative.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "mtp" -> Speculation.Kind.MTP;
+      case "eagle" -> Speculation.Kind.EAGLE;
+      case "draft" -> Speculation.Kind.DRAFT;
+      default -> throw new UsageException("--speculative must be mtp, eagle or draft, got '" + speculative + "'");
+    };
+    if (specTokens == null || acceptance == null) {
+      throw new UsageException("--speculative " + kind.id() + " needs --spec-tokens K and --acceptance R"
+          + " (e.g. --spec-tokens 3 --acceptance 0.7)");
+    }
+    ModelSpec draft = null;
+    if (draftModel != null) {
+      Path file = Path.of(draftModel);
+      draft = draftModel.startsWith("hf:") ? HfConfigs.fromCache(draftModel.substring(3), System.getenv())
+          : java.nio.file.Files.exists(file) ? SpecFiles.readModel(file) : Presets.model(draftModel);
+    }
+    return new Speculation(kind, specTokens, acceptance, draft);
+  }
+
   private ModelSpec model() {
     if (model != null && modelFile != null) {
       throw new UsageException("give --model or --model-file, not both");
     }
-    return modelFile != null ? SpecFiles.readModel(modelFile) : Presets.model(model != null ? model : DEFAULT_MODEL);
+    if (modelFile != null) {
+      return SpecFiles.readModel(modelFile);
+    }
+    if (model != null && model.startsWith("hf:")) {
+      return HfConfigs.fromCache(model.substring(3), System.getenv());
+    }
+    return Presets.model(model != null ? model : DEFAULT_MODEL);
   }
 
   private GpuSpec gpu() {

@@ -26,6 +26,30 @@ import java.util.Locale;
 public final class PresetsListing {
   private PresetsListing() {}
 
+  /** {@code "MLA 512+64, 1+256 experts (8), 3 dense"}: what the shape columns do not show. */
+  static String architecture(ModelSpec m) {
+    var a = m.architecture();
+    List<String> parts = new java.util.ArrayList<>();
+    if (a.latentAttention()) {
+      parts.add("MLA " + a.kvLoraRank() + "+" + a.qkRopeHeadDim());
+    }
+    if (m.mixtureOfExperts()) {
+      parts.add((a.sharedExperts() > 0 ? a.sharedExperts() + "+" : "") + m.experts() + " experts ("
+          + m.expertsPerToken() + " per token)" + (a.denseLayers() > 0 ? ", " + a.denseLayers()
+          + " dense layers" : ""));
+    }
+    if (a.slidingLayers() > 0) {
+      parts.add(a.slidingLayers() + " layers windowed to " + a.slidingWindow());
+    }
+    if (a.attentionWeightsWide()) {
+      parts.add("experts only quantized");
+    }
+    if (a.tiedEmbeddings()) {
+      parts.add("tied embeddings");
+    }
+    return parts.isEmpty() ? "dense" : String.join(", ", parts);
+  }
+
   /**
    * The tables: models, accelerators, engine profiles, and the knobs every profile shares as
    * {@code defaults} (the default deployment) has them.
@@ -37,36 +61,45 @@ public final class PresetsListing {
     sb.append(
         String.format(
             Locale.ROOT,
-            "  %-14s %-38s %9s %9s %6s %6s %5s %7s %8s %10s%n",
+            "  %-16s %-45s %9s %9s %6s %6s %5s %7s %8s %10s %-6s  %s%n",
             "id", "name", "params", "active", "layers", "hidden", "kv_h", "head_d", "context",
-            "KV/token"));
+            "KV/token", "dtype", "architecture"));
     for (ModelSpec m : Presets.models()) {
       sb.append(
           String.format(
               Locale.ROOT,
-              "  %-14s %-38s %8.2fB %8.2fB %6d %6d %5d %7d %8d %7.0f KiB%n",
+              "  %-16s %-45s %8.2fB %8.2fB %6d %6d %5d %7d %8d %6.0f KiB %-6s  %s%n",
               m.id(), m.name(), m.totalParams() / 1e9, m.activeParams() / 1e9, m.layers(),
               m.hiddenSize(), m.kvHeads(), m.headDim(), m.maxContextTokens(),
-              m.kvBytesPerTokenPerGpu(Precision.BF16, 1) / 1024));
+              m.kvBytesPerTokenPerGpu(Precision.BF16, 1) / 1024,
+              m.architecture().nativeWeights().id(), architecture(m)));
+    }
+    sb.append("  KV/token in BF16 on one GPU; dtype: the checkpoint's weights (the default --precision)\n");
+    sb.append("  sources:\n");
+    for (ModelSpec m : Presets.models()) {
+      sb.append(String.format(Locale.ROOT, "    %-16s %s%n", m.id(), m.source()));
     }
     sb.append("\nAccelerators (dense peaks)\n");
     sb.append(
         String.format(
             Locale.ROOT,
-            "  %-10s %-26s %7s %9s %10s %10s %10s %12s  %s%n",
-            "id", "name", "memory", "HBM TB/s", "BF16 TF/s", "FP8 TF/s", "INT8 TOP/s",
+            "  %-12s %-46s %7s %9s %10s %10s %10s %10s %12s  %s%n",
+            "id", "name", "memory", "HBM TB/s", "BF16 TF/s", "FP8 TF/s", "INT8 TOP/s", "FP4 TF/s",
             "achievable", "interconnect"));
     for (GpuSpec g : Presets.gpus()) {
       sb.append(
           String.format(
               Locale.ROOT,
-              "  %-10s %-26s %4d GiB %9.3f %10.1f %10s %10.1f %12s  %s%n",
+              "  %-12s %-46s %4d GiB %9.3f %10.1f %10s %10.1f %10s %12s  %s%n",
               g.id(), g.name(), g.memoryBytes() >> 30, g.memoryBandwidthBytesPerSecond() / 1e12,
               g.bf16FlopsPerSecond() / 1e12,
               g.fp8FlopsPerSecond() > 0
                   ? String.format(Locale.ROOT, "%.1f", g.fp8FlopsPerSecond() / 1e12)
                   : "-",
               g.int8OpsPerSecond() / 1e12,
+              g.fp4FlopsPerSecond() > 0
+                  ? String.format(Locale.ROOT, "%.1f", g.fp4FlopsPerSecond() / 1e12)
+                  : "-",
               g.fp8FlopsPerSecond() > 0
                   ? String.format(Locale.ROOT, "%.3f/%.3f", AchievableMatmul.share(g, Precision.BF16),
                       AchievableMatmul.share(g, Precision.FP8))
@@ -74,7 +107,11 @@ public final class PresetsListing {
               g.interconnect()));
     }
     sb.append("  achievable: share of the BF16/FP8 peak a matmul reaches at all (measured, stas00/ml-engineering"
-        + " MAMF table; unmeasured GPUs take its median); --mfu is a share of peak x this\n");
+        + " MAMF table; unmeasured GPUs take its median; FP4 takes the FP8 share); --mfu is a share of peak x this\n");
+    sb.append("  sources:\n");
+    for (GpuSpec g : Presets.gpus()) {
+      sb.append(String.format(Locale.ROOT, "    %-12s %s%n", g.id(), g.source()));
+    }
     sb.append("\nEngine profiles (--engine; overheads fitted to published measurements, docs/SIMULATOR.md)\n");
     sb.append(String.format(Locale.ROOT, "  %-8s %-42s %-13s %-12s %9s %13s %6s %5s %11s %12s%n",
         "id", "engine", "scheduling", "admission", "max seqs", "budget", "graphs", "block",

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.simulator.engine.Architecture;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
 import dev.tokenmeter.simulator.engine.Precision;
@@ -42,17 +43,23 @@ public final class SpecFiles {
       List.of("id", "name", "total_params", "active_params", "num_hidden_layers", "hidden_size",
           "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
           "vocab_size", "qkv_bias", "num_local_experts", "num_experts_per_tok",
-          "max_position_embeddings", "kv_bytes_per_token_bf16", "source");
+          "max_position_embeddings", "kv_bytes_per_token_bf16", "source", "architecture",
+          "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_shared_experts",
+          "dense_layers", "sliding_window", "sliding_window_layers", "weights_dtype",
+          "experts_only_quantized", "tie_word_embeddings");
   private static final Set<String> MODEL_OPTIONAL =
-      Set.of("name", "qkv_bias", "kv_bytes_per_token_bf16", "source");
+      Set.of("name", "qkv_bias", "kv_bytes_per_token_bf16", "source", "architecture",
+          "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_shared_experts",
+          "dense_layers", "sliding_window", "sliding_window_layers", "weights_dtype",
+          "experts_only_quantized", "tie_word_embeddings");
 
   private static final List<String> GPU_FIELDS =
       List.of("id", "name", "memory_bytes", "memory_bandwidth_bytes_per_second",
           "bf16_flops_per_second", "fp8_flops_per_second", "int8_ops_per_second",
           "interconnect_bytes_per_second_per_direction", "interconnect", "source",
-          "achievable_bf16_share", "achievable_fp8_share");
+          "achievable_bf16_share", "achievable_fp8_share", "fp4_flops_per_second");
   private static final Set<String> GPU_OPTIONAL = Set.of("name", "interconnect", "source",
-      "achievable_bf16_share", "achievable_fp8_share");
+      "achievable_bf16_share", "achievable_fp8_share", "fp4_flops_per_second");
 
   private SpecFiles() {}
 
@@ -76,6 +83,7 @@ public final class SpecFiles {
     g.writeNumberField("max_position_embeddings", m.maxContextTokens());
     g.writeNumberField("kv_bytes_per_token_bf16", kvBytesBf16(m));
     g.writeStringField("source", m.source());
+    writeArchitecture(g, m.architecture());
     g.writeEndObject();
   }
 
@@ -98,7 +106,60 @@ public final class SpecFiles {
     if (s.achievableFp8Share() > 0) {
       g.writeNumberField("achievable_fp8_share", s.achievableFp8Share());
     }
+    if (s.fp4FlopsPerSecond() > 0) {
+      g.writeNumberField("fp4_flops_per_second", s.fp4FlopsPerSecond());
+    }
     g.writeEndObject();
+  }
+
+  /** The fields a Llama-style model does not need, each written only where it differs from one. */
+  private static void writeArchitecture(JsonGenerator g, Architecture a) throws IOException {
+    if (!a.family().isEmpty()) {
+      g.writeStringField("architecture", a.family());
+    }
+    if (a.latentAttention()) {
+      g.writeNumberField("kv_lora_rank", a.kvLoraRank());
+      g.writeNumberField("qk_rope_head_dim", a.qkRopeHeadDim());
+      g.writeNumberField("qk_nope_head_dim", a.qkNopeHeadDim());
+      g.writeNumberField("v_head_dim", a.vHeadDim());
+    }
+    if (a.sharedExperts() > 0) {
+      g.writeNumberField("n_shared_experts", a.sharedExperts());
+    }
+    if (a.denseLayers() > 0) {
+      g.writeNumberField("dense_layers", a.denseLayers());
+    }
+    if (a.slidingLayers() > 0) {
+      g.writeNumberField("sliding_window", a.slidingWindow());
+      g.writeNumberField("sliding_window_layers", a.slidingLayers());
+    }
+    if (a.nativeWeights() != Precision.BF16) {
+      g.writeStringField("weights_dtype", a.nativeWeights().id());
+    }
+    if (a.attentionWeightsWide()) {
+      g.writeBooleanField("experts_only_quantized", true);
+    }
+    if (a.tiedEmbeddings()) {
+      g.writeBooleanField("tie_word_embeddings", true);
+    }
+  }
+
+  private static Architecture readArchitecture(Fields f) {
+    Precision weights;
+    try {
+      weights = f.has("weights_dtype") ? Precision.parse(f.text("weights_dtype", "bf16")) : Precision.BF16;
+    } catch (IllegalArgumentException e) {
+      throw f.invalid("weights_dtype: " + e.getMessage());
+    }
+    try {
+      return new Architecture(f.text("architecture", ""), f.count("kv_lora_rank"),
+          f.count("qk_rope_head_dim"), f.count("qk_nope_head_dim"), f.count("v_head_dim"),
+          f.count("n_shared_experts"), f.count("dense_layers"), f.count("sliding_window_layers"),
+          f.count("sliding_window"), weights, f.bool("experts_only_quantized"),
+          f.bool("tie_word_embeddings"));
+    } catch (IllegalArgumentException e) {
+      throw f.invalid(e.getMessage());
+    }
   }
 
   private static long kvBytesBf16(ModelSpec m) {
@@ -111,6 +172,15 @@ public final class SpecFiles {
    * @throws Invalid when the file cannot be read or its spec is not usable
    */
   public static ModelSpec readModel(Path file) {
+    if (Files.isDirectory(file)) {
+      if (!Files.isRegularFile(file.resolve("config.json"))) {
+        throw new Invalid("model folder " + file + ": no config.json in it");
+      }
+      return HfConfigs.read(file);
+    }
+    if (Files.isRegularFile(file) && looksLikeHfConfig(file)) {
+      return HfConfigs.read(file);
+    }
     Fields f = new Fields(file, "model", object(file, "model", "models"));
     f.checkNames(MODEL_FIELDS, MODEL_OPTIONAL);
     int heads = f.positiveInt("num_attention_heads");
@@ -136,12 +206,13 @@ public final class SpecFiles {
           f.positiveInt("hidden_size"), heads, kvHeads, f.positiveInt("head_dim"),
           f.positiveInt("intermediate_size"), f.positiveInt("vocab_size"), f.bool("qkv_bias"),
           total, active, experts, perToken, f.positiveInt("max_position_embeddings"),
-          f.text("source", file.toString()));
+          f.text("source", file.toString()), readArchitecture(f));
     } catch (IllegalArgumentException e) {
       throw f.invalid(e.getMessage());
     }
     if (f.has("kv_bytes_per_token_bf16") && f.positiveLong("kv_bytes_per_token_bf16") != kvBytesBf16(m)) {
-      throw f.invalid("kv_bytes_per_token_bf16 is derived, 2 x layers x KV heads x head_dim x 2 = "
+      throw f.invalid("kv_bytes_per_token_bf16 is derived (2 x layers x KV heads x head_dim x 2, or"
+          + " layers x (kv_lora_rank + qk_rope_head_dim) x 2 with latent attention) = "
           + kvBytesBf16(m) + " for this shape, not " + f.positiveLong("kv_bytes_per_token_bf16")
           + "; fix the shape or remove the field");
     }
@@ -162,7 +233,17 @@ public final class SpecFiles {
         f.nonNegativeNumber("fp8_flops_per_second"), f.nonNegativeNumber("int8_ops_per_second"),
         f.positiveNumber("interconnect_bytes_per_second_per_direction"),
         f.text("interconnect", "unknown"), f.text("source", file.toString()),
-        f.share("achievable_bf16_share"), f.share("achievable_fp8_share"));
+        f.share("achievable_bf16_share"), f.share("achievable_fp8_share"),
+        f.has("fp4_flops_per_second") ? f.nonNegativeNumber("fp4_flops_per_second") : 0);
+  }
+
+  /** Whether the file's JSON is a Hugging Face config (a model_type or architectures field). */
+  private static boolean looksLikeHfConfig(Path file) {
+    try {
+      return HfConfigs.isHfConfig(MAPPER.readTree(Files.readString(file)));
+    } catch (IOException e) {
+      return false; // object() reports it
+    }
   }
 
   private static JsonNode object(Path file, String what, String arrayName) {
@@ -241,6 +322,18 @@ public final class SpecFiles {
         throw invalid(name + " must be a whole number >= 1, got " + n);
       }
       return n.asLong();
+    }
+
+    /** An optional whole number >= 0; 0 when absent. */
+    int count(String name) {
+      if (!has(name)) {
+        return 0;
+      }
+      JsonNode n = root.get(name);
+      if (!n.isNumber() || !n.canConvertToInt() || !n.canConvertToExactIntegral() || n.asInt() < 0) {
+        throw invalid(name + " must be a whole number >= 0, got " + n);
+      }
+      return n.asInt();
     }
 
     int positiveInt(String name) {

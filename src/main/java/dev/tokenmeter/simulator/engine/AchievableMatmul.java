@@ -54,6 +54,8 @@ public final class AchievableMatmul {
       case FP8 -> gpu.fp8FlopsPerSecond() > 0;
       case INT8 -> gpu.int8OpsPerSecond() > 0;
       case BF16, FP16, INT4 -> false;
+      // FP4 tensor cores: no MAMF measurement yet, the FP8 share stands in for them
+      case FP4, MXFP4 -> gpu.fp4FlopsPerSecond() > 0;
     };
     double own = eightBit ? gpu.achievableFp8Share() : gpu.achievableBf16Share();
     double ownOther = eightBit ? gpu.achievableBf16Share() : gpu.achievableFp8Share();

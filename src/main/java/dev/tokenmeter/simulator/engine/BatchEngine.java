@@ -267,7 +267,9 @@ public final class BatchEngine {
         continue;
       }
       int n = Math.min(s.pending(), budget);
-      long need = Math.max(0, blocksFor(s.computed + n) - s.blocks);
+      // speculative decoding reserves the verify pass's 1 + K positions (vLLM's lookahead slots)
+      int positions = n == 1 && s.computed >= s.promptTokens ? lookahead(s) : n;
+      long need = Math.max(0, blocksFor(s.computed + positions) - s.blocks);
       while (need > pool.free() && running.get(running.size() - 1) != s) {
         preempt(running.get(running.size() - 1), start);
         preempted = true;
@@ -385,11 +387,17 @@ public final class BatchEngine {
     int samples = 0;
     double pairs = 0;
     long context = 0;
+    Speculation spec = roofline.config().speculation();
     for (EngineSequence s : batch) {
       int n = s.scheduled;
+      boolean decoding = n == 1 && s.computed >= s.promptTokens;
+      if (decoding && spec.enabled()) {
+        n = spec.positionsPerStep(); // the verify pass: the last token and K drafts
+        samples += n - 1;
+      }
       tokens += n;
-      decode += n == 1 && s.computed >= s.promptTokens ? 1 : 0;
-      samples += s.computed + n == s.promptTokens + s.generated ? 1 : 0;
+      decode += decoding ? 1 : 0;
+      samples += s.computed + s.scheduled == s.promptTokens + s.generated ? 1 : 0;
       // token j of the chunk sits at position computed + j and attends to computed + j + 1 tokens
       pairs += (double) n * s.computed + (double) n * (n + 1) / 2;
       context += s.computed;
@@ -402,11 +410,15 @@ public final class BatchEngine {
     }
     long used = pool.capacity() - pool.free();
     for (EngineSequence s : batch) {
+      boolean decoding = s.scheduled == 1 && s.computed >= s.promptTokens;
       s.computed += s.scheduled;
       s.scheduled = 0;
       if (s.pending() == 0) {
         listener.token(s.id, s.generated, end);
         s.generated++;
+        if (decoding && spec.enabled()) {
+          emitAccepted(s, spec, end);
+        }
         if (s.generated == s.outputTokens) {
           running.remove(s);
           byId.remove(s.id);
@@ -417,6 +429,29 @@ public final class BatchEngine {
     freeAtNanos = end;
     iterations++;
     return new Iteration(start, end, tokens, decode, batch.size() - decode, waiting.size(), used);
+  }
+
+  /**
+   * The accepted drafts of a speculative step, after its first token: the sequence's credit grows
+   * by 1 + Σ r^i and it emits the whole part (the first token included), at most what it still
+   * owes; each accepted draft's KV was computed in the verify pass.
+   */
+  private void emitAccepted(EngineSequence s, Speculation spec, long end) {
+    s.specCredit += spec.tokensPerStep();
+    int emit = Math.max(1, (int) Math.floor(s.specCredit + 1e-9));
+    s.specCredit = Math.max(0, s.specCredit - emit);
+    for (int i = 1; i < emit && s.generated < s.outputTokens; i++) {
+      listener.token(s.id, s.generated, end);
+      s.generated++;
+      s.computed++;
+    }
+  }
+
+  /** Positions a decoding sequence's step needs KV blocks for: 1, or 1 + K when speculating. */
+  private int lookahead(EngineSequence s) {
+    Speculation spec = roofline.config().speculation();
+    int owed = s.outputTokens - s.generated;
+    return spec.enabled() ? Math.min(spec.positionsPerStep(), Math.max(1, owed)) : 1;
   }
 
   private long blocksFor(long tokens) {

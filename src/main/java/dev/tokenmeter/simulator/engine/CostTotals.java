@@ -33,7 +33,8 @@ public record CostTotals(
         iterations + 1,
         this.sequences + sequences,
         computeBoundNanos + c.gpuNanos() * c.computeShare(),
-        memoryBoundNanos + c.gpuNanos() * (1 - c.computeShare()) + c.samplingNanos(),
+        memoryBoundNanos + c.gpuNanos() * (1 - c.computeShare()) + c.samplingNanos()
+            + c.draftNanos(), // the drafter's passes: small batches, memory-bound
         fixedNanos + c.allReduceNanos() + c.launchNanos(),
         iterationOverheadNanos + c.iterationOverheadNanos(),
         sequenceOverheadNanos + c.sequenceOverheadNanos());

@@ -38,6 +38,7 @@ import java.util.Objects;
  *     position) skip prefill: vLLM's automatic prefix caching, on by default as in vLLM V1 (off
  *     for a profile whose engine has none)
  * @param profile the serving engine: its scheduling and admission policies and CUDA graphs
+ * @param speculation speculative decoding ({@link Speculation#NONE} by default)
  */
 public record EngineConfig(
     ModelSpec model,
@@ -57,7 +58,8 @@ public record EngineConfig(
     long perSequenceOverheadNanos,
     long allReduceLatencyNanos,
     boolean prefixCaching,
-    EngineProfile profile) {
+    EngineProfile profile,
+    Speculation speculation) {
 
   /** 3 GiB: see {@link #reserveBytesPerGpu()}. */
   public static final long DEFAULT_RESERVE_BYTES = 3L << 30;
@@ -68,6 +70,7 @@ public record EngineConfig(
     Objects.requireNonNull(weights, "weights");
     Objects.requireNonNull(kvCache, "kvCache");
     Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(speculation, "speculation");
     if (tensorParallel < 1 || maxNumSeqs < 1 || maxBatchedTokens < 1 || blockTokens < 1) {
       throw new IllegalArgumentException(
           "tensorParallel, maxNumSeqs, maxBatchedTokens, blockTokens must be >= 1");
@@ -110,7 +113,7 @@ public record EngineConfig(
         Calibration.MFU, Calibration.MBU, Calibration.OVERLAP_EXPONENT,
         profile.iterationOverheadNanos() + platform.iterationExtraNanos(),
         profile.perSequenceNanos() + platform.perSequenceExtraNanos(),
-        gpu.allReduceLatencyNanos(), profile.prefixCaching(), profile);
+        gpu.allReduceLatencyNanos(), profile.prefixCaching(), profile, Speculation.NONE);
   }
 
   /**
@@ -124,14 +127,22 @@ public record EngineConfig(
         reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), p.blockTokens(), mfu, mbu, overlapExponent,
         p.iterationOverheadNanos() + platform.iterationExtraNanos(),
         p.perSequenceNanos() + platform.perSequenceExtraNanos(), allReduceLatencyNanos,
-        prefixCaching && p.prefixCaching(), p);
+        prefixCaching && p.prefixCaching(), p, speculation);
   }
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
     return new EngineConfig(model, gpu, gpus, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile);
+        profile, speculation);
+  }
+
+  /** This deployment decoding speculatively ({@link Speculation#NONE}: plainly). */
+  public EngineConfig withSpeculation(Speculation s) {
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
+        profile, s);
   }
 
   /** This deployment with other weight and KV-cache precisions. */
@@ -139,7 +150,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weightPrecision, kvPrecision,
         gpuMemoryUtilization, reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu,
         mbu, overlapExponent, iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile);
+        profile, speculation);
   }
 
   /** This deployment with other scheduler limits. */
@@ -147,7 +158,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile);
+        profile, speculation);
   }
 
   /** This deployment with other efficiency factors. */
@@ -159,7 +170,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, modelFlopsUtilization,
         bandwidthUtilization, overlapExponent, overheadNanos, overheadNanosPerSequence, allReduceLatencyNanos, prefixCaching,
-        profile);
+        profile, speculation);
   }
 
   /**
@@ -171,7 +182,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, k,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile);
+        profile, speculation);
   }
 
   /** This deployment with another memory budget. */
@@ -180,7 +191,7 @@ public record EngineConfig(
         reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos,
         perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile);
+        profile, speculation);
   }
 
   /**
@@ -192,16 +203,21 @@ public record EngineConfig(
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos,
         enabled && profile.prefixCaching(),
-        profile);
+        profile, speculation);
   }
 
   /** {@code llama-3.1-8b on 1 x h100-sxm (bf16 weights, bf16 KV cache)}: the deployment in one line. */
   public String describe() {
     return String.format(
         java.util.Locale.ROOT,
-        "%s on %d x %s (%s weights, %s KV cache%s)",
+        "%s on %d x %s (%s weights, %s KV cache%s%s)",
         model.id(), tensorParallel, gpu.id(), weights.id(), kvCache.id(),
-        prefixCaching ? "" : ", no prefix caching");
+        prefixCaching ? "" : ", no prefix caching",
+        !speculation.enabled() ? "" : String.format(java.util.Locale.ROOT,
+            ", speculative %s%s: K = %d at acceptance %.2f, %.3f tokens per step",
+            speculation.kind().id(),
+            speculation.draft() == null ? "" : " " + speculation.draft().id(),
+            speculation.tokens(), speculation.acceptance(), speculation.tokensPerStep()));
   }
 
   /**

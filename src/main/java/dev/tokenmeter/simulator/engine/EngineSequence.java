@@ -25,6 +25,8 @@ final class EngineSequence {
   boolean admittedOnce;
   /** Prompt tokens served from the prefix cache at the first admission. */
   int firstHitTokens;
+  /** Speculative decoding: expected tokens earned and not yet emitted, in [0, 1) between steps. */
+  double specCredit;
 
   EngineSequence(long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes hashes) {
     this.id = id;

@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param achievableBf16Share the share of the BF16 peak a matmul reaches at all, measured for this
  *     GPU (e.g. with mamf-finder.py); 0 when not given ({@link AchievableMatmul} then decides)
  * @param achievableFp8Share the same for the 8-bit peak; 0 when not given
+ * @param fp4FlopsPerSecond dense FP4 tensor peak (NVFP4, MXFP4); 0 where the GPU has no FP4 tensor
+ *     cores (4-bit weights then run weight-only at the BF16 peak)
  */
 public record GpuSpec(
     String id,
@@ -33,7 +35,18 @@ public record GpuSpec(
     String interconnect,
     String source,
     double achievableBf16Share,
-    double achievableFp8Share) {
+    double achievableFp8Share,
+    double fp4FlopsPerSecond) {
+
+  /** A GPU without FP4 tensor cores. */
+  public GpuSpec(String id, String name, long memoryBytes, double memoryBandwidthBytesPerSecond,
+      double bf16FlopsPerSecond, double fp8FlopsPerSecond, double int8OpsPerSecond,
+      double interconnectBytesPerSecond, String interconnect, String source,
+      double achievableBf16Share, double achievableFp8Share) {
+    this(id, name, memoryBytes, memoryBandwidthBytesPerSecond, bf16FlopsPerSecond,
+        fp8FlopsPerSecond, int8OpsPerSecond, interconnectBytesPerSecond, interconnect, source,
+        achievableBf16Share, achievableFp8Share, 0);
+  }
 
   /** A GPU whose achievable matmul shares come from {@link AchievableMatmul}'s table or defaults. */
   public GpuSpec(String id, String name, long memoryBytes, double memoryBandwidthBytesPerSecond,
@@ -51,7 +64,8 @@ public record GpuSpec(
         || !(bf16FlopsPerSecond > 0)
         || !(interconnectBytesPerSecond > 0)
         || fp8FlopsPerSecond < 0
-        || int8OpsPerSecond < 0) {
+        || int8OpsPerSecond < 0
+        || fp4FlopsPerSecond < 0) {
       throw new IllegalArgumentException("GPU " + id + ": memory, bandwidth and peaks must be > 0");
     }
     if (!(achievableBf16Share >= 0 && achievableBf16Share <= 1)
@@ -78,12 +92,14 @@ public record GpuSpec(
 
   /**
    * The matrix peak a model whose weights are stored at {@code weights} runs at: FP8 and INT8 use
-   * the 8-bit tensor cores where the GPU has them; BF16, FP16 and INT4 (weight-only, dequantized
-   * to BF16) use the BF16 peak.
+   * the 8-bit tensor cores where the GPU has them; FP4 and MXFP4 the FP4 tensor cores where it
+   * has them; BF16, FP16, INT4 and 4-bit floats on a GPU without FP4 cores (weight-only,
+   * dequantized to BF16) use the BF16 peak.
    */
   public double peakFlopsPerSecond(Precision weights) {
     return switch (weights) {
       case BF16, FP16, INT4 -> bf16FlopsPerSecond;
+      case FP4, MXFP4 -> fp4FlopsPerSecond > 0 ? fp4FlopsPerSecond : bf16FlopsPerSecond;
       case FP8 -> fp8FlopsPerSecond > 0 ? fp8FlopsPerSecond : bf16FlopsPerSecond;
       case INT8 -> int8OpsPerSecond > 0 ? int8OpsPerSecond : bf16FlopsPerSecond;
     };

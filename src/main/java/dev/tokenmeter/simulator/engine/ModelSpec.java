@@ -23,6 +23,9 @@ import java.util.Objects;
  * @param expertsPerToken {@code num_experts_per_tok} (1 for dense models)
  * @param maxContextTokens {@code max_position_embeddings}
  * @param source where the figures come from
+ * @param architecture what the shape above does not say: latent attention, shared experts, dense
+ *     layers, sliding windows, the checkpoint's precision ({@link Architecture#PLAIN} for a
+ *     Llama-style model)
  */
 public record ModelSpec(
     String id,
@@ -40,11 +43,27 @@ public record ModelSpec(
     int experts,
     int expertsPerToken,
     int maxContextTokens,
-    String source) {
+    String source,
+    Architecture architecture) {
+
+  /** A Llama-style model ({@link Architecture#PLAIN}). */
+  public ModelSpec(String id, String name, int layers, int hiddenSize, int attentionHeads,
+      int kvHeads, int headDim, int intermediateSize, int vocabSize, boolean qkvBias,
+      long totalParams, long activeParams, int experts, int expertsPerToken, int maxContextTokens,
+      String source) {
+    this(id, name, layers, hiddenSize, attentionHeads, kvHeads, headDim, intermediateSize,
+        vocabSize, qkvBias, totalParams, activeParams, experts, expertsPerToken, maxContextTokens,
+        source, Architecture.PLAIN);
+  }
 
   public ModelSpec {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(architecture, "architecture");
+    if (architecture.slidingLayers() > layers || architecture.denseLayers() > layers) {
+      throw new IllegalArgumentException(
+          "model " + id + ": more sliding-window or dense layers than layers");
+    }
     if (layers < 1
         || hiddenSize < 1
         || attentionHeads < 1
@@ -66,20 +85,73 @@ public record ModelSpec(
     return (long) vocabSize * hiddenSize;
   }
 
+  /**
+   * Parameters of the input embedding that an iteration looks up rather than multiplies: the
+   * table, or 0 when the LM head shares it ({@link Architecture#tiedEmbeddings()}) and so reads it.
+   */
+  public long inputEmbeddingParams() {
+    return architecture.tiedEmbeddings() ? 0 : embeddingParams();
+  }
+
   /** Whether only some experts run per token (total > active parameters). */
   public boolean mixtureOfExperts() {
     return experts > 1;
   }
 
   /**
-   * KV-cache bytes per token on one of {@code tensorParallel} GPUs: K and V, every layer, the KV
-   * heads on that GPU ({@code kvHeads / tp}, or 1 when there are fewer KV heads than GPUs and they
-   * are replicated), {@code headDim} values each. Llama 3.1 8B in BF16: 2 × 32 × 8 × 128 × 2 =
-   * 131,072 bytes.
+   * KV-cache bytes per token on one of {@code tensorParallel} GPUs. Grouped-query attention: K and
+   * V, every layer, the KV heads on that GPU ({@code kvHeads / tp}, or 1 when there are fewer KV
+   * heads than GPUs and they are replicated), {@code headDim} values each; Llama 3.1 8B in BF16:
+   * 2 × 32 × 8 × 128 × 2 = 131,072 bytes. Multi-head latent attention: one compressed latent of
+   * {@code kv_lora_rank} values and the decoupled RoPE key of {@code qk_rope_head_dim}, every
+   * layer, shared by all heads and so whole on every tensor-parallel GPU (vLLM and SGLang
+   * replicate the latent cache across TP ranks; data-parallel attention is what divides it);
+   * DeepSeek-V3 in BF16: 61 × (512 + 64) × 2 = 70,272 bytes. Sliding-window layers count like
+   * full ones: a conservative capacity (engines with a hybrid allocator keep only the window).
    */
   public double kvBytesPerTokenPerGpu(Precision kv, int tensorParallel) {
+    if (architecture.latentAttention()) {
+      return (double) layers * (architecture.kvLoraRank() + architecture.qkRopeHeadDim())
+          * kv.bytesPerValue();
+    }
     int headsPerGpu = Math.max(1, kvHeads / tensorParallel);
     return 2.0 * layers * headsPerGpu * headDim * kv.bytesPerValue();
+  }
+
+  /**
+   * Attention FLOPs of {@code pairs} (query token, attended token) pairs over all layers, for
+   * {@code tokens} query tokens. Grouped-query attention: 4 × heads × headDim per pair and layer
+   * (QKᵀ and AV). Multi-head latent attention in decode ({@code decodeOnly}: the weights absorbed,
+   * attention over the latent, as vLLM's and SGLang's MLA decode kernels run it): 2 × heads ×
+   * (kv_lora_rank + rope) for QKᵀ plus 2 × heads × kv_lora_rank for AV, per pair and layer
+   * (DeepSeek-V3: 2 × 128 × 1,088 = 278,528); in prefill (keys and values expanded per head):
+   * 2 × heads × (nope + rope) + 2 × heads × v_head_dim (2 × 128 × 320 = 81,920). A sliding-window
+   * layer attends to at most {@code window} positions per query token, so its pairs are capped at
+   * {@code tokens × window}.
+   */
+  public double attentionFlops(double pairs, int tokens, boolean decodeOnly) {
+    Architecture a = architecture;
+    double perPairPerLayer;
+    if (a.latentAttention()) {
+      perPairPerLayer = decodeOnly
+          ? 2.0 * attentionHeads * (2.0 * a.kvLoraRank() + a.qkRopeHeadDim())
+          : 2.0 * attentionHeads * (a.qkNopeHeadDim() + a.qkRopeHeadDim() + a.vHeadDim());
+    } else if (a.slidingLayers() == 0) {
+      return 4.0 * layers * attentionHeads * headDim * pairs;
+    } else {
+      perPairPerLayer = 4.0 * attentionHeads * headDim;
+    }
+    int sliding = a.slidingLayers();
+    double slidingPairs = Math.min(pairs, (double) tokens * a.slidingWindow());
+    return perPairPerLayer * ((layers - sliding) * pairs + sliding * slidingPairs);
+  }
+
+  /**
+   * The share of a token's KV-cache bytes in sliding-window layers: what is read for at most the
+   * window's tokens per sequence.
+   */
+  public double slidingKvShare() {
+    return (double) architecture.slidingLayers() / layers;
   }
 
   /**
@@ -93,11 +165,33 @@ public record ModelSpec(
     if (!mixtureOfExperts()) {
       return totalParams;
     }
-    // total = shared + E·p, active = shared + k·p  =>  p = (total − active) / (E − k)
-    double perExpert = (double) (totalParams - activeParams) / (experts - expertsPerToken);
-    double shared = totalParams - experts * perExpert;
+    double shared = totalParams - experts * paramsPerExpert();
+    return shared + routedParamsReadPerIteration(tokens);
+  }
+
+  /**
+   * Parameters of one routed expert, over all its MoE layers: total = shared + E·p and active =
+   * shared + k·p give p = (total − active) / (E − k), where "shared" is everything that runs for
+   * every token (attention, embeddings, shared experts, dense layers' MLPs). 0 for a dense model.
+   */
+  public double paramsPerExpert() {
+    return mixtureOfExperts()
+        ? (double) (totalParams - activeParams) / (experts - expertsPerToken)
+        : 0;
+  }
+
+  /**
+   * Routed-expert parameters one iteration of {@code tokens} tokens reads: E·p times the expected
+   * share of experts a batch touches, 1 − (1 − k/E)^T (uniform routing; E·(1 − (1 − k/E)^T)
+   * distinct experts). 0 for a dense model. DeepSeek-V3 (E = 256, k = 8): 8 experts at one token,
+   * 256 × (1 − (31/32)^32) = 161.3 at 32, 255.9 at 256.
+   */
+  public double routedParamsReadPerIteration(int tokens) {
+    if (!mixtureOfExperts()) {
+      return 0;
+    }
     double touched = 1.0 - Math.pow(1.0 - (double) expertsPerToken / experts, tokens);
-    return shared + experts * perExpert * touched;
+    return experts * paramsPerExpert() * touched;
   }
 
   /**

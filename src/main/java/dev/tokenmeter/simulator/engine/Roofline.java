@@ -25,11 +25,13 @@ package dev.tokenmeter.simulator.engine;
  * - launches: a batch the engine profile runs as a CUDA graph costs one replay; any other launches
  *   its kernels one by one, a fixed cost per layer (EngineProfile).
  * - FLOPs = 2 × (active params − input embedding) × tokens (one multiply-add per weight per
- *   token; the embedding is a lookup) + attention,
- *   4 × layers × heads × headDim per (query token, attended token) pair (QKᵀ and AV).
+ *   token; the embedding is a lookup; tied embeddings are the LM head's, multiplied) + attention,
+ *   4 × layers × heads × headDim per (query token, attended token) pair (QKᵀ and AV); latent
+ *   attention and sliding windows per ModelSpec.attentionFlops.
  * - bytes = weights read once per iteration (MoE: only the experts routed to; not the input
- *   embedding, a lookup; the LM head in BF16 for quantized weights) + the KV cache of every
- *   scheduled sequence's context read once + the new tokens' KV written.
+ *   embedding, a lookup; the LM head in BF16 for quantized weights; gpt-oss-style checkpoints
+ *   quantize only their experts) + the KV cache of every scheduled sequence's context read once
+ *   (sliding-window layers: at most the window) + the new tokens' KV written.
  * - all-reduces: two per layer (after attention and after the MLP) of tokens × hidden × 2 bytes,
  *   ring: latency + 2(N−1)/N × bytes / link bandwidth. None on one GPU.
  * - KV capacity = memory × utilisation − weights − reserve, per GPU, in whole blocks; a profile
@@ -49,6 +51,8 @@ public final class Roofline {
   private final long kvCapacityTokens;
   private final double flopsPerSecondPerGpu;
   private final double bytesPerSecondPerGpu;
+  /** The draft model's own cost model ({@link Speculation.Kind#DRAFT}); null otherwise. */
+  private final Roofline draft;
 
   /**
    * @throws IllegalArgumentException when the weights and reserve leave no room for one block of
@@ -57,17 +61,20 @@ public final class Roofline {
   public Roofline(EngineConfig config) {
     this.config = config;
     int tp = config.tensorParallel();
-    this.weightBytesPerGpu = weightBytes(config, config.model().totalParams()) / tp;
+    this.weightBytesPerGpu = totalWeightBytes(config) / tp;
     this.kvBytesPerTokenPerGpu = config.model().kvBytesPerTokenPerGpu(config.kvCache(), tp);
+    this.draft = draftRoofline(config);
+    double[] drafter = drafterMemory(config, draft);
     double usable = config.gpu().memoryBytes() * config.gpuMemoryUtilization();
-    double kvBytes = usable - weightBytesPerGpu - config.reserveBytesPerGpu();
+    double kvBytes = usable - weightBytesPerGpu - drafter[0] - config.reserveBytesPerGpu();
     double share = config.profile().kvMemoryShare();
     if (share > 0) {
       // LMDeploy sizes its cache from the whole memory, not gpu_memory_utilization
       kvBytes = Math.min(config.gpu().memoryBytes() * share,
           config.gpu().memoryBytes() - weightBytesPerGpu - config.reserveBytesPerGpu());
     }
-    long blocks = (long) Math.floor(kvBytes / (kvBytesPerTokenPerGpu * config.blockTokens()));
+    long blocks = (long) Math.floor(
+        kvBytes / ((kvBytesPerTokenPerGpu + drafter[1]) * config.blockTokens()));
     if (blocks < 1) {
       int needed = gpusNeeded(config);
       throw new IllegalArgumentException(
@@ -98,7 +105,7 @@ public final class Roofline {
    */
   public static int gpusNeeded(EngineConfig config) {
     for (int n = 1; n <= 64; n++) {
-      double weights = weightBytes(config, config.model().totalParams()) / n;
+      double weights = totalWeightBytes(config) / n;
       double kvBlock = config.model().kvBytesPerTokenPerGpu(config.kvCache(), n) * config.blockTokens();
       double room =
           config.gpu().memoryBytes() * config.gpuMemoryUtilization() - weights
@@ -112,16 +119,29 @@ public final class Roofline {
 
   /**
    * Bytes of {@code params} parameters of the deployment's weights, the embeddings and the LM head
-   * among them: quantized checkpoints (FP8, INT8, INT4) keep both in BF16 (vLLM's FP8 and
+   * among them: quantized checkpoints (FP8, INT8, INT4, FP4) keep both in BF16 (vLLM's FP8 and
    * ModelOpt's checkpoints leave lm_head unquantized; the embedding is a lookup table), so each
    * of those {@code vocab × hidden} tables counts at 2 bytes, the rest at the weight precision.
    * {@code params} includes the LM head; it includes the input embedding when it is the total.
+   * A model whose quantization covers only its routed experts ({@link
+   * Architecture#attentionWeightsWide()}, gpt-oss) counts all but {@code routedParams} of the
+   * rest at 2 bytes too.
    */
-  static double weightBytes(EngineConfig c, double params) {
+  static double weightBytes(EngineConfig c, double params, double routedParams) {
     double table = c.model().embeddingParams();
-    double tables = params >= c.model().totalParams() ? 2 * table : table;
+    boolean tied = c.model().architecture().tiedEmbeddings();
+    double tables = params >= c.model().totalParams() && !tied ? 2 * table : table;
     double wide = Math.max(c.weights().bytesPerValue(), Precision.BF16.bytesPerValue());
+    if (c.model().architecture().attentionWeightsWide() && c.weights().bytesPerValue() < wide) {
+      return routedParams * c.weights().bytesPerValue() + (params - routedParams) * wide;
+    }
     return (params - tables) * c.weights().bytesPerValue() + tables * wide;
+  }
+
+  /** {@link #weightBytes(EngineConfig, double, double)} of all the model's parameters. */
+  static double totalWeightBytes(EngineConfig c) {
+    ModelSpec m = c.model();
+    return weightBytes(c, m.totalParams(), m.experts() * m.paramsPerExpert());
   }
 
   /** Bytes of weights on each GPU. */
@@ -158,6 +178,8 @@ public final class Roofline {
    * @param launchNanos kernel launches: one graph replay, or eager launches per layer
    * @param iterationOverheadNanos the engine loop's host time
    * @param sequenceOverheadNanos host time per scheduled sequence × sequences
+   * @param draftNanos the speculative drafter's K forward passes over the decoding sequences (0
+   *     without speculative decoding)
    */
   public record Cost(
       long gpuNanos,
@@ -166,7 +188,8 @@ public final class Roofline {
       long samplingNanos,
       long launchNanos,
       long iterationOverheadNanos,
-      long sequenceOverheadNanos) {
+      long sequenceOverheadNanos,
+      long draftNanos) {
 
     /** Whether the FLOPs term is the larger. */
     public boolean computeBound() {
@@ -176,7 +199,7 @@ public final class Roofline {
     /** The iteration's duration: every term added. */
     public long totalNanos() {
       return gpuNanos + allReduceNanos + samplingNanos + launchNanos + iterationOverheadNanos
-          + sequenceOverheadNanos;
+          + sequenceOverheadNanos + draftNanos;
     }
   }
 
@@ -213,18 +236,21 @@ public final class Roofline {
       int samples) {
     int tp = config.tensorParallel();
     ModelSpec m = config.model();
-    double matmulFlops = 2.0 * (m.activeParams() - m.embeddingParams()) * tokens;
-    double attentionFlops = 4.0 * m.layers() * m.attentionHeads() * m.headDim() * attentionPairs;
+    double matmulFlops = 2.0 * (m.activeParams() - m.inputEmbeddingParams()) * tokens;
+    Speculation spec = config.speculation();
+    // every sequence decoding (with speculation: verifying its 1 + K positions)
+    boolean decodeOnly = decoding == sequences && tokens == decoding * spec.positionsPerStep();
+    double attentionFlops = m.attentionFlops(attentionPairs, tokens, decodeOnly);
     double flopsPerGpu = (matmulFlops + attentionFlops) / tp;
     // The input embedding is a lookup of the iteration's tokens' rows, not a read of the table.
-    double weightBytes =
-        weightBytes(config, m.paramsReadPerIteration(tokens) - m.embeddingParams()) / tp;
-    double kvBytes = (contextTokensRead + (double) tokens) * kvBytesPerTokenPerGpu;
+    double weightBytes = weightBytes(config, m.paramsReadPerIteration(tokens) - m.inputEmbeddingParams(),
+        m.routedParamsReadPerIteration(tokens)) / tp;
+    double kvBytes = kvBytesRead(contextTokensRead, tokens, sequences);
     double computeSeconds = flopsPerGpu / flopsPerSecondPerGpu;
     double memorySeconds = (weightBytes + kvBytes) / bytesPerSecondPerGpu;
     double samplingSeconds = (double) samples * m.vocabSize() * LOGIT_BYTES / bytesPerSecondPerGpu;
     EngineProfile profile = config.profile();
-    long launch = profile.graphed(tokens, sequences, decoding)
+    long launch = profile.graphed(decodeOnly ? decoding : tokens, sequences, decoding)
         ? EngineProfile.GRAPH_LAUNCH_NANOS
         : (long) m.layers() * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER;
     double k = config.overlapExponent();
@@ -236,7 +262,78 @@ public final class Roofline {
         Math.round(samplingSeconds * NANOS_PER_SECOND),
         launch,
         config.iterationOverheadNanos(),
-        (long) sequences * config.perSequenceOverheadNanos());
+        (long) sequences * config.perSequenceOverheadNanos(),
+        spec.enabled() && decoding > 0 ? draftNanos(decoding, contextTokensRead) : 0);
+  }
+
+  /**
+   * The drafter's K sequential passes over {@code decoding} sequences with {@code context} tokens
+   * of context. MTP and EAGLE: one decoder layer of the target (its share of what the iteration's
+   * weights read would be, the experts as {@code decoding} tokens touch them) plus the LM head,
+   * one layer's KV of the context, one graph launch. A draft model: its own decode iteration's GPU,
+   * all-reduce, sampling and launch terms.
+   */
+  long draftNanos(int decoding, long context) {
+    Speculation spec = config.speculation();
+    long one;
+    if (draft != null) {
+      Cost c = draft.cost(decoding, context + (double) decoding, context, decoding, decoding, decoding);
+      one = c.gpuNanos() + c.allReduceNanos() + c.samplingNanos() + c.launchNanos();
+    } else {
+      ModelSpec m = config.model();
+      int tp = config.tensorParallel();
+      double table = m.embeddingParams();
+      double body = (m.paramsReadPerIteration(decoding) - (m.architecture().tiedEmbeddings() ? 1 : 2)
+          * table) / m.layers();
+      double bytes = weightBytes(config, body + table, m.routedParamsReadPerIteration(decoding)
+          / m.layers()) / tp + (context + (double) decoding) * kvBytesPerTokenPerGpu / m.layers();
+      double activeBody = (m.activeParams() - (m.architecture().tiedEmbeddings() ? 1 : 2) * table)
+          / m.layers();
+      double flops = (2.0 * (activeBody + table) * decoding
+          + m.attentionFlops(context + (double) decoding, decoding, true) / m.layers()) / tp;
+      double seconds = overlap(flops / flopsPerSecondPerGpu, bytes / bytesPerSecondPerGpu,
+          config.overlapExponent());
+      one = Math.round(seconds * NANOS_PER_SECOND) + EngineProfile.GRAPH_LAUNCH_NANOS;
+    }
+    return spec.tokens() * one;
+  }
+
+  /** The draft model's cost model on the same GPUs, or null without one. */
+  private static Roofline draftRoofline(EngineConfig c) {
+    ModelSpec d = c.speculation().draft();
+    if (d == null) {
+      return null;
+    }
+    return new Roofline(EngineConfig.of(d, c.gpu(), c.profile())
+        .withTensorParallel(c.tensorParallel())
+        .withPrecision(d.architecture().nativeWeights(), c.kvCache())
+        .withEfficiency(c.mfu(), c.mbu(), 0, 0)
+        .withOverlapExponent(c.overlapExponent()));
+  }
+
+  /**
+   * {weight bytes, KV bytes per token} per GPU the drafter keeps: a draft model's weights and KV
+   * cache; one decoder layer's weights and KV for MTP and EAGLE (DeepSeek-V3's MTP module is one
+   * more layer of the same shape); nothing without speculation.
+   */
+  private static double[] drafterMemory(EngineConfig c, Roofline draft) {
+    if (draft != null) {
+      return new double[] {draft.weightBytesPerGpu(), draft.kvBytesPerTokenPerGpu()};
+    }
+    if (!c.speculation().enabled()) {
+      return new double[] {0, 0};
+    }
+    ModelSpec m = c.model();
+    int tp = c.tensorParallel();
+    double tables = (m.architecture().tiedEmbeddings() ? 1 : 2) * (double) m.embeddingParams();
+    double layer = (m.totalParams() - tables) / m.layers();
+    double routed = m.experts() * m.paramsPerExpert() / m.layers();
+    double q = c.weights().bytesPerValue();
+    double wide = Math.max(q, Precision.BF16.bytesPerValue());
+    double bytes = m.architecture().attentionWeightsWide() && q < wide
+        ? routed * q + (layer - routed) * wide
+        : layer * q;
+    return new double[] {bytes / tp, m.kvBytesPerTokenPerGpu(c.kvCache(), tp) / m.layers()};
   }
 
   /**
@@ -283,6 +380,22 @@ public final class Roofline {
   /** {@link #computeShare(double, double, double)} at k = 3. */
   static double computeShare(double compute, double memory) {
     return computeShare(compute, memory, 3);
+  }
+
+  /**
+   * KV-cache bytes one iteration moves on each GPU: every scheduled sequence's context read once
+   * and the new tokens' KV written. Sliding-window layers read at most the window per sequence,
+   * estimated from the mean context ({@code min(context, sequences × window)}).
+   */
+  double kvBytesRead(long contextTokensRead, int tokens, int sequences) {
+    double share = config.model().slidingKvShare();
+    if (share == 0) {
+      return (contextTokensRead + (double) tokens) * kvBytesPerTokenPerGpu;
+    }
+    double window = config.model().architecture().slidingWindow();
+    double slidingContext = Math.min(contextTokensRead, sequences * window);
+    return ((1 - share) * contextTokensRead + share * slidingContext + tokens)
+        * kvBytesPerTokenPerGpu;
   }
 
   /** Time of one iteration's tensor-parallel all-reduces: 0 on one GPU. */
