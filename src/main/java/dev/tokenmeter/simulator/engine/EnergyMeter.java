@@ -84,8 +84,11 @@ public final class EnergyMeter {
       c = g * Math.pow(s, 1 / overlapExponent);
       m = g * Math.pow(1 - s, 1 / overlapExponent);
     }
-    m += cost.samplingNanos() * scale;
-    double busy = Math.min(d, g + cost.samplingNanos() * scale + (cost.allReduceNanos() * scale));
+    // A speculative drafter's passes are small decode steps: memory-bound GPU work.
+    double draft = cost.draftNanos() * scale;
+    m += cost.samplingNanos() * scale + draft;
+    double busy =
+        Math.min(d, g + cost.samplingNanos() * scale + cost.allReduceNanos() * scale + draft);
     double uc = Math.min(1, c / d);
     double um = Math.min(1, m / d);
     double extra = power.watts(uc, um) - power.idleWatts();

@@ -12,7 +12,7 @@ class EnergyMeterTest {
 
   /** An iteration of {@code gpuMs} GPU time, memory-bound (compute share 0), and {@code hostMs} host time. */
   private static Roofline.Cost memoryBound(long gpuMs, long hostMs) {
-    return new Roofline.Cost(gpuMs * MS, 0, 0, 0, 0, hostMs * MS, 0);
+    return new Roofline.Cost(gpuMs * MS, 0, 0, 0, 0, hostMs * MS, 0, 0);
   }
 
   @Test
