@@ -11,7 +11,9 @@ import dev.tokenmeter.workload.LengthSpec;
 import dev.tokenmeter.workload.PreparedRequests;
 import dev.tokenmeter.workload.PromptFile;
 import dev.tokenmeter.workload.PromptSynthesizer;
+import dev.tokenmeter.workload.SyntheticSessions;
 import dev.tokenmeter.workload.SyntheticWorkload;
+import dev.tokenmeter.workload.ThinkTime;
 import dev.tokenmeter.workload.TokenEstimator;
 import dev.tokenmeter.workload.WorkloadProfile;
 import java.io.PrintStream;
@@ -76,6 +78,13 @@ final class WorkloadOptions {
   @Option(names = "--shared-prefix-tokens", paramLabel = "N", description = "Synthetic prompts start with the same N-token prefix (prefix-cache experiments; default: 0).")
   int sharedPrefixTokens;
 
+  @Option(names = "--max-context", paramLabel = "N", description = "With --turns: a session ends before its next prompt would exceed N tokens (counted in the summary as ended by max context; default: 0, no limit).")
+  int maxContext;
+
+  /** Set by {@code bench --turns}: the turns per session and the pause between them; null without sessions. */
+  private LengthSpec turns;
+  private ThinkTime think = ThinkTime.NONE;
+
   @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name[@revision] (Hugging Face cache, downloaded when missing; HF_TOKEN for gated models). Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
   String tokenizer;
 
@@ -96,6 +105,16 @@ final class WorkloadOptions {
     out = outputTokens.startsWith(FROM_PROFILE) ? profile().output() : parse("--output-tokens", outputTokens, true);
     if (sharedPrefixTokens < 0) {
       throw new UsageException("--shared-prefix-tokens must not be negative");
+    }
+    if (maxContext < 0) {
+      throw new UsageException("--max-context must be 0 (no limit) or more tokens, got " + maxContext);
+    }
+    if (maxContext > 0 && turns == null) {
+      throw new UsageException("--max-context ends conversations: add --turns N (or leave out --max-context)");
+    }
+    if (maxContext > 0 && maxContext <= sharedPrefixTokens) {
+      throw new UsageException("--max-context " + maxContext + " leaves no room after the " + sharedPrefixTokens
+          + "-token system prompt (--shared-prefix-tokens): raise it");
     }
     if (prompts != null) {
       file = PromptFile.load(prompts);
@@ -125,6 +144,9 @@ final class WorkloadOptions {
       });
     }
     TokenEstimator estimator = estimator();
+    if (turns != null) {
+      return sessionsFactory(estimator);
+    }
     if (file != null) {
       PromptFile f = file;
       LengthSpec o = out;
@@ -136,6 +158,34 @@ final class WorkloadOptions {
     LengthSpec o = out;
     int prepared = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
     return plan -> new PreparedRequests(new SyntheticWorkload(i, o, plan.seed(), synth, sharedPrefixTokens), prepared);
+  }
+
+  /**
+   * Makes this workload real conversations ({@code bench --turns}): {@code turns} per session,
+   * {@code think} between them. Call before {@link #validate}.
+   */
+  WorkloadOptions sessions(LengthSpec turns, ThinkTime think) {
+    this.turns = turns;
+    this.think = think;
+    return this;
+  }
+
+  private Function<StagePlan, RequestSource> sessionsFactory(TokenEstimator estimator) {
+    if (file != null) {
+      throw new UsageException("--turns with --prompts: replaying recorded conversations turn by turn is not"
+          + " supported yet; leave out --prompts for synthetic conversations");
+    }
+    PromptSynthesizer synth =
+        chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);
+    LengthSpec i = in;
+    LengthSpec o = out;
+    LengthSpec t = turns;
+    ThinkTime th = think;
+    int context = maxContext;
+    int system = sharedPrefixTokens;
+    int pool = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    return plan -> new SyntheticSessions(
+        new SyntheticSessions.Settings(t, i, o, th, context, plan.seed(), synth, system, pool));
   }
 
   /**
@@ -265,6 +315,11 @@ final class WorkloadOptions {
     m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
     m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
+    if (turns != null) {
+      m.put("turns", turns.describe());
+      m.put("think_time", think.describe());
+      m.put("max_context", maxContext);
+    }
     if (workloadFile != null) {
       m.put("workload_profile", workloadFile.toString());
     }
