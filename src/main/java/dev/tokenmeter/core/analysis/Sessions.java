@@ -54,7 +54,8 @@ public record Sessions(
    * One turn index's figures.
    *
    * @param firstTurn the turn index (1-based); {@code TURN_CAP + 1} for the "later" bucket
-   * @param ttft TTFT in nanoseconds
+   * @param ttft TTFT from the send, nanoseconds
+   * @param ttftFromScheduled TTFT from the scheduled start, nanoseconds
    * @param tpot TPOT in nanoseconds (requests where it is defined)
    * @param promptTokens prompt tokens per request (server usage where reported, else the client's)
    * @param promptTokensReportingCache the sum of prompt tokens over requests whose server reported
@@ -64,6 +65,7 @@ public record Sessions(
   public record ByTurn(
       int firstTurn,
       Histogram ttft,
+      Histogram ttftFromScheduled,
       Histogram tpot,
       Histogram promptTokens,
       long promptTokensReportingCache,
@@ -86,6 +88,26 @@ public record Sessions(
     public double cachedShare() {
       return promptTokensReportingCache > 0 ? (double) cachedTokens / promptTokensReportingCache : Double.NaN;
     }
+  }
+
+  /**
+   * The histogram of {@code metric} ({@link Metric#TTFT}, {@link Metric#TTFT_FROM_SCHEDULED} or
+   * {@link Metric#TPOT}, nanoseconds) over the turns in {@code range}: the buckets it covers,
+   * merged.
+   */
+  public Histogram over(Metric metric, TurnRange range) {
+    Histogram merged = new Histogram(3);
+    for (ByTurn t : byTurn) {
+      if (range.contains(t.firstTurn())) {
+        merged.add(switch (metric) {
+          case TTFT -> t.ttft();
+          case TTFT_FROM_SCHEDULED -> t.ttftFromScheduled();
+          case TPOT -> t.tpot();
+          default -> throw new IllegalArgumentException(metric + " is not recorded by turn");
+        });
+      }
+    }
+    return merged;
   }
 
   /** The bucket of turn {@code turn} (1-based): its own up to {@link #TURN_CAP}, then "later". */

@@ -32,6 +32,7 @@ public final class SessionRecorder {
   private final Histogram inputTokens = new Histogram(DIGITS);
   private final Histogram outputTokens = new Histogram(DIGITS);
   private final Histogram[] ttft = histograms();
+  private final Histogram[] ttftScheduled = histograms();
   private final Histogram[] tpot = histograms();
   private final Histogram[] prompt = histograms();
   private final long[] promptReportingCache = new long[BUCKETS];
@@ -79,6 +80,9 @@ public final class SessionRecorder {
     if (m.ttftNanos() >= 0) {
       ttft[b].recordValue(m.ttftNanos());
     }
+    if (m.ttftFromScheduledNanos() >= 0) {
+      ttftScheduled[b].recordValue(m.ttftFromScheduledNanos());
+    }
     if (!m.tpotUndefined()) {
       tpot[b].recordValue(Math.round(m.tpotNanos()));
     }
@@ -102,7 +106,7 @@ public final class SessionRecorder {
     List<Sessions.ByTurn> byTurn = new ArrayList<>();
     for (int b = 0; b < BUCKETS; b++) {
       if (ttft[b].getTotalCount() > 0 || prompt[b].getTotalCount() > 0) {
-        byTurn.add(new Sessions.ByTurn(b + 1, ttft[b], tpot[b], prompt[b], promptReportingCache[b], cached[b]));
+        byTurn.add(new Sessions.ByTurn(b + 1, ttft[b], ttftScheduled[b], tpot[b], prompt[b], promptReportingCache[b], cached[b]));
       }
     }
     long inProgress = started - finished - endedByError - endedByMaxContext;
