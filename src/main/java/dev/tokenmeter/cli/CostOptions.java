@@ -91,7 +91,10 @@ class CostOptions {
     try {
       spec = dev.tokenmeter.workload.LengthSpec.parse(turns);
     } catch (IllegalArgumentException e) {
-      throw new UsageException("--turns " + e.getMessage().replace(" tokens", " turns"));
+      String why = e.getMessage().replace(" tokens", " turns").replace("length must", "turns must");
+      int examples = why.indexOf("; examples:");
+      throw new UsageException("--turns " + (examples < 0 ? why : why.substring(0, examples))
+          + "; examples: 4, uniform:2,8, normal:6,2");
     }
     return spec instanceof dev.tokenmeter.workload.LengthSpec.Fixed f && f.tokens() == 1 ? null : spec;
   }
