@@ -26,6 +26,7 @@ import java.util.List;
  * @param tpotUndefined {@code requests.tpot_undefined}: completed measured requests with no TPOT
  *     (fewer than 2 tokens, or all in one read); -1 when the file does not have it
  * @param server {@code server}: the server's own metrics over the stage; null when absent
+ * @param sessions {@code sessions}: the stage's conversations ({@code bench --turns}); null when absent
  */
 public record StageDetail(
     String loadModel,
@@ -40,7 +41,27 @@ public record StageDetail(
     Series series,
     Cost.StageCost cost,
     long tpotUndefined,
-    dev.tokenmeter.scrape.ServerStage server) {
+    dev.tokenmeter.scrape.ServerStage server,
+    SavedSessions sessions) {
+
+  /** Without sessions. */
+  public StageDetail(
+      String loadModel,
+      int concurrency,
+      double ratePerSecond,
+      double windowStartSeconds,
+      double windowEndSeconds,
+      boolean windowComplete,
+      String steadyStateReason,
+      double wordsPerOutputToken,
+      Health health,
+      Series series,
+      Cost.StageCost cost,
+      long tpotUndefined,
+      dev.tokenmeter.scrape.ServerStage server) {
+    this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
+        steadyStateReason, wordsPerOutputToken, health, series, cost, tpotUndefined, server, null);
+  }
 
 
   /** No detail: a stage built from headline numbers. */

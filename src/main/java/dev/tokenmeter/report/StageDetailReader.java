@@ -72,7 +72,8 @@ final class StageDetailReader {
         series(s.path("time_series")),
         RepeatsCostReader.cost(s),
         s.path("requests").path("tpot_undefined").asLong(-1),
-        ServerStageJson.read(s.get("server")));
+        ServerStageJson.read(s.get("server")),
+        SavedSessions.read(s));
   }
 
   private static StageDetail.Health health(JsonNode h) throws IOException {
