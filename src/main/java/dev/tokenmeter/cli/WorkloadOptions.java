@@ -6,6 +6,7 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
+import dev.tokenmeter.workload.FileSessions;
 import dev.tokenmeter.workload.FileWorkload;
 import dev.tokenmeter.workload.LengthSpec;
 import dev.tokenmeter.workload.PreparedRequests;
@@ -72,7 +73,7 @@ final class WorkloadOptions {
 
   private WorkloadProfile profile;
 
-  @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order.")
+  @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order. With --turns, its multi-turn conversations are replayed turn by turn: the recorded user turns in order, the model's own answers as the assistant turns (at most --turns turns each).")
   Path prompts;
 
   @Option(names = "--shared-prefix-tokens", paramLabel = "N", description = "Synthetic prompts start with the same N-token prefix (prefix-cache experiments; default: 0).")
@@ -172,8 +173,16 @@ final class WorkloadOptions {
 
   private Function<StagePlan, RequestSource> sessionsFactory(TokenEstimator estimator) {
     if (file != null) {
-      throw new UsageException("--turns with --prompts: replaying recorded conversations turn by turn is not"
-          + " supported yet; leave out --prompts for synthetic conversations");
+      PromptFile f = file;
+      LengthSpec o = out;
+      LengthSpec t = turns;
+      ThinkTime th = think;
+      int context = maxContext;
+      if (FileSessions.multiTurn(f).isEmpty()) {
+        throw new UsageException(prompts + " holds no conversation of 2 or more user turns (ShareGPT \"conversations\" or"
+            + " OpenAI \"messages\") to replay with --turns: give a multi-turn dataset, or leave out --turns");
+      }
+      return plan -> new FileSessions(f, t, o, th, context, plan.seed(), estimator);
     }
     PromptSynthesizer synth =
         chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);

@@ -3,12 +3,6 @@ package dev.tokenmeter.workload;
 import dev.tokenmeter.core.engine.Conversation;
 import dev.tokenmeter.core.engine.SessionSource;
 import dev.tokenmeter.core.request.Message;
-import dev.tokenmeter.core.request.Prompt;
-import dev.tokenmeter.core.request.RequestSpec;
-import dev.tokenmeter.core.request.RequestTimeline;
-import dev.tokenmeter.core.request.SessionTurn;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.SplittableRandom;
@@ -48,7 +42,6 @@ import java.util.stream.IntStream;
 public final class SyntheticSessions implements SessionSource {
   static final long SESSION_STREAM = 16;
   static final long POOL_STREAM = 17;
-  private static final TokenEstimator ANSWER_ESTIMATE = TokenEstimator.heuristic();
 
   /**
    * What the sessions are made of.
@@ -114,7 +107,7 @@ public final class SyntheticSessions implements SessionSource {
 
   @Override
   public Conversation open(long session) {
-    return new Synthetic(session);
+    return new Synthetic(session, Draws.forItem(s.seed(), SESSION_STREAM, session));
   }
 
   /** One line for reports. */
@@ -124,92 +117,31 @@ public final class SyntheticSessions implements SessionSource {
         + (s.maxContext() > 0 ? ", context at most " + s.maxContext() + " tokens" : "");
   }
 
-  private final class Synthetic implements Conversation {
+  private final class Synthetic extends GrowingConversation {
     private final long session;
     private final SplittableRandom random;
-    private final int planned;
-    private final List<Message> history = new ArrayList<>();
-    private int turn; // turns sent
-    /** The client's count of the prompt last sent. */
-    private int promptTokens;
-    /** The next user message: its text, tokens and max_tokens, drawn ahead to check the context. */
-    private String nextText;
-    private int nextTokens;
-    private OptionalInt nextMax;
-    private End end;
 
-    Synthetic(long session) {
+    Synthetic(long session, SplittableRandom random) {
+      super(session, s.turns().sample(random), s.maxContext(), system, systemTokens);
       this.session = session;
-      this.random = Draws.forItem(s.seed(), SESSION_STREAM, session);
-      this.planned = s.turns().sample(random);
-      if (system != null) {
-        history.add(system);
-      }
-      promptTokens = systemTokens;
-      draw();
-      String lead = "Conversation " + session + ".";
-      nextText = lead + " " + nextText;
-      nextTokens += s.synthesizer().estimator().count(lead);
+      this.random = random;
     }
 
-    private void draw() {
+    @Override
+    Next draw(int turn) {
       int i = random.nextInt(pool.length);
-      nextText = pool[i];
-      nextTokens = poolTokens[i];
-      nextMax = s.output() == null ? OptionalInt.empty() : OptionalInt.of(s.output().sample(random));
-    }
-
-    private boolean fits(long prompt) {
-      return s.maxContext() == 0 || prompt <= s.maxContext();
-    }
-
-    @Override
-    public RequestSpec next(long id) {
-      if (turn == 0 && !fits((long) promptTokens + nextTokens)) {
-        end = End.MAX_CONTEXT;
-        return null;
+      OptionalInt max = s.output() == null ? OptionalInt.empty() : OptionalInt.of(s.output().sample(random));
+      if (turn > 1) {
+        return new Next(pool[i], poolTokens[i], max);
       }
-      if (end != null) {
-        throw new IllegalStateException("session " + session + " has ended");
-      }
-      history.add(new Message("user", nextText));
-      promptTokens += nextTokens;
-      turn++;
-      return new RequestSpec(id, new Prompt.Chat(history), promptTokens, false, nextMax,
-          new SessionTurn(session, turn));
-    }
-
-    @Override
-    public boolean answered(RequestTimeline answer) {
-      String text = answer.content().toString();
-      history.add(new Message("assistant", text));
-      int completion = answer.usageCompletionTokens();
-      int answerTokens = completion >= 0
-          ? Math.max(0, completion - Math.max(0, answer.usageReasoningTokens()))
-          : ANSWER_ESTIMATE.count(text);
-      promptTokens += answerTokens;
-      if (turn >= planned) {
-        end = End.TURNS;
-        return false;
-      }
-      draw();
-      // The server's count includes the chat template: the larger of the two guards the limit.
-      long sent = Math.max(promptTokens - answerTokens, answer.usagePromptTokens());
-      if (!fits(sent + answerTokens + nextTokens)) {
-        end = End.MAX_CONTEXT;
-        return false;
-      }
-      return true;
+      // Led by the session's number: sessions share the system prompt only.
+      String lead = "Conversation " + session + ".";
+      return new Next(lead + " " + pool[i], poolTokens[i] + s.synthesizer().estimator().count(lead), max);
     }
 
     @Override
     public long thinkNanos() {
       return s.think().sampleNanos(random);
-    }
-
-    @Override
-    public End end() {
-      return end;
     }
   }
 }

@@ -94,6 +94,43 @@ class SessionsIT {
   }
 
   @Test
+  void aShareGptFileIsReplayedTurnByTurnAndOneWithoutConversationsExits2() throws Exception {
+    Path data = tmp.resolve("chats.json");
+    Files.writeString(data, """
+        [{"conversations": [{"from": "human", "value": "What is prefix caching?"}, {"from": "gpt", "value": "r"},
+                            {"from": "human", "value": "Why does it help TTFT?"}, {"from": "gpt", "value": "r"},
+                            {"from": "human", "value": "And the KV cache?"}]}]
+        """);
+    Path out = tmp.resolve("replay");
+    Cli.Result r;
+    try (SimFixture sim = SimFixture.start(SimFixture.config(10, 1))) {
+      r = Cli.run("bench", "--url", sim.baseUrl(), "--concurrency", "1", "--requests", "6", "--warmup", "0s",
+          "--cooldown", "0s", "--turns", "10", "--prompts", data.toString(), "--output-tokens", "6",
+          "--extra-body", "{\"ignore_eos\":true}", "--out", out.toString(), "-q");
+    }
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(out.resolve("requests.jsonl"))) {
+      lines.add(JSON.readTree(line));
+    }
+    // Two sessions of the conversation's three user turns.
+    assertThat(lines).extracting(n -> n.get("session").asInt() + ":" + n.get("turn").asInt())
+        .containsExactly("0:1", "0:2", "0:3", "1:1", "1:2", "1:3");
+    for (int k = 1; k < 3; k++) {
+      assertThat(lines.get(k).get("usage_prompt_tokens").asInt())
+          .isGreaterThanOrEqualTo(lines.get(k - 1).get("usage_prompt_tokens").asInt() + 6);
+    }
+
+    Path single = tmp.resolve("single.jsonl");
+    Files.writeString(single, "{\"prompt\": \"hi\"}\n");
+    Cli.Result bad = Cli.run("bench", "--url", "http://127.0.0.1:9", "--concurrency", "1", "--requests", "1",
+        "--turns", "3", "--prompts", single.toString(), "--out", tmp.resolve("bad").toString());
+    assertThat(bad.exitCode()).as(bad.both()).isEqualTo(2);
+    assertThat(bad.err().strip()).endsWith("holds no conversation of 2 or more user turns (ShareGPT \"conversations\" or"
+        + " OpenAI \"messages\") to replay with --turns: give a multi-turn dataset, or leave out --turns");
+  }
+
+  @Test
   void badSessionFlagsExit2WithOneLine() {
     String[][] cases = {
         {"--turns", "uniform:5,2"},
