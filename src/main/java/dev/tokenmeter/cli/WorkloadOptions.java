@@ -119,6 +119,10 @@ final class WorkloadOptions {
     }
     if (prompts != null) {
       file = PromptFile.load(prompts);
+      if (turns != null && FileSessions.multiTurn(file).isEmpty()) {
+        throw new UsageException(prompts + " holds no conversation of 2 or more user turns (ShareGPT \"conversations\" or"
+            + " OpenAI \"messages\") to replay with --turns: give a multi-turn dataset, or leave out --turns");
+      }
     } else {
       in = inputTokens.startsWith(FROM_PROFILE) ? profile().input() : parse("--input-tokens", inputTokens, false);
     }
@@ -178,10 +182,6 @@ final class WorkloadOptions {
       LengthSpec t = turns;
       ThinkTime th = think;
       int context = maxContext;
-      if (FileSessions.multiTurn(f).isEmpty()) {
-        throw new UsageException(prompts + " holds no conversation of 2 or more user turns (ShareGPT \"conversations\" or"
-            + " OpenAI \"messages\") to replay with --turns: give a multi-turn dataset, or leave out --turns");
-      }
       return plan -> new FileSessions(f, t, o, th, context, plan.seed(), estimator);
     }
     PromptSynthesizer synth =

@@ -46,6 +46,11 @@ class SessionsIT {
     for (String line : Files.readAllLines(out.resolve("requests.jsonl"))) {
       JsonNode n = JSON.readTree(line);
       assertThat(n.has("session") && n.has("turn")).as(line).isTrue();
+      if (!n.get("ok").asBoolean()) {
+        // The stage's end cancels what is in flight then (a turn planned just before it): no failure.
+        assertThat(n.get("error_class").asText()).as(line).isEqualTo("cancelled");
+        continue;
+      }
       sessions.computeIfAbsent(n.get("session").asLong(), k -> new ArrayList<>()).add(n);
     }
     assertThat(sessions).hasSizeGreaterThanOrEqualTo(6);
@@ -74,7 +79,7 @@ class SessionsIT {
     assertThat(pairs).isGreaterThanOrEqualTo(12);
 
     JsonNode s = JSON.readTree(out.resolve("summary.json").toFile()).at("/stages/0/sessions");
-    assertThat(s.get("started").asLong()).isEqualTo(sessions.size());
+    assertThat(s.get("started").asLong()).isGreaterThanOrEqualTo(sessions.size());
     assertThat(s.get("finished").asLong()).isGreaterThanOrEqualTo(3);
     assertThat(s.get("ended_by_error").asLong()).isZero();
     assertThat(s.get("started").asLong()).isEqualTo(s.get("finished").asLong() + s.get("in_progress_at_end").asLong());
