@@ -78,7 +78,10 @@ class SessionsIT {
     }
     assertThat(pairs).isGreaterThanOrEqualTo(12);
 
-    JsonNode s = JSON.readTree(out.resolve("summary.json").toFile()).at("/stages/0/sessions");
+    JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
+    assertThat(dev.tokenmeter.report.JsonSchemaSubset.check(
+        JSON.readTree(Path.of("docs/summary.schema.json").toFile()), summary)).isEmpty();
+    JsonNode s = summary.at("/stages/0/sessions");
     assertThat(s.get("started").asLong()).isGreaterThanOrEqualTo(sessions.size());
     assertThat(s.get("finished").asLong()).isGreaterThanOrEqualTo(3);
     assertThat(s.get("ended_by_error").asLong()).isZero();
