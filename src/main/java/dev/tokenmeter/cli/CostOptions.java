@@ -29,7 +29,7 @@ class CostOptions {
   @Option(names = "--traffic", paramLabel = "RATE", description = "Traffic of the monthly (30-day) projection: 10000req/day, 50req/s, 2k req/h, 1M req/month.")
   String traffic;
 
-  @Option(names = "--turns", paramLabel = "SPEC", description = "Turns per conversation: 4, uniform:2,8 (length-spec forms). bench runs real conversations: each user sends turn k+1 with the whole history (its earlier messages and the server's answers) plus a new --input-tokens message, and costs a conversation as they went (docs/METRICS.md, Sessions); simulate and demo take a whole number, the requests a conversation costs (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--turns", paramLabel = "SPEC", description = "Turns per conversation: 4, uniform:2,8 (length-spec forms). bench and simulate run real conversations: each user sends turn k+1 with the whole history (its earlier messages and the server's answers) plus a new --input-tokens message, and cost a conversation as they went (docs/METRICS.md, Sessions); demo takes a whole number, the requests a conversation costs (default: ${DEFAULT-VALUE}).")
   String turns = "1";
 
   @Option(names = "--currency", paramLabel = "NAME", description = "What prices are in, shown beside costs (default: ${DEFAULT-VALUE}).")

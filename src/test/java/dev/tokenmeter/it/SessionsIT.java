@@ -139,6 +139,23 @@ class SessionsIT {
   }
 
   @Test
+  void simulateRunsTheSameConversationsInVirtualTimeAndTheirHistoriesHitThePrefixCache() throws Exception {
+    Path out = tmp.resolve("sim");
+    Cli.simulate(out, new String[] {"--concurrency", "4", "--duration", "30s", "--warmup", "2s", "--cooldown", "0s",
+        "--input-tokens", "300", "--output-tokens", "50"}, "--turns", "5", "--think-time", "1s");
+    JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
+    JsonNode byTurn = summary.at("/stages/0/sessions/by_turn");
+    assertThat(byTurn).hasSize(5);
+    for (int k = 1; k < 5; k++) {
+      assertThat(byTurn.get(k).at("/prompt_tokens/mean").asDouble())
+          .isGreaterThanOrEqualTo(byTurn.get(k - 1).at("/prompt_tokens/mean").asDouble() + 300 + 50 - 1);
+    }
+    // Each later turn resends the earlier prompt, whose blocks the engine cached: most prompt tokens hit.
+    assertThat(summary.at("/settings/simulation/prefix_cache_hit_rate").asDouble()).isGreaterThan(0.4);
+    assertThat(summary.at("/stages/0/sessions/finished").asLong()).isPositive();
+  }
+
+  @Test
   void badSessionFlagsExit2WithOneLine() {
     String[][] cases = {
         {"--turns", "uniform:5,2"},
