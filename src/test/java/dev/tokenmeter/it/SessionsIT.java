@@ -142,7 +142,8 @@ class SessionsIT {
   void simulateRunsTheSameConversationsInVirtualTimeAndTheirHistoriesHitThePrefixCache() throws Exception {
     Path out = tmp.resolve("sim");
     Cli.simulate(out, new String[] {"--concurrency", "4", "--duration", "30s", "--warmup", "2s", "--cooldown", "0s",
-        "--input-tokens", "300", "--output-tokens", "50"}, "--turns", "5", "--think-time", "1s");
+        "--input-tokens", "300", "--output-tokens", "50"}, "--turns", "5", "--think-time", "1s",
+        "--price-in", "1", "--price-out", "2");
     JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
     JsonNode byTurn = summary.at("/stages/0/sessions/by_turn");
     assertThat(byTurn).hasSize(5);
@@ -153,6 +154,12 @@ class SessionsIT {
     // Each later turn resends the earlier prompt, whose blocks the engine cached: most prompt tokens hit.
     assertThat(summary.at("/settings/simulation/prefix_cache_hit_rate").asDouble()).isGreaterThan(0.4);
     assertThat(summary.at("/stages/0/sessions/finished").asLong()).isPositive();
+    // A conversation costs what its sessions carried: mean prompt and output tokens per session.
+    JsonNode s = summary.at("/stages/0/sessions");
+    double perConversation = (s.at("/input_tokens/mean").asDouble() * 1 + s.at("/output_tokens/mean").asDouble() * 2) / 1e6;
+    assertThat(summary.at("/stages/0/cost/tokens/per_conversation").asDouble())
+        .isCloseTo(perConversation, org.assertj.core.data.Percentage.withPercentage(0.5))
+        .isGreaterThan(5 * summary.at("/stages/0/cost/tokens/per_request").asDouble() * 0.5);
   }
 
   @Test
