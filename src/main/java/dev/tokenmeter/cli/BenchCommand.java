@@ -106,6 +106,12 @@ final class BenchCommand implements Callable<Integer> {
       }
     }
     workload.rateFromProfile(load, System.err);
+    var turns = cost.sessionTurns();
+    if (turns != null) {
+      cost.sessionsAreReal = true;
+      load.sessions = true;
+      workload.sessions(turns, load.thinkTime());
+    }
     int streams = LoadOptions.largestStreams(load.concurrency, load.maxConcurrency, slo.searchMaxConcurrency());
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {

@@ -33,8 +33,8 @@ class CostOptions {
   @Option(names = "--traffic", paramLabel = "RATE", description = "Traffic of the monthly (30-day) projection: 10000req/day, 50req/s, 2k req/h, 1M req/month.")
   String traffic;
 
-  @Option(names = "--turns", paramLabel = "N", description = "Requests per conversation, for the cost per conversation (default: ${DEFAULT-VALUE}).")
-  int turns = 1;
+  @Option(names = "--turns", paramLabel = "SPEC", description = "Turns per conversation: 4, uniform:2,8 (length-spec forms). bench and simulate run real conversations: each user sends turn k+1 with the whole history (its earlier messages and the server's answers) plus a new --input-tokens message, and cost a conversation as they went (docs/METRICS.md, Sessions); demo takes a whole number, the requests a conversation costs (default: ${DEFAULT-VALUE}).")
+  String turns = "1";
 
   @Option(names = "--currency", paramLabel = "NAME", description = "What prices are in, shown beside costs (default: ${DEFAULT-VALUE}).")
   String currency = "USD";
@@ -58,7 +58,7 @@ class CostOptions {
   Cost.Model model(int gpus) {
     boolean tokens = priceIn != null || priceOut != null;
     if (!tokens && gpuCost == null) {
-      if (traffic != null || turns != 1) {
+      if (traffic != null || (!sessionsAreReal && turnsPerConversation() != 1)) {
         throw new UsageException("--traffic and --turns cost a run: give prices too, --price-in/--price-out or --gpu-cost");
       }
       return null;
@@ -66,9 +66,6 @@ class CostOptions {
     double in = nonNegative("--price-in", priceIn);
     double out = nonNegative("--price-out", priceOut);
     double gpu = gpuCost == null ? Double.NaN : nonNegative("--gpu-cost", gpuCost);
-    if (turns < 1) {
-      throw new UsageException("--turns must be at least 1, got " + turns);
-    }
     if (gpus < 1) {
       throw new UsageException("--gpus must be at least 1, got " + gpus);
     }
@@ -82,7 +79,49 @@ class CostOptions {
         gpu,
         gpus,
         traffic == null ? Double.NaN : requestsPerDay(traffic),
-        turns);
+        turnsPerConversation());
+  }
+
+  /** Set by {@code bench}: its --turns runs real conversations, which need no price. */
+  boolean sessionsAreReal;
+
+  /**
+   * {@code --turns} as a length spec, or null for the default single turn (no sessions).
+   *
+   * @throws UsageException for a spec that is not one
+   */
+  dev.tokenmeter.workload.LengthSpec sessionTurns() {
+    dev.tokenmeter.workload.LengthSpec spec;
+    try {
+      spec = dev.tokenmeter.workload.LengthSpec.parse(turns);
+    } catch (IllegalArgumentException e) {
+      String why = e.getMessage().replace(" tokens", " turns").replace("length must", "turns must");
+      int examples = why.indexOf("; examples:");
+      throw new UsageException("--turns " + (examples < 0 ? why : why.substring(0, examples))
+          + "; examples: 4, uniform:2,8, normal:6,2");
+    }
+    return spec instanceof dev.tokenmeter.workload.LengthSpec.Fixed f && f.tokens() == 1 ? null : spec;
+  }
+
+  /**
+   * Requests per conversation for the cost model: {@code --turns} when a whole number; under bench's
+   * real sessions, the spec's mean rounded (the cost follows the sessions measured, {@code Cost.of}).
+   */
+  private int turnsPerConversation() {
+    if (sessionsAreReal) {
+      var spec = sessionTurns();
+      return spec == null ? 1 : (int) Math.max(1, Math.round(spec.mean()));
+    }
+    try {
+      int n = Integer.parseInt(turns.strip());
+      if (n < 1) {
+        throw new UsageException("--turns must be at least 1, got " + n);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new UsageException("--turns '" + turns + "': this command costs a conversation as a whole number of"
+          + " requests (e.g. --turns 4); distributions of turns are for bench's real conversations");
+    }
   }
 
   /** {@code --power-price} per kWh; NaN when not given. */

@@ -4,6 +4,7 @@ import dev.tokenmeter.core.load.Arrivals;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.workload.ThinkTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -40,8 +41,14 @@ final class LoadOptions {
   @Option(names = "--max-concurrency", paramLabel = "N", description = "Open loop: at most N requests in flight; later arrivals queue.")
   Integer maxConcurrency;
 
-  @Option(names = "--think-time", paramLabel = "DURATION", description = "Closed loop: pause between a user's requests (default: 0).")
+  @Option(names = "--think-time", paramLabel = "SPEC", description = "Pause between a user's requests (closed loop) or, with --turns, between a session's turns (closed and open loop): a duration (2s), or per turn uniform:1s,5s or exponential:3s (a mean; with --turns only) (default: 0).")
   String thinkTime = "0";
+
+  /**
+   * Set by {@code bench --turns}: the think time is drawn per turn by the sessions ({@link
+   * #thinkTime()}), and a closed-loop user starts its next session at once.
+   */
+  boolean sessions;
 
   @Option(names = "--duration", paramLabel = "DURATION", description = "Measurement window per stage (default: 60s unless --requests).")
   String duration;
@@ -87,7 +94,16 @@ final class LoadOptions {
     }
     long warm = Durations.parseNanos("--warmup", warmup);
     long cool = Durations.parseNanos("--cooldown", cooldown);
-    long think = Durations.parseNanos("--think-time", thinkTime);
+    ThinkTime thinkSpec = thinkTime();
+    long think;
+    if (sessions) {
+      think = 0;
+    } else if (thinkSpec instanceof ThinkTime.Fixed f) {
+      think = f.nanos();
+    } else {
+      throw new UsageException("--think-time " + thinkTime + " draws a pause per turn of a conversation: add --turns N,"
+          + " or give a fixed duration such as 2s");
+    }
     List<LoadModel> loads = new ArrayList<>();
     for (Integer c : concurrency) {
       if (c == null || c < 1) {
@@ -123,6 +139,34 @@ final class LoadOptions {
       }
     }
     return plans;
+  }
+
+  /**
+   * {@code --think-time} parsed: a duration ({@code 2s}, {@code fixed:2s}), {@code uniform:MIN,MAX}
+   * or {@code exponential:MEAN}.
+   */
+  ThinkTime thinkTime() {
+    String spec = thinkTime.strip();
+    int colon = spec.indexOf(':');
+    String kind = colon < 0 ? "fixed" : spec.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT);
+    String[] args = (colon < 0 ? spec : spec.substring(colon + 1)).split(",", -1);
+    String problem = "--think-time '" + Durations.printable(thinkTime) + "': ";
+    String forms = "use a duration (2s), uniform:1s,5s or exponential:3s";
+    int expected = kind.equals("uniform") ? 2 : 1;
+    if (!List.of("fixed", "uniform", "exponential").contains(kind) || args.length != expected) {
+      throw new UsageException(problem + forms);
+    }
+    try {
+      long first = Durations.parseNanos("--think-time", args[0]);
+      return switch (kind) {
+        case "uniform" -> new ThinkTime.Uniform(first, Durations.parseNanos("--think-time", args[1]));
+        case "exponential" -> new ThinkTime.Exponential(first);
+        default -> new ThinkTime.Fixed(first);
+      };
+    } catch (IllegalArgumentException e) {
+      String why = e.getMessage().startsWith("--think-time") ? "not a duration" : e.getMessage();
+      throw new UsageException(problem + why + "; " + forms);
+    }
   }
 
   private Arrivals arrivals() {

@@ -69,11 +69,19 @@ final class SimulateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     workload.rateFromProfile(load, System.err);
+    var turns = cost.sessionTurns();
+    if (turns != null) {
+      // Real conversations in virtual time: the sessions' text identifies each history's blocks in
+      // the simulated prefix cache, so later turns hit what earlier turns left there.
+      cost.sessionsAreReal = true;
+      load.sessions = true;
+      workload.sessions(turns, load.thinkTime());
+    }
     SloRun sloRun = slo.resolve(load);
     StageSequence stages = repeats.sequence(sloRun.stages());
     EngineConfig config = engine.config();
     Cost.Model costModel = cost.model(config.tensorParallel());
-    var requests = workload.lengthsFactory(config.model().name());
+    var requests = turns != null ? workload.factory(config.model().name()) : workload.lengthsFactory(config.model().name());
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
     }

@@ -6,12 +6,15 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
+import dev.tokenmeter.workload.FileSessions;
 import dev.tokenmeter.workload.FileWorkload;
 import dev.tokenmeter.workload.LengthSpec;
 import dev.tokenmeter.workload.PreparedRequests;
 import dev.tokenmeter.workload.PromptFile;
 import dev.tokenmeter.workload.PromptSynthesizer;
+import dev.tokenmeter.workload.SyntheticSessions;
 import dev.tokenmeter.workload.SyntheticWorkload;
+import dev.tokenmeter.workload.ThinkTime;
 import dev.tokenmeter.workload.TokenEstimator;
 import dev.tokenmeter.workload.WorkloadProfile;
 import java.io.PrintStream;
@@ -70,11 +73,18 @@ final class WorkloadOptions {
 
   private WorkloadProfile profile;
 
-  @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order.")
+  @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order. With --turns, its multi-turn conversations are replayed turn by turn: the recorded user turns in order, the model's own answers as the assistant turns (at most --turns turns each).")
   Path prompts;
 
   @Option(names = "--shared-prefix-tokens", paramLabel = "N", description = "Synthetic prompts start with the same N-token prefix (prefix-cache experiments; default: 0).")
   int sharedPrefixTokens;
+
+  @Option(names = "--max-context", paramLabel = "N", description = "With --turns: a session ends before its next prompt would exceed N tokens (counted in the summary as ended by max context; default: 0, no limit).")
+  int maxContext;
+
+  /** Set by {@code bench --turns}: the turns per session and the pause between them; null without sessions. */
+  private LengthSpec turns;
+  private ThinkTime think = ThinkTime.NONE;
 
   @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name[@revision] (Hugging Face cache, downloaded when missing; HF_TOKEN for gated models). Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
   String tokenizer;
@@ -97,8 +107,22 @@ final class WorkloadOptions {
     if (sharedPrefixTokens < 0) {
       throw new UsageException("--shared-prefix-tokens must not be negative");
     }
+    if (maxContext < 0) {
+      throw new UsageException("--max-context must be 0 (no limit) or more tokens, got " + maxContext);
+    }
+    if (maxContext > 0 && turns == null) {
+      throw new UsageException("--max-context ends conversations: add --turns N (or leave out --max-context)");
+    }
+    if (maxContext > 0 && maxContext <= sharedPrefixTokens) {
+      throw new UsageException("--max-context " + maxContext + " leaves no room after the " + sharedPrefixTokens
+          + "-token system prompt (--shared-prefix-tokens): raise it");
+    }
     if (prompts != null) {
       file = PromptFile.load(prompts);
+      if (turns != null && FileSessions.multiTurn(file).isEmpty()) {
+        throw new UsageException(prompts + " holds no conversation of 2 or more user turns (ShareGPT \"conversations\" or"
+            + " OpenAI \"messages\") to replay with --turns: give a multi-turn dataset, or leave out --turns");
+      }
     } else {
       in = inputTokens.startsWith(FROM_PROFILE) ? profile().input() : parse("--input-tokens", inputTokens, false);
     }
@@ -125,6 +149,9 @@ final class WorkloadOptions {
       });
     }
     TokenEstimator estimator = estimator();
+    if (turns != null) {
+      return sessionsFactory(estimator);
+    }
     if (file != null) {
       PromptFile f = file;
       LengthSpec o = out;
@@ -136,6 +163,38 @@ final class WorkloadOptions {
     LengthSpec o = out;
     int prepared = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
     return plan -> new PreparedRequests(new SyntheticWorkload(i, o, plan.seed(), synth, sharedPrefixTokens), prepared);
+  }
+
+  /**
+   * Makes this workload real conversations ({@code bench --turns}): {@code turns} per session,
+   * {@code think} between them. Call before {@link #validate}.
+   */
+  WorkloadOptions sessions(LengthSpec turns, ThinkTime think) {
+    this.turns = turns;
+    this.think = think;
+    return this;
+  }
+
+  private Function<StagePlan, RequestSource> sessionsFactory(TokenEstimator estimator) {
+    if (file != null) {
+      PromptFile f = file;
+      LengthSpec o = out;
+      LengthSpec t = turns;
+      ThinkTime th = think;
+      int context = maxContext;
+      return plan -> new FileSessions(f, t, o, th, context, plan.seed(), estimator);
+    }
+    PromptSynthesizer synth =
+        chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);
+    LengthSpec i = in;
+    LengthSpec o = out;
+    LengthSpec t = turns;
+    ThinkTime th = think;
+    int context = maxContext;
+    int system = sharedPrefixTokens;
+    int pool = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    return plan -> new SyntheticSessions(
+        new SyntheticSessions.Settings(t, i, o, th, context, plan.seed(), synth, system, pool));
   }
 
   /**
@@ -265,6 +324,11 @@ final class WorkloadOptions {
     m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
     m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
+    if (turns != null) {
+      m.put("turns", turns.describe());
+      m.put("think_time", think.describe());
+      m.put("max_context", maxContext);
+    }
     if (workloadFile != null) {
       m.put("workload_profile", workloadFile.toString());
     }

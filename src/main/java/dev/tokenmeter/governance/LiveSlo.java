@@ -48,6 +48,10 @@ public record LiveSlo(Slo.Objective objective, SloScope scope, double budget) {
   public static LiveSlo of(Slo.Objective o, SloScope scope) {
     SloMetric m = o.metric();
     String name = o.name();
+    if (o.turns() != null) {
+      throw new IllegalArgumentException("SLO '" + name + "': turn ranges are for bench --turns conversations;"
+          + " live traffic has no turn numbers: leave out [" + o.turns() + "]");
+    }
     switch (m) {
       case TTFT, TTFT_SENT, TPOT, E2E, E2E_SENT, TPS -> {
         int perMille = perMille(o);

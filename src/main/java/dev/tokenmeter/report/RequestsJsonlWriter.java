@@ -98,6 +98,10 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
     g.writeNumberField("id", t.id());
     g.writeNumberField("stage", t.stage());
     g.writeStringField("phase", t.phase().wireName());
+    if (t.spec().turn() != null) {
+      g.writeNumberField("session", t.spec().turn().session());
+      g.writeNumberField("turn", t.spec().turn().turn());
+    }
     ms(g, "scheduled_at_ms", t.scheduledNanos() - runStartNanos);
     if (t.sentNanos() >= 0) {
       ms(g, "sent_at_ms", t.sentNanos() - runStartNanos);
@@ -141,6 +145,9 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
     }
     if (m.usagePromptTokens() >= 0) {
       g.writeNumberField("usage_prompt_tokens", m.usagePromptTokens());
+    }
+    if (t.usageCachedTokens() >= 0) {
+      g.writeNumberField("usage_cached_tokens", t.usageCachedTokens());
     }
     if (m.clientPromptTokens() >= 0) {
       g.writeNumberField("client_prompt_tokens", m.clientPromptTokens());

@@ -27,6 +27,7 @@ import java.util.List;
  *     (fewer than 2 tokens, or all in one read); -1 when the file does not have it
  * @param server {@code server}: the server's own metrics over the stage; null when absent
  * @param gpu {@code gpu}: the GPUs' power and energy over the stage; null when absent
+ * @param sessions {@code sessions}: the stage's conversations ({@code bench --turns}); null when absent
  */
 public record StageDetail(
     String loadModel,
@@ -42,9 +43,10 @@ public record StageDetail(
     Cost.StageCost cost,
     long tpotUndefined,
     dev.tokenmeter.scrape.ServerStage server,
-    dev.tokenmeter.scrape.GpuStage gpu) {
+    dev.tokenmeter.scrape.GpuStage gpu,
+    SavedSessions sessions) {
 
-  /** Without GPU figures. */
+  /** Without GPU figures and sessions. */
   public StageDetail(
       String loadModel,
       int concurrency,
@@ -60,7 +62,7 @@ public record StageDetail(
       long tpotUndefined,
       dev.tokenmeter.scrape.ServerStage server) {
     this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
-        steadyStateReason, wordsPerOutputToken, health, series, cost, tpotUndefined, server, null);
+        steadyStateReason, wordsPerOutputToken, health, series, cost, tpotUndefined, server, null, null);
   }
 
 

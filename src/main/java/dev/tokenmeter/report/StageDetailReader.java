@@ -73,7 +73,8 @@ final class StageDetailReader {
         RepeatsCostReader.cost(s),
         s.path("requests").path("tpot_undefined").asLong(-1),
         ServerStageJson.read(s.get("server")),
-        GpuStageJson.read(s.get("gpu")));
+        GpuStageJson.read(s.get("gpu")),
+        SavedSessions.read(s));
   }
 
   private static StageDetail.Health health(JsonNode h) throws IOException {

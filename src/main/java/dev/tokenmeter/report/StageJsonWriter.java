@@ -63,6 +63,9 @@ final class StageJsonWriter {
     timeSeries(g, r.timeSeries());
     histograms(g, "histograms", r.histograms());
     histograms(g, "failed_histograms", r.failedHistograms());
+    if (r.sessions() != null) {
+      SessionsJsonWriter.write(g, r.sessions());
+    }
     if (cost != null) {
       CostJsonWriter.stage(g, cost);
     }

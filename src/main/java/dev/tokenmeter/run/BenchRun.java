@@ -287,6 +287,9 @@ public final class BenchRun {
       if (asked != null) {
         out.print(ConsoleReport.ranToMax(rs.get(i).finishes(), asked));
       }
+      if (rs.get(i).sessions() != null) {
+        out.println("  conversations: " + dev.tokenmeter.report.SessionWords.of(rs.get(i).sessions()));
+      }
       RunCost.print(out, s.cost(), rs.get(i));
     }
     out.flush();

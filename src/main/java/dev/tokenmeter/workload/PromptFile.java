@@ -63,12 +63,29 @@ public final class PromptFile {
    * @param maxTokens the record's {@code max_tokens} or {@code output_tokens}, when given
    * @param replyChars for ShareGPT, the characters of the reply that followed the prompt in the
    *     conversation (a hint of the expected output length; its tokens are not known)
+   * @param recorded the record's conversation, turn by turn, for {@code bench --turns}: null for a
+   *     {@code "prompt"} record
    */
-  public record Entry(int line, Prompt prompt, OptionalInt maxTokens, OptionalInt replyChars) {
+  public record Entry(int line, Prompt prompt, OptionalInt maxTokens, OptionalInt replyChars, Recorded recorded) {
     public Entry {
       Objects.requireNonNull(prompt, "prompt");
       Objects.requireNonNull(maxTokens, "maxTokens");
       Objects.requireNonNull(replyChars, "replyChars");
+    }
+
+    /** A record without a conversation. */
+    public Entry(int line, Prompt prompt, OptionalInt maxTokens, OptionalInt replyChars) {
+      this(line, prompt, maxTokens, replyChars, null);
+    }
+  }
+
+  /**
+   * A recorded conversation's user side: its system prompt (null for none) and every non-empty
+   * user turn in order. The recorded answers are not kept: a replay appends the model's own.
+   */
+  public record Recorded(String system, List<String> userTurns) {
+    public Recorded {
+      userTurns = List.copyOf(userTurns);
     }
   }
 

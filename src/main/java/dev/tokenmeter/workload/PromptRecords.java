@@ -65,7 +65,8 @@ final class PromptRecords {
           line, new Prompt.Text(text(node, "prompt")), maxTokens, OptionalInt.empty());
     }
     if (hasMessages) {
-      return new PromptFile.Entry(line, chat(node.get("messages")), maxTokens, OptionalInt.empty());
+      Prompt.Chat chat = chat(node.get("messages"));
+      return new PromptFile.Entry(line, chat, maxTokens, OptionalInt.empty(), recorded(chat.messages()));
     }
     if (hasConversations) {
       return conversation(node.get("conversations"), line, maxTokens);
@@ -114,6 +115,21 @@ final class PromptRecords {
     return new Prompt.Chat(out);
   }
 
+  /** The user side of an OpenAI {@code messages} array: leading system messages, then every user message. */
+  private static PromptFile.Recorded recorded(List<Message> messages) {
+    StringBuilder system = new StringBuilder();
+    List<String> users = new ArrayList<>();
+    for (Message m : messages) {
+      String role = m.role().toLowerCase(Locale.ROOT);
+      if (users.isEmpty() && (role.equals("system") || role.equals("developer"))) {
+        system.append(system.isEmpty() ? "" : "\n\n").append(m.content());
+      } else if (role.equals("user") && !m.content().isEmpty()) {
+        users.add(m.content());
+      }
+    }
+    return new PromptFile.Recorded(system.isEmpty() ? null : system.toString(), users);
+  }
+
   private static PromptFile.Entry conversation(JsonNode turns, int line, OptionalInt maxTokens) {
     if (!turns.isArray()) {
       throw new Problem(
@@ -122,6 +138,8 @@ final class PromptRecords {
     }
     String prompt = null;
     OptionalInt replyChars = OptionalInt.empty();
+    String system = null;
+    List<String> users = new ArrayList<>();
     for (int i = 0; i < turns.size(); i++) {
       JsonNode turn = turns.get(i);
       if (!turn.isObject() || !turn.path("from").isTextual() || !turn.path("value").isTextual()) {
@@ -132,17 +150,24 @@ final class PromptRecords {
                 + describe(turn));
       }
       String from = turn.get("from").textValue().toLowerCase(Locale.ROOT);
+      String value = turn.get("value").textValue();
+      if (from.equals("system") && users.isEmpty()) {
+        system = value.isEmpty() ? null : value;
+      }
+      if (HUMAN.contains(from) && !value.isEmpty()) {
+        users.add(value);
+      }
       if (prompt == null && HUMAN.contains(from)) {
-        prompt = turn.get("value").textValue();
-      } else if (prompt != null && MODEL.contains(from)) {
-        replyChars = OptionalInt.of(turn.get("value").textValue().length());
-        break;
+        prompt = value;
+      } else if (prompt != null && replyChars.isEmpty() && MODEL.contains(from)) {
+        replyChars = OptionalInt.of(value.length());
       }
     }
     if (prompt == null || prompt.isEmpty()) {
       return null;
     }
-    return new PromptFile.Entry(line, new Prompt.Text(prompt), maxTokens, replyChars);
+    return new PromptFile.Entry(line, new Prompt.Text(prompt), maxTokens, replyChars,
+        new PromptFile.Recorded(system, users));
   }
 
   private static OptionalInt maxTokens(JsonNode node) {

@@ -20,12 +20,11 @@ class CostCommandTest {
     Cli.Result r = Cli.run(
         "simulate", "--gpus", "2", "--concurrency", "1,16", "--input-tokens", "200", "--output-tokens", "50",
         "--duration", "10s", "--warmup", "1s", "--cooldown", "1s", "--price-in", "0.5", "--price-out", "1.5",
-        "--gpu-cost", "2.4", "--traffic", "1M req/day", "--turns", "4", "--currency", "EUR",
+        "--gpu-cost", "2.4", "--traffic", "1M req/day", "--currency", "EUR",
         "--out", dir.toString());
     assertThat(r.exitCode()).as(r.both()).isZero();
     assertThat(r.out()).contains("cost (tokens at 0.5 in / 1.5 out per 1M EUR): 0.000175 EUR per request")
-        .contains("cost (2 GPUs at 2.4 EUR/h, at this stage's throughput)")
-        .contains("per conversation (4 requests)");
+        .contains("cost (2 GPUs at 2.4 EUR/h, at this stage's throughput)");
 
     JsonNode s = JSON.readTree(dir.resolve("summary.json").toFile());
     JsonNode schema = JSON.readTree(Path.of("docs/summary.schema.json").toFile());
@@ -35,11 +34,12 @@ class CostCommandTest {
     assertThat(s.at("/pricing/traffic_requests_per_day").asDouble()).isEqualTo(1e6);
 
     // Every request is exactly 200 in + 50 out: 200 x 0.5e-6 + 50 x 1.5e-6 = 0.000175 a request,
-    // 0.000175 / 50 x 1e6 = 3.5 per 1M output tokens; 4 turns 0.0007; 30 M requests a month 5250.
+    // 0.000175 / 50 x 1e6 = 3.5 per 1M output tokens; a conversation of one turn 0.000175 (simulate
+    // --turns runs real conversations, costed as they went: SessionsIT); 30 M requests a month 5250.
     JsonNode tokens = s.at("/stages/0/cost/tokens");
     assertThat(tokens.get("per_request").asDouble()).isCloseTo(0.000175, within(1e-12));
     assertThat(tokens.get("per_1m_output_tokens").asDouble()).isCloseTo(3.5, within(1e-9));
-    assertThat(tokens.get("per_conversation").asDouble()).isCloseTo(0.0007, within(1e-12));
+    assertThat(tokens.get("per_conversation").asDouble()).isCloseTo(0.000175, within(1e-12));
     assertThat(tokens.get("per_month").asDouble()).isCloseTo(5250, within(1e-6));
 
     for (int i = 0; i < 2; i++) {

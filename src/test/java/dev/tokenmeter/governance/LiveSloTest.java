@@ -73,7 +73,8 @@ class LiveSloTest {
         new String[] {"itl.p99<=50ms", "use ttft, ttft_sent, tpot, e2e, e2e_sent, tps or errors"},
         new String[] {"output_tps>=100", "not judged on live traffic"},
         new String[] {"errors>=1%", "write errors<=1%"},
-        new String[] {"errors<=0%", "above 0% and below 100%"})) {
+        new String[] {"errors<=0%", "above 0% and below 100%"},
+        new String[] {"ttft.p99[turn>=4]<=1s", "live traffic has no turn numbers: leave out [turn>=4]"})) {
       assertThatThrownBy(() -> live(c[0], SloScope.ALL)).isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(c[1]).hasMessageNotContaining("\n");
     }

@@ -74,7 +74,7 @@ public final class Cost {
    *
    * @param perRequest cost of one request
    * @param perMillionOutputTokens cost of 1M output tokens (input tokens' cost included)
-   * @param perConversation {@code perRequest · turns}
+   * @param perConversation {@code perRequest · turns}, or as the stage's sessions went ({@link #of})
    * @param perMonth cost of {@value #DAYS_PER_MONTH} days of the traffic
    * @param deployments GPU pricing: deployments the traffic needs at this stage's measured request
    *     rate; 0 under token pricing or without traffic
@@ -94,15 +94,35 @@ public final class Cost {
    */
   public record StageCost(Figures tokens, Figures gpu) {}
 
-  /** Costs stage {@code r} under {@code m}. */
+  /**
+   * Costs stage {@code r} under {@code m}. A stage of real conversations ({@code bench --turns})
+   * whose sessions ended costs a conversation as its sessions went: token pricing at the mean
+   * prompt and output tokens per ended session, GPU pricing at the cost per request times the mean
+   * turns per ended session; otherwise a conversation is {@code turnsPerConversation} requests.
+   */
   public static StageCost of(Model m, StageResult r) {
-    return new StageCost(
-        m.tokenPricing()
-            ? tokens(m, r.metric(Metric.INPUT_TOKENS).mean(), r.metric(Metric.OUTPUT_TOKENS).mean())
-            : null,
-        m.gpuPricing()
-            ? gpu(m, r.throughput().requestsPerSecond(), r.throughput().outputTokensPerSecond())
-            : null);
+    Figures tokens = m.tokenPricing()
+        ? tokens(m, r.metric(Metric.INPUT_TOKENS).mean(), r.metric(Metric.OUTPUT_TOKENS).mean())
+        : null;
+    Figures gpu = m.gpuPricing()
+        ? gpu(m, r.throughput().requestsPerSecond(), r.throughput().outputTokensPerSecond())
+        : null;
+    Sessions s = r.sessions();
+    if (s != null && s.ended() > 0) {
+      if (tokens != null) {
+        double perConversation = (s.inputTokens().getMean() * m.priceInPerMillion()
+            + s.outputTokens().getMean() * m.priceOutPerMillion()) / 1e6;
+        tokens = withPerConversation(tokens, perConversation);
+      }
+      if (gpu != null) {
+        gpu = withPerConversation(gpu, gpu.perRequest() * s.turns().getMean());
+      }
+    }
+    return new StageCost(tokens, gpu);
+  }
+
+  private static Figures withPerConversation(Figures f, double perConversation) {
+    return new Figures(f.perRequest(), f.perMillionOutputTokens(), perConversation, f.perMonth(), f.deployments());
   }
 
   /** Token pricing for requests of these mean lengths. */

@@ -47,17 +47,28 @@ public record Slo(String text, List<Objective> objectives) {
    * @param stat the statistic of a distribution metric, null for a stage-level one
    * @param op the comparison that must hold
    * @param threshold the limit in {@link SloMetric#unit()} (ms for times, whatever unit was typed)
+   * @param turns the conversation turns it is about ({@code ttft.p99[turn>=4]}), null for every
+   *     request
    */
-  public record Objective(SloMetric metric, Stat stat, Op op, double threshold) {
+  public record Objective(SloMetric metric, Stat stat, Op op, double threshold, TurnRange turns) {
     public Objective {
       if (metric.kind().distribution() != (stat != null)) {
         throw new IllegalArgumentException(metric.wireName() + ": statistic " + stat);
       }
+      if (turns != null && !metric.byTurn()) {
+        throw new IllegalArgumentException(metric.wireName() + " is not recorded by turn");
+      }
     }
 
-    /** {@code "ttft.p99"}, {@code "errors"}. */
+    /** An objective over every request. */
+    public Objective(SloMetric metric, Stat stat, Op op, double threshold) {
+      this(metric, stat, op, threshold, null);
+    }
+
+    /** {@code "ttft.p99"}, {@code "ttft.p99[turn>=4]"}, {@code "errors"}. */
     public String name() {
-      return stat == null ? metric.wireName() : metric.wireName() + "." + stat.wireName();
+      String n = stat == null ? metric.wireName() : metric.wireName() + "." + stat.wireName();
+      return turns == null ? n : n + "[" + turns + "]";
     }
 
     /** {@code "ttft.p99 <= 800 ms"}, the canonical form. */

@@ -96,6 +96,15 @@ public enum SloMetric {
   }
 
   /**
+   * Whether the metric is recorded by conversation turn ({@link Sessions}), so an objective may
+   * name a turn range ({@code ttft.p99[turn>=4]}): TTFT (headline, from the send, from the
+   * schedule) and TPOT.
+   */
+  public boolean byTurn() {
+    return this == TTFT || this == TTFT_SENT || this == TTFT_SCHEDULED || this == TPOT;
+  }
+
+  /**
    * Whether each request has its own value, so the objective can be judged per request for
    * goodput. ITL is pooled over all tokens of all requests; stage-level ones have no per-request
    * value either.

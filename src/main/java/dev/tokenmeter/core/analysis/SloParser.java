@@ -37,7 +37,33 @@ final class SloParser {
     return new Slo(spec, objectives);
   }
 
-  private static Objective clause(String c) {
+  private static Objective clause(String clause) {
+    TurnRange turns = null;
+    String c = clause;
+    int open = clause.indexOf('[');
+    if (open >= 0) {
+      int close = clause.indexOf(']', open);
+      if (close < 0) {
+        throw bad(clause, "'[' without ']'; write e.g. ttft.p99[turn>=4]<=1s");
+      }
+      try {
+        turns = TurnRange.parse(clause.substring(open + 1, close));
+      } catch (IllegalArgumentException e) {
+        throw bad(clause, e.getMessage());
+      }
+      c = clause.substring(0, open) + clause.substring(close + 1);
+    }
+    Objective o = clause(clause, c);
+    if (turns == null) {
+      return o;
+    }
+    if (!o.metric().byTurn()) {
+      throw bad(clause, o.metric().wireName() + " is not recorded by turn; turn ranges apply to ttft, ttft_sent, ttft_scheduled and tpot");
+    }
+    return new Objective(o.metric(), o.stat(), o.op(), o.threshold(), turns);
+  }
+
+  private static Objective clause(String clause, String c) {
     int at = firstOperator(c);
     if (at < 0) {
       throw bad(c, "no comparison; write METRIC[.STAT]<=VALUE (operators <=, <, >=, >)");

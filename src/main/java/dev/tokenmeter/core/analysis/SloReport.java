@@ -50,6 +50,17 @@ public record SloReport(Slo slo, List<StageVerdict> stages) {
     String noData = null;
     switch (o.metric().kind()) {
       case TIME, SPEED -> {
+        if (o.turns() != null) {
+          Metric m = o.metric().metricUnder(r.plan().load());
+          Distribution d = r.sessions() == null ? Distribution.EMPTY : Distribution.of(r.sessions().over(m, o.turns()), m);
+          measured = o.valueIn(d);
+          if (d.count() == 0) {
+            noData = r.sessions() == null
+                ? "no data: the stage ran no conversations (bench --turns)"
+                : "no data: no measured request of " + o.turns() + " succeeded";
+          }
+          break;
+        }
         Distribution d = r.metric(o.metric().metricUnder(r.plan().load()));
         measured = o.valueIn(d);
         if (d.count() == 0) {

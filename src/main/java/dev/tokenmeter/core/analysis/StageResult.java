@@ -36,6 +36,7 @@ import org.HdrHistogram.Histogram;
  * @param timeSeries per-second series over the whole stage
  * @param histograms raw histograms behind {@code metrics}, in each metric's recorded unit
  * @param failedHistograms raw histograms behind {@code failedMetrics}
+ * @param sessions the stage's conversations ({@code --turns}), null for a stage without sessions
  */
 public record StageResult(
     StagePlan plan,
@@ -54,7 +55,31 @@ public record StageResult(
     ClientHealth clientHealth,
     TimeSeries timeSeries,
     Map<Metric, Histogram> histograms,
-    Map<Metric, Histogram> failedHistograms) {
+    Map<Metric, Histogram> failedHistograms,
+    Sessions sessions) {
+
+  /** A stage without sessions. */
+  public StageResult(
+      StagePlan plan,
+      String label,
+      long stageStartNanos,
+      long stageLengthNanos,
+      Window window,
+      Map<Metric, Distribution> metrics,
+      Map<Metric, Distribution> failedMetrics,
+      Throughput throughput,
+      RequestCounts requests,
+      Map<ErrorClass, Long> errors,
+      TokenAccounting tokens,
+      Finishes finishes,
+      SteadyState steadyState,
+      ClientHealth clientHealth,
+      TimeSeries timeSeries,
+      Map<Metric, Histogram> histograms,
+      Map<Metric, Histogram> failedHistograms) {
+    this(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics, throughput, requests,
+        errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms, null);
+  }
 
   public StageResult {
     Objects.requireNonNull(plan, "plan");
@@ -84,7 +109,7 @@ public record StageResult(
             seconds > 0 ? goodRequests / seconds : Double.NaN, t.achievedConcurrency(),
             t.windowOutputTokens(), t.windowInputTokens());
     return new StageResult(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics,
-        withGoodput, requests, errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms);
+        withGoodput, requests, errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms, sessions);
   }
 
   private static <K extends Enum<K>, V> Map<K, V> frozen(Map<K, V> map, Class<K> type) {

@@ -11,6 +11,7 @@ import dev.tokenmeter.core.metrics.StageRecorder;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.Phase;
+import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.core.request.TimeoutKind;
 import dev.tokenmeter.core.time.Ticker;
@@ -40,6 +41,12 @@ import java.util.concurrent.Executor;
  * latency from the schedule shows the wait. All state is confined to the loop thread except {@link
  * #interrupt}. Timers are never cancelled: each checks {@code stopping} first, so one firing after
  * the stage ended does nothing.
+ *
+ * <p><b>Sessions.</b> With a {@link SessionSource}, requests are the turns of conversations: a
+ * closed-loop user runs one session after another (its next turn after the session's think time, a
+ * new session at once when one ends), an open-loop arrival starts a session whose later turns
+ * follow their think time and, under {@code --max-concurrency}, queue like arrivals. A failed turn
+ * ends its session (counted); sessions still running when the stage stops are cut.
  */
 public final class StageRunner {
   /** How often deadlines are checked: timeouts resolve to within this. */
@@ -81,7 +88,10 @@ public final class StageRunner {
    */
   private final TreeSet<Flight> deadlines =
       new TreeSet<>(Comparator.<Flight>comparingLong(f -> f.checkAt).thenComparingLong(f -> f.seq));
-  private final ArrayDeque<Long> waiting = new ArrayDeque<>();
+  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  /** The source as a session source, null when its requests are independent. */
+  private final SessionSource sessions;
+  private long nextSessionId;
   private volatile StageRecorder recorder;
   private long stageStartNanos;
   private long windowStartNanos;
@@ -143,6 +153,7 @@ public final class StageRunner {
     this.loop = endpoint.loop();
     this.plan = plan;
     this.source = source;
+    this.sessions = source instanceof SessionSource ss ? ss : null;
     this.timeouts = timeouts;
     this.ticker = ticker;
     this.sink = sink;
@@ -193,7 +204,7 @@ public final class StageRunner {
     switch (plan.load()) {
       case LoadModel.Closed c -> {
         for (int u = 0; u < c.concurrency(); u++) {
-          issue(stageStartNanos, stageStartNanos);
+          issue(stageStartNanos, stageStartNanos, null);
         }
       }
       case LoadModel.Open o -> {
@@ -231,7 +242,7 @@ public final class StageRunner {
       if (windowStartRecorded) {
         for (; parked > 0; parked--) {
           long now = ticker.nanos();
-          issue(now, now);
+          issue(now, now, null);
         }
       } else {
         loop.schedule(this::tick, windowStartNanos - ticker.nanos()); // a timer that fired early
@@ -256,26 +267,57 @@ public final class StageRunner {
     }
   }
 
+  /** An arrival at {@code scheduledNanos}: a new session's first turn, or {@code session}'s next. */
   private void arrive(long scheduledNanos) {
+    arrive(scheduledNanos, null);
+  }
+
+  private void arrive(long scheduledNanos, Session session) {
+    if (stopping) {
+      return;
+    }
     var max = ((LoadModel.Open) plan.load()).maxConcurrency();
     if (max.isPresent() && inFlight.size() >= max.getAsInt()) {
-      waiting.addLast(scheduledNanos);
+      waiting.addLast(new Waiting(scheduledNanos, session));
     } else {
-      issue(scheduledNanos, scheduledNanos);
+      issue(scheduledNanos, scheduledNanos, session);
     }
   }
+
+  /** An arrival queued behind {@code --max-concurrency}; {@code session} null for a new one. */
+  private record Waiting(long scheduledNanos, Session session) {}
 
   // ---- issuing and ending ----
 
   /**
    * Starts a request planned for {@code scheduledNanos} that was free to start at {@code dueNanos}
-   * (later than planned when it waited for a concurrency slot).
+   * (later than planned when it waited for a concurrency slot): {@code session}'s next turn, or with
+   * sessions and a null {@code session} a new session's first turn.
    */
-  private void issue(long scheduledNanos, long dueNanos) {
+  private void issue(long scheduledNanos, long dueNanos, Session session) {
     if (stopping || scheduledNanos >= acceptUntilNanos || capped(scheduledNanos)) {
       return;
     }
     advanceWindow();
+    RequestSpec spec;
+    if (sessions == null) {
+      spec = source.next(nextId);
+    } else {
+      if (session == null) {
+        long sid = nextSessionId++;
+        session = new Session(sid, sessions.open(sid), scheduledNanos);
+        recorder.sessions().started();
+      }
+      spec = session.conversation.next(nextId);
+      if (spec == null) { // a first turn that alone exceeds the context limit
+        session.end(recorder.sessions(), Session.ending(session.conversation.end()), scheduledNanos);
+        if (plan.load() instanceof LoadModel.Closed) {
+          long next = ticker.nanos() + CONNECT_FAILURE_PAUSE_NANOS; // no hot loop of sessions that never fit
+          loop.schedule(() -> issue(next, next, null), CONNECT_FAILURE_PAUSE_NANOS);
+        }
+        return;
+      }
+    }
     recorder.sendLag(Math.max(0, ticker.nanos() - dueNanos));
     Phase phase = phaseOf(scheduledNanos);
     if (phase == Phase.WARMUP) {
@@ -283,8 +325,9 @@ public final class StageRunner {
     }
     long id = plan.shard().id(nextId++); // run-wide, unique over the workers of bench --workers
     capReached = plan.maxRequests() > 0 && nextId >= plan.maxRequests();
-    RequestTimeline t = new RequestTimeline(source.next(id), plan.index(), phase, scheduledNanos);
+    RequestTimeline t = new RequestTimeline(spec, plan.index(), phase, scheduledNanos);
     Flight f = new Flight(t, id);
+    f.session = session;
     f.index = inFlight.size();
     inFlight.add(f);
     watch(f, f.earliestTimeout(ticker.nanos()));
@@ -367,28 +410,56 @@ public final class StageRunner {
     if (stopping) {
       return;
     }
+    Session session = f.session == null ? null : continued(f.session, t, nanos);
     switch (plan.load()) {
       case LoadModel.Closed c -> {
-        long pause = c.thinkTimeNanos();
+        long pause = session != null ? session.conversation.thinkNanos() : c.thinkTimeNanos();
         if (t.outcome().errorClass() == ErrorClass.CONNECT) {
           pause = Math.max(pause, CONNECT_FAILURE_PAUSE_NANOS);
         }
         long next = nanos + pause;
         if (pause == 0) {
           long now = ticker.nanos();
-          issue(now, now);
+          issue(now, now, session);
         } else if (next < acceptUntilNanos) {
-          loop.schedule(() -> issue(next, next), pause);
+          loop.schedule(() -> issue(next, next, session), pause);
         }
       }
       case LoadModel.Open o -> {
+        if (session != null) {
+          long pause = session.conversation.thinkNanos();
+          long next = nanos + pause;
+          if (pause == 0) {
+            arrive(ticker.nanos(), session);
+          } else if (next < acceptUntilNanos) {
+            loop.schedule(() -> arrive(next, session), pause);
+          }
+        }
         while (!waiting.isEmpty()
             && (o.maxConcurrency().isEmpty() || inFlight.size() < o.maxConcurrency().getAsInt())) {
-          issue(waiting.pollFirst(), ticker.nanos());
+          Waiting w = waiting.pollFirst();
+          issue(w.scheduledNanos(), ticker.nanos(), w.session());
         }
       }
     }
     checkEnd();
+  }
+
+  /**
+   * {@code session} after its turn {@code t} ended at {@code nanos}: itself when another turn
+   * follows, else null, its end recorded (a failed turn ends it: its answer cannot be appended).
+   */
+  private Session continued(Session session, RequestTimeline t, long nanos) {
+    if (!t.outcome().succeeded()) {
+      session.end(recorder.sessions(), dev.tokenmeter.core.metrics.SessionRecorder.Ending.ERROR, nanos);
+      return null;
+    }
+    session.answered(t);
+    if (session.conversation.answered(t)) {
+      return session;
+    }
+    session.end(recorder.sessions(), Session.ending(session.conversation.end()), nanos);
+    return null;
   }
 
   /** {@code counter}, with -1 (no count: the request falls back to chunks) when it throws. */
@@ -482,7 +553,7 @@ public final class StageRunner {
 
   /** Arrivals scheduled inside the window still queued behind a concurrency cap (FIFO: oldest first). */
   private boolean measuredArrivalsWaiting() {
-    return !waiting.isEmpty() && (windowEndNanos < 0 || waiting.peekFirst() < windowEndNanos);
+    return !waiting.isEmpty() && (windowEndNanos < 0 || waiting.peekFirst().scheduledNanos() < windowEndNanos);
   }
 
   private void stop(String reason, boolean interrupted) {
@@ -576,6 +647,8 @@ public final class StageRunner {
 
     final RequestTimeline timeline;
     final long seq;
+    /** The conversation this request is a turn of, null without sessions. */
+    Session session;
     Exchange exchange;
     /** Position in {@link #inFlight}; -1 once ended. */
     int index;

@@ -6,8 +6,10 @@
  * or JSON: {@link dev.tokenmeter.core.engine.Endpoint}, one per API (implemented over the network
  * in {@code client}, in virtual time in {@code simulator.virtual}); the single-threaded {@link
  * dev.tokenmeter.core.engine.Loop} everything runs on; {@link
- * dev.tokenmeter.core.engine.RequestSource}, what each request sends; and {@link
- * dev.tokenmeter.core.engine.RequestSink}, where each finished request goes.
+ * dev.tokenmeter.core.engine.RequestSource}, what each request sends (a {@link
+ * dev.tokenmeter.core.engine.SessionSource} when requests are the turns of conversations, each a
+ * {@link dev.tokenmeter.core.engine.Conversation} that builds its next turn from the answers); and
+ * {@link dev.tokenmeter.core.engine.RequestSink}, where each finished request goes.
  *
  * <p>May use: core.time, core.load, core.request, core.metrics
  */

@@ -32,6 +32,8 @@ public final class GoodputCounter {
   private final SloMetric[] metrics;
   private final Slo.Op[] ops;
   private final double[] thresholds;
+  /** Each objective's turn range, null where it is about every request. */
+  private final dev.tokenmeter.core.analysis.TurnRange[] turns;
   /** Per origin ({@link LatencyOrigin#ordinal()}), per stage index: requests that met everything. */
   private final long[][] counts = new long[LatencyOrigin.values().length][8];
 
@@ -41,6 +43,7 @@ public final class GoodputCounter {
     metrics = objectives.stream().map(Slo.Objective::metric).toArray(SloMetric[]::new);
     ops = objectives.stream().map(Slo.Objective::op).toArray(Slo.Op[]::new);
     thresholds = objectives.stream().mapToDouble(Slo.Objective::threshold).toArray();
+    turns = objectives.stream().map(Slo.Objective::turns).toArray(dev.tokenmeter.core.analysis.TurnRange[]::new);
   }
 
   /** Counts {@code m} when it is measured, succeeded and meets every per-request objective. */
@@ -66,6 +69,9 @@ public final class GoodputCounter {
    */
   public boolean meets(RequestMetrics m, LatencyOrigin origin) {
     for (int i = 0; i < metrics.length; i++) {
+      if (turns[i] != null && !turns[i].contains(m.turn())) {
+        continue; // an objective about other turns (or about conversations, for a request outside one)
+      }
       double v = value(m, metrics[i], origin);
       if (Double.isNaN(v)) {
         if (metrics[i] == SloMetric.TPOT || metrics[i] == SloMetric.TPS) {

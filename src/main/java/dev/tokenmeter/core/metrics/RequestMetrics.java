@@ -59,6 +59,7 @@ public final class RequestMetrics {
   private final long outputWords;
   private final boolean answerOnly;
   private final int inputTokens;
+  private final int turn;
   private final int usagePromptTokens;
   private final int clientPromptTokens;
   private final boolean clientPromptTokensExact;
@@ -121,6 +122,7 @@ public final class RequestMetrics {
     clientPromptTokens = t.spec().promptTokens();
     clientPromptTokensExact = t.spec().promptTokensExact();
     inputTokens = usagePromptTokens >= 0 ? usagePromptTokens : clientPromptTokens;
+    turn = t.spec().turn() == null ? 0 : t.spec().turn().turn();
   }
 
   /**
@@ -147,6 +149,11 @@ public final class RequestMetrics {
 
   public long id() {
     return id;
+  }
+
+  /** The request's turn in its conversation (1 for the first), 0 outside any conversation. */
+  public int turn() {
+    return turn;
   }
 
   public int stage() {

@@ -64,6 +64,7 @@ public final class StageRecorder {
   private long tpotUndefined;
   private final TokenTally tokens;
   private final FinishTally finishes = new FinishTally();
+  private final SessionRecorder sessions = new SessionRecorder();
   private boolean finished;
   private int pending;
 
@@ -214,6 +215,9 @@ public final class StageRecorder {
     phaseCounts[m.phase().ordinal()][m.succeeded() ? 0 : 1]++;
     if (m.phase() == Phase.MEASURED) {
       recordMeasured(m);
+      if (m.succeeded()) {
+        sessions.measured(p.timeline, m);
+      }
     }
     if (m.succeeded()) {
       live.completed++;
@@ -375,7 +379,13 @@ public final class StageRecorder {
         health,
         ts,
         nonEmpty(ok, false),
-        nonEmpty(failed, true));
+        nonEmpty(failed, true),
+        sessions.any() ? sessions.result() : null);
+  }
+
+  /** The stage's conversations: the engine reports sessions' starts and ends here. */
+  public SessionRecorder sessions() {
+    return sessions;
   }
 
   private StageResult.Throughput throughput(long windowNanos) {

@@ -12,11 +12,23 @@ import java.util.OptionalInt;
  * @param promptTokensExact whether {@code promptTokens} was counted with the target's tokenizer
  *     (true) or estimated (false)
  * @param maxTokens the {@code max_tokens} to send, empty to let the server decide
+ * @param turn the request's session and turn when it is part of a conversation, else null
  */
 public record RequestSpec(
-    long id, Prompt prompt, int promptTokens, boolean promptTokensExact, OptionalInt maxTokens) {
+    long id,
+    Prompt prompt,
+    int promptTokens,
+    boolean promptTokensExact,
+    OptionalInt maxTokens,
+    SessionTurn turn) {
   public RequestSpec {
     Objects.requireNonNull(prompt, "prompt");
     Objects.requireNonNull(maxTokens, "maxTokens");
+  }
+
+  /** A request outside any conversation. */
+  public RequestSpec(
+      long id, Prompt prompt, int promptTokens, boolean promptTokensExact, OptionalInt maxTokens) {
+    this(id, prompt, promptTokens, promptTokensExact, maxTokens, null);
   }
 }

@@ -40,6 +40,7 @@ public final class RequestTimeline {
   private int usagePromptTokens = -1;
   private int usageCompletionTokens = -1;
   private int usageReasoningTokens = -1;
+  private int usageCachedTokens = -1;
   private String finishReason;
   private boolean sawDone;
   private Outcome outcome;
@@ -86,6 +87,7 @@ public final class RequestTimeline {
         usagePromptTokens = u.promptTokens();
         usageCompletionTokens = u.completionTokens();
         usageReasoningTokens = u.reasoningTokens();
+        usageCachedTokens = u.cachedTokens();
       }
       case StreamItem.Done d -> sawDone = true;
       case StreamItem.Role r -> {}
@@ -242,6 +244,15 @@ public final class RequestTimeline {
 
   public int usageCompletionTokens() {
     return usageCompletionTokens;
+  }
+
+  /**
+   * Prompt tokens the server said it served from its prefix cache ({@code
+   * usage.prompt_tokens_details.cached_tokens}, Anthropic's cache read tokens, Gemini's cached
+   * content tokens), -1 when not reported.
+   */
+  public int usageCachedTokens() {
+    return usageCachedTokens;
   }
 
   public int usageReasoningTokens() {

@@ -54,6 +54,7 @@ final class Sections {
             .append(st.steadyStateReached() ? "reached: " : "not reached: ")
             .append(Html.esc(d.steadyStateReason())).append("</p>\n");
       }
+      sessions(b, i, d.sessions());
       figure(b, "chart-stage-" + i + "-tps", label + ": aggregate output tokens/s and requests in flight per second;"
           + " warm-up and cool-down shaded");
       figure(b, "chart-stage-" + i + "-latency", label + ": mean TTFT of the requests whose first token arrived"
@@ -63,6 +64,38 @@ final class Sections {
       b.append("</section>\n");
     }
     return b.toString();
+  }
+
+  /**
+   * The stage's conversations ({@code bench --turns}): the sentence, the session counts and a table
+   * by turn (TTFT, TPOT, prompt length, cached share).
+   */
+  private static void sessions(StringBuilder b, int i, dev.tokenmeter.report.SavedSessions s) {
+    if (s == null) {
+      return;
+    }
+    b.append("<div class=\"sessions\" id=\"sessions-").append(i).append("\">\n<h4>Conversations</h4>\n")
+        .append("<p class=\"answer-sessions\">").append(Html.esc(s.inWords())).append("</p>\n<p class=\"note\">")
+        .append(Html.esc(String.format(java.util.Locale.ROOT,
+            "Per session that ended (finished, or at the context limit): duration p50 %s s, %s turns, %s prompt"
+                + " and %s output tokens (means).",
+            Headline.num(s.durationP50Seconds()), Headline.num(s.meanTurns()), Headline.num(s.meanInputTokens()),
+            Headline.num(s.meanOutputTokens()))))
+        .append("</p>\n<table class=\"by-turn\"><caption>By turn: successful measured requests</caption>\n<thead><tr>")
+        .append("<th scope=\"col\">Turn</th><th scope=\"col\">Requests</th><th scope=\"col\">TTFT p50 ms</th>")
+        .append("<th scope=\"col\">TTFT p99 ms</th><th scope=\"col\">TPOT p50 ms</th>")
+        .append("<th scope=\"col\">Prompt tokens (mean)</th><th scope=\"col\">Cached share</th></tr></thead>\n<tbody>\n");
+    for (dev.tokenmeter.report.SavedSessions.Turn t : s.byTurn()) {
+      b.append("<tr><th scope=\"row\">").append(Html.esc(t.turn())).append("</th><td>").append(t.requests())
+          .append("</td><td>").append(Html.esc(Headline.num(t.ttftP50Millis()))).append("</td><td>")
+          .append(Html.esc(Headline.num(t.ttftP99Millis()))).append("</td><td>")
+          .append(Html.esc(Headline.num(t.tpotP50Millis()))).append("</td><td>")
+          .append(Html.esc(Headline.num(t.meanPromptTokens()))).append("</td><td>")
+          .append(Double.isNaN(t.cachedShare()) ? "not reported"
+              : Html.esc(String.format(java.util.Locale.ROOT, "%.0f%%", 100 * t.cachedShare())))
+          .append("</td></tr>\n");
+    }
+    b.append("</tbody></table>\n</div>\n");
   }
 
   /** The server's side of the stage ({@code --server-metrics}): its state and the TTFT decomposition, a chart. */

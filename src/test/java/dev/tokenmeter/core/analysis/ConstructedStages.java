@@ -79,6 +79,14 @@ public final class ConstructedStages {
     return this;
   }
 
+  /** A closed-loop stage of 9 completed requests whose conversations are {@code sessions} (null: none). */
+  public static StageResult withSessions(Sessions sessions) {
+    StageResult r = closed(0, 1).requests(9, 0).build();
+    return new StageResult(r.plan(), r.label(), 0, r.stageLengthNanos(), r.window(), r.metrics(), Map.of(),
+        r.throughput(), r.requests(), r.errors(), r.tokens(), r.finishes(), null, null, null, Map.of(), Map.of(),
+        sessions);
+  }
+
   public StageResult build() {
     StageResult.Window window =
         windowNanos > 0 ? new StageResult.Window(0, windowNanos, true) : new StageResult.Window(-1, -1, false);
