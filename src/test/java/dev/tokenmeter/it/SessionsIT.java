@@ -61,8 +61,14 @@ class SessionsIT {
         JsonNode t = turns.get(k);
         assertThat(t.get("turn").asInt()).isEqualTo(k + 1);
         assertThat(t.get("ok").asBoolean()).as(t.toString()).isTrue();
-        if (t.has("usage_cached_tokens")) { // reported: a share of the prompt
-          assertThat(t.get("usage_cached_tokens").asInt()).isBetween(0, t.get("usage_prompt_tokens").asInt());
+        // sim serve reports what its prefix cache served: a share of the prompt, and from turn 2 on
+        // at least the shared system prompt's whole blocks and most of the resent history.
+        assertThat(t.has("usage_cached_tokens")).as(t.toString()).isTrue();
+        assertThat(t.get("usage_cached_tokens").asInt()).isBetween(0, t.get("usage_prompt_tokens").asInt());
+        if (k > 0) {
+          assertThat(t.get("usage_cached_tokens").asInt())
+              .as("session %s turn %d", t.get("session"), k + 1)
+              .isGreaterThanOrEqualTo(turns.get(k - 1).get("usage_prompt_tokens").asInt() / 2);
         }
         if (k > 0) {
           JsonNode prev = turns.get(k - 1);
@@ -153,6 +159,17 @@ class SessionsIT {
     }
     // Each later turn resends the earlier prompt, whose blocks the engine cached: most prompt tokens hit.
     assertThat(summary.at("/settings/simulation/prefix_cache_hit_rate").asDouble()).isGreaterThan(0.4);
+    // The engine reports each request's cached prompt tokens, so the cached share by turn is known:
+    // none of turn 1's (no shared prefix); of a later turn's, about the previous turn's prompt in
+    // whole 16-token blocks (the answer was generated, not prefilled: vLLM caches prompt blocks only).
+    assertThat(byTurn.get(0).get("cached_share").asDouble()).isLessThan(0.1);
+    for (int k = 1; k < 5; k++) {
+      double previous = byTurn.get(k - 1).at("/prompt_tokens/mean").asDouble();
+      double prompt = byTurn.get(k).at("/prompt_tokens/mean").asDouble();
+      assertThat(byTurn.get(k).get("cached_share").asDouble())
+          .as("turn %d", k + 1)
+          .isBetween(0.9 * (previous - 16) / prompt, 1.0);
+    }
     assertThat(summary.at("/stages/0/sessions/finished").asLong()).isPositive();
     // A conversation costs what its sessions carried: mean prompt and output tokens per session.
     JsonNode s = summary.at("/stages/0/sessions");

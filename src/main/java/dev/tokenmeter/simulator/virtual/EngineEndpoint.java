@@ -118,7 +118,24 @@ public final class EngineEndpoint implements Endpoint {
     this.sharedPrefixTokens = sharedPrefixTokens;
     this.blockTokens = config.blockTokens();
     this.loop = loop;
-    this.engine = new BatchEngine(config, this::onToken, variation);
+    this.engine =
+        new BatchEngine(
+            config,
+            new BatchEngine.Listener() {
+              @Override
+              public void token(long id, int index, long atNanos) {
+                onToken(id, index, atNanos);
+              }
+
+              @Override
+              public void firstScheduled(long id, long atNanos, int cachedPromptTokens) {
+                Stream s = streams.get(id);
+                if (s != null) {
+                  s.cachedTokens = cachedPromptTokens;
+                }
+              }
+            },
+            variation);
     this.arrivalDelays = variation.arrivalDelays();
     this.defaultMaxTokens = defaultMaxTokens;
     long kv = engine.roofline().kvCapacityTokens();
@@ -308,6 +325,8 @@ public final class EngineEndpoint implements Endpoint {
     final int promptTokens;
     final int outputTokens;
     final ExchangeListener listener;
+    /** Prompt tokens the prefix cache served when the engine first scheduled it (usage's cached). */
+    int cachedTokens;
     boolean ended;
 
     Stream(long engineId, int promptTokens, int outputTokens, ExchangeListener listener) {
@@ -321,7 +340,7 @@ public final class EngineEndpoint implements Endpoint {
       listener.item(TOKEN, now);
       if (index == outputTokens - 1) {
         listener.item(LENGTH, now);
-        listener.item(new StreamItem.Usage(promptTokens, outputTokens, -1), now);
+        listener.item(new StreamItem.Usage(promptTokens, outputTokens, -1, cachedTokens), now);
         listener.item(DONE, now);
         streams.remove(engineId); // the engine already let the sequence go
         requestsCompleted++;
