@@ -106,6 +106,7 @@ final class BenchCommand implements Callable<Integer> {
       }
     }
     workload.rateFromProfile(load, System.err);
+    workload.conversationsFromProfile(cost, load, spec, System.err);
     var turns = cost.sessionTurns();
     if (turns != null) {
       cost.sessionsAreReal = true;

@@ -82,6 +82,9 @@ class CostOptions {
         turnsPerConversation());
   }
 
+  /** Set from a --workload profile's conversations when --turns was not given; else null. */
+  dev.tokenmeter.workload.LengthSpec observedTurns;
+
   /** Set by {@code bench}: its --turns runs real conversations, which need no price. */
   boolean sessionsAreReal;
 
@@ -91,6 +94,9 @@ class CostOptions {
    * @throws UsageException for a spec that is not one
    */
   dev.tokenmeter.workload.LengthSpec sessionTurns() {
+    if (observedTurns != null) {
+      return observedTurns;
+    }
     dev.tokenmeter.workload.LengthSpec spec;
     try {
       spec = dev.tokenmeter.workload.LengthSpec.parse(turns);

@@ -50,6 +50,9 @@ final class LoadOptions {
    */
   boolean sessions;
 
+  /** Set from a --workload profile's conversations when --think-time was not given; else null. */
+  ThinkTime observedThinkTime;
+
   @Option(names = "--duration", paramLabel = "DURATION", description = "Measurement window per stage (default: 60s unless --requests).")
   String duration;
 
@@ -146,6 +149,9 @@ final class LoadOptions {
    * or {@code exponential:MEAN}.
    */
   ThinkTime thinkTime() {
+    if (observedThinkTime != null) {
+      return observedThinkTime;
+    }
     String spec = thinkTime.strip();
     int colon = spec.indexOf(':');
     String kind = colon < 0 ? "fixed" : spec.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT);

@@ -69,6 +69,7 @@ final class SimulateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     workload.rateFromProfile(load, System.err);
+    workload.conversationsFromProfile(cost, load, spec, System.err);
     var turns = cost.sessionTurns();
     if (turns != null) {
       // Real conversations in virtual time: the sessions' text identifies each history's blocks in

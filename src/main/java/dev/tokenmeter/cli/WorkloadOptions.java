@@ -6,6 +6,7 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
+import dev.tokenmeter.workload.ConversationProfile;
 import dev.tokenmeter.workload.FileSessions;
 import dev.tokenmeter.workload.FileWorkload;
 import dev.tokenmeter.workload.LengthSpec;
@@ -23,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
@@ -68,7 +70,7 @@ final class WorkloadOptions {
   /** The length spec that stands for "the --workload profile's lengths" (and says so in summary.json). */
   static final String FROM_PROFILE = "workload:";
 
-  @Option(names = "--workload", paramLabel = "PROFILE.json", description = "A workload profile from 'tokenmeter proxy export-workload': input and output lengths drawn from its observed distributions (unless --input-tokens or --output-tokens is given), and without --concurrency or --rate its mean arrival rate as --rate (docs/PROXY.md, Exporting the workload).")
+  @Option(names = "--workload", paramLabel = "PROFILE.json", description = "A workload profile from 'tokenmeter proxy export-workload': input and output lengths drawn from its observed distributions (unless --input-tokens or --output-tokens is given), without --concurrency or --rate its mean arrival rate as --rate, and its conversations, when it has some, as sessions (--turns, --think-time; docs/PROXY.md, Exporting the workload).")
   Path workloadFile;
 
   private WorkloadProfile profile;
@@ -124,7 +126,7 @@ final class WorkloadOptions {
             + " OpenAI \"messages\") to replay with --turns: give a multi-turn dataset, or leave out --turns");
       }
     } else {
-      in = inputTokens.startsWith(FROM_PROFILE) ? profile().input() : parse("--input-tokens", inputTokens, false);
+      in = inputTokens.startsWith(FROM_PROFILE) ? profileInput() : parse("--input-tokens", inputTokens, false);
     }
     if (tokenizer != null) {
       chosen = resolver().resolve(tokenizer);
@@ -220,6 +222,19 @@ final class WorkloadOptions {
     return out instanceof LengthSpec.Fixed;
   }
 
+  /**
+   * The input lengths a --workload profile gives: its prompts' lengths, or in sessions, when the
+   * profile observed conversations, the tokens each turn added (a new message's length: a later
+   * prompt's whole length already holds the history the session resends).
+   */
+  private LengthSpec profileInput() {
+    ConversationProfile c = profile().conversationsOrNull();
+    if (turns != null && c != null && c.messageTokensOrNull() != null) {
+      return c.messageTokensOrNull();
+    }
+    return profile().input();
+  }
+
   /** The --workload profile, read on first use; null without --workload. */
   WorkloadProfile profile() {
     if (profile == null && workloadFile != null) {
@@ -243,6 +258,39 @@ final class WorkloadOptions {
     load.rate = new java.util.ArrayList<>(List.of(rate));
     err.println(String.format(java.util.Locale.ROOT, "tokenmeter: --rate %.4g/s (%s arrivals) from %s: its mean rate from the"
         + " first to the last request; the rates by hour of day are not replayed", rate, load.arrival, workloadFile));
+  }
+
+  /**
+   * With --workload whose profile has conversations of more than one turn: their turns as
+   * {@code --turns} and their think times as {@code --think-time}, each unless given (the think
+   * times only when there are sessions: not under {@code --turns 1}), said on {@code err}; the
+   * sessions' new messages then take the tokens each observed turn added ({@link #profileInput}).
+   * So a benchmark built from production traffic holds its conversations.
+   */
+  void conversationsFromProfile(CostOptions cost, LoadOptions load, CommandSpec command, PrintStream err) {
+    if (workloadFile == null) {
+      return;
+    }
+    ConversationProfile c = profile().conversationsOrNull();
+    if (c == null || c.turns().mean() <= 1.0) {
+      return;
+    }
+    var given = command.commandLine().getParseResult();
+    List<String> said = new java.util.ArrayList<>();
+    if (!given.hasMatchedOption("--turns")) {
+      cost.observedTurns = c.turns();
+      said.add(String.format(java.util.Locale.ROOT, "--turns as observed (mean %.2f, max %d)", c.turns().mean(),
+          c.turns().quantiles().getLast()));
+    }
+    // think times only where there are sessions (not under an explicit --turns 1)
+    if (!given.hasMatchedOption("--think-time") && !c.thinkTimeMillis().isEmpty() && cost.sessionTurns() != null) {
+      load.observedThinkTime = new ThinkTime.Empirical(c.thinkTimeMillis());
+      said.add("--think-time as observed (" + load.observedThinkTime.describe() + ")");
+    }
+    if (!said.isEmpty()) {
+      err.println("tokenmeter: " + String.join(" and ", said) + " from " + workloadFile + ": its "
+          + c.conversations() + " conversations");
+    }
   }
 
   /** The resolver, with the user's map files; loads them on first use. */

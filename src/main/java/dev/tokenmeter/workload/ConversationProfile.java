@@ -27,13 +27,18 @@ import java.util.Map;
  * @param cachedShareByTurn cached prompt tokens over prompt tokens at turn 1, 2, ..., {@link
  *     #TURN_CAP}, then every later turn together (the last entry), among requests whose server
  *     reported cached tokens; NaN where none did
+ * @param messageTokensOrNull the tokens each turn added to its conversation's prompt, 101
+ *     quantiles: turn 1's whole prompt, a later turn's prompt less the previous turn's prompt and
+ *     answer (at least 1); a session benchmark's new user message ({@code --input-tokens}). Null
+ *     in a profile written before the field existed
  */
 public record ConversationProfile(
     long conversations,
     double keyedShare,
     LengthSpec.Empirical turns,
     List<Integer> thinkTimeMillis,
-    double[] cachedShareByTurn) {
+    double[] cachedShareByTurn,
+    LengthSpec.Empirical messageTokensOrNull) {
 
   /** Turns reported one by one; later ones together. */
   public static final int TURN_CAP = 8;
@@ -56,6 +61,11 @@ public record ConversationProfile(
       think.put("mean", thinkTimeMillis.stream().mapToInt(Integer::intValue).average().orElse(0));
     }
     thinkTimeMillis.forEach(think.putArray("quantiles")::add);
+    if (messageTokensOrNull != null) {
+      ObjectNode m = c.putObject("message_tokens");
+      m.put("mean", messageTokensOrNull.mean());
+      messageTokensOrNull.quantiles().forEach(m.putArray("quantiles")::add);
+    }
     ArrayNode byTurn = c.putArray("cached_share_by_turn");
     for (int i = 0; i < cachedShareByTurn.length; i++) {
       ObjectNode e = byTurn.addObject();
@@ -81,8 +91,12 @@ public record ConversationProfile(
       JsonNode v = b.path(i).path("cached_share");
       byTurn[i] = v.isNumber() ? v.asDouble() : Double.NaN;
     }
+    LengthSpec.Empirical message = null;
+    if (c.has("message_tokens")) {
+      message = new LengthSpec.Empirical(ints(c.path("message_tokens").path("quantiles"), "conversations.message_tokens"));
+    }
     return new ConversationProfile(c.path("count").asLong(), c.path("keyed_share").asDouble(Double.NaN),
-        new LengthSpec.Empirical(turns), think, byTurn);
+        new LengthSpec.Empirical(turns), think, byTurn, message);
   }
 
   private static List<Integer> ints(JsonNode array, String field) {
@@ -101,10 +115,13 @@ public record ConversationProfile(
     private static final class Open {
       int turns;
       long lastEndMillis = -1;
+      int lastInput;
+      int lastOutput;
     }
 
     private final Map<String, Open> open = new HashMap<>();
     private final List<Integer> gaps = new ArrayList<>();
+    private final List<Integer> messages = new ArrayList<>();
     private final long[] cached = new long[TURN_CAP + 1];
     private final long[] cachedOf = new long[TURN_CAP + 1];
     private long completed;
@@ -118,7 +135,7 @@ public record ConversationProfile(
      * @param cachedTokens cached prompt tokens the server reported, or -1 when it reported none
      */
     void add(String conversationOrNull, long startedAtEpochMillis, long endedAtEpochMillis, int inputTokens,
-        int cachedTokens) {
+        int outputTokens, int cachedTokens) {
       completed++;
       if (conversationOrNull == null) {
         return;
@@ -130,6 +147,10 @@ public record ConversationProfile(
         gaps.add((int) Math.min(Integer.MAX_VALUE - 1, startedAtEpochMillis - c.lastEndMillis));
       }
       c.lastEndMillis = endedAtEpochMillis;
+      messages.add(c.turns == 1 ? Math.max(1, inputTokens)
+          : (int) Math.max(1, (long) inputTokens - c.lastInput - c.lastOutput));
+      c.lastInput = inputTokens;
+      c.lastOutput = outputTokens;
       int slot = Math.min(c.turns, TURN_CAP + 1) - 1;
       if (cachedTokens >= 0 && inputTokens > 0) {
         cached[slot] += cachedTokens;
@@ -154,7 +175,7 @@ public record ConversationProfile(
         byTurn[i] = cachedOf[i] == 0 ? Double.NaN : cached[i] / (double) cachedOf[i];
       }
       return new ConversationProfile(open.size(), keyed / (double) completed,
-          WorkloadProfile.Builder.quantiles(turns), think, byTurn);
+          WorkloadProfile.Builder.quantiles(turns), think, byTurn, WorkloadProfile.Builder.quantiles(messages));
     }
   }
 }

@@ -1,10 +1,12 @@
 package dev.tokenmeter.workload;
 
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
  * A distribution of pauses between a session's turns ({@code --think-time}), in nanoseconds:
- * fixed, uniform over a range, or exponential with a mean (a user who answers at random moments).
+ * fixed, uniform over a range, exponential with a mean (a user who answers at random moments), or
+ * the pauses a workload profile observed in production.
  * Deterministic for a given random's state; immutable.
  */
 public sealed interface ThinkTime {
@@ -90,6 +92,50 @@ public sealed interface ThinkTime {
     @Override
     public String describe() {
       return "exponential mean " + seconds(averageNanos);
+    }
+  }
+
+  /**
+   * Observed pauses, as 101 quantiles (p0..p100) in milliseconds ({@code proxy export-workload}'s
+   * {@code conversations.think_time_ms}): a draw picks a uniform point between two neighbouring
+   * quantiles, so the draws follow the observed distribution piecewise linearly.
+   */
+  record Empirical(List<Integer> quantileMillis) implements ThinkTime {
+    public Empirical {
+      quantileMillis = List.copyOf(quantileMillis);
+      if (quantileMillis.size() < 2) {
+        throw new IllegalArgumentException(
+            "an empirical think time needs at least 2 quantiles, got " + quantileMillis.size());
+      }
+      for (int i = 0; i < quantileMillis.size(); i++) {
+        if (quantileMillis.get(i) < 0 || i > 0 && quantileMillis.get(i) < quantileMillis.get(i - 1)) {
+          throw new IllegalArgumentException(
+              "think-time quantiles must be milliseconds, at least 0, ascending; got " + quantileMillis);
+        }
+      }
+    }
+
+    @Override
+    public long sampleNanos(SplittableRandom random) {
+      double u = random.nextDouble() * (quantileMillis.size() - 1);
+      int i = (int) u;
+      double lo = quantileMillis.get(i);
+      double hi = quantileMillis.get(Math.min(i + 1, quantileMillis.size() - 1));
+      return Math.round((lo + (u - i) * (hi - lo)) * 1e6);
+    }
+
+    @Override
+    public double meanNanos() {
+      double sum = 0;
+      for (int i = 1; i < quantileMillis.size(); i++) {
+        sum += (quantileMillis.get(i - 1) + quantileMillis.get(i)) / 2.0;
+      }
+      return sum / (quantileMillis.size() - 1) * 1e6;
+    }
+
+    @Override
+    public String describe() {
+      return "observed, mean " + seconds(Math.round(meanNanos()));
     }
   }
 

@@ -226,7 +226,7 @@ public record WorkloadProfile(Instant since, Instant until, long requests, Lengt
           cached += cachedTokens;
           cachedOf += inputTokens;
         }
-        conversations.add(conversationOrNull, atEpochMillis, endedAtEpochMillis, inputTokens, cachedTokens);
+        conversations.add(conversationOrNull, atEpochMillis, endedAtEpochMillis, inputTokens, outputTokens, cachedTokens);
       }
       return this;
     }

@@ -102,6 +102,12 @@ class WorkloadProfileTest {
     assertThat(byTurn[2]).isCloseTo((192 + 50) / 400.0, within(1e-12));
     assertThat(byTurn[3]).isEqualTo(0.5);
     assertThat(byTurn[8]).as("turns 9 and 10 together").isEqualTo(0.5);
+    // what each turn added: a 100, 200 - (100 + 10) = 90, 300 - (200 + 10) = 90; b 100, then
+    // 100 - (100 + 10) < 1, so 1 nine times (b resends no history: its prompts do not grow)
+    assertThat(c.messageTokensOrNull().quantiles().getFirst()).isEqualTo(1);
+    assertThat(c.messageTokensOrNull().quantiles().get(75)).isEqualTo(90);
+    assertThat(c.messageTokensOrNull().quantiles().getLast()).isEqualTo(100);
+    assertThat(c.messageTokensOrNull().mean()).isBetween(1.0, 100.0);
 
     Path f = dir.resolve("c.json");
     Files.writeString(f, p.toJson());
@@ -111,6 +117,7 @@ class WorkloadProfileTest {
     assertThat(back.turns()).isEqualTo(c.turns());
     assertThat(back.thinkTimeMillis()).isEqualTo(c.thinkTimeMillis());
     assertThat(back.cachedShareByTurn()).containsExactly(byTurn);
+    assertThat(back.messageTokensOrNull()).isEqualTo(c.messageTokensOrNull());
   }
 
   @Test
