@@ -299,16 +299,17 @@ public final class StageRunner {
       return;
     }
     advanceWindow();
+    long id = plan.shard().id(nextId); // run-wide, unique over the workers of bench --workers
     RequestSpec spec;
     if (sessions == null) {
-      spec = source.next(nextId);
+      spec = source.next(id);
     } else {
       if (session == null) {
         long sid = nextSessionId++;
         session = new Session(sid, sessions.open(sid), scheduledNanos);
         recorder.sessions().started();
       }
-      spec = session.conversation.next(nextId);
+      spec = session.conversation.next(id);
       if (spec == null) { // a first turn that alone exceeds the context limit
         session.end(recorder.sessions(), Session.ending(session.conversation.end()), scheduledNanos);
         if (plan.load() instanceof LoadModel.Closed) {
@@ -323,7 +324,7 @@ public final class StageRunner {
     if (phase == Phase.WARMUP) {
       warmupIssued++;
     }
-    long id = plan.shard().id(nextId++); // run-wide, unique over the workers of bench --workers
+    nextId++;
     capReached = plan.maxRequests() > 0 && nextId >= plan.maxRequests();
     RequestTimeline t = new RequestTimeline(spec, plan.index(), phase, scheduledNanos);
     Flight f = new Flight(t, id);
