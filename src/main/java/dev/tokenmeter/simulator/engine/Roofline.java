@@ -304,12 +304,16 @@ public final class Roofline {
     double computeSeconds = work[0] / flopsPerSecondPerGpu;
     double memorySeconds = (work[1] + kvBytes) / bytesPerSecondPerGpu;
     double samplingSeconds = samples * share * m.vocabSize() * LOGIT_BYTES / bytesPerSecondPerGpu;
-    long launch = config.profile().graphed(decodeOnly ? decoding : tokens, sequences, decoding)
+    // each attention group's scheduler handles its own sequences and captures its own graphs
+    int groups = config.parallelism().dataParallelAttention();
+    int busiestSequences = (sequences + groups - 1) / groups;
+    int busiestDecoding = (decoding + groups - 1) / groups;
+    int busiestTokens = (int) Math.ceil(parallel.busiestTokens(tokens, sequences, decoding));
+    long launch = config.profile().graphed(decodeOnly ? busiestDecoding : busiestTokens,
+        busiestSequences, decodeOnly ? busiestSequences : busiestDecoding)
         ? EngineProfile.GRAPH_LAUNCH_NANOS
         : (long) m.layers() * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER;
     double k = config.overlapExponent();
-    // each attention group's scheduler handles its own sequences, in parallel with the others
-    long busiestSequences = Math.round(Math.ceil(share * sequences));
     return new Cost(
         Math.round(overlap(computeSeconds, memorySeconds, k) * NANOS_PER_SECOND),
         computeShare(computeSeconds, memorySeconds, k),
@@ -317,7 +321,7 @@ public final class Roofline {
         Math.round(samplingSeconds * NANOS_PER_SECOND),
         launch,
         config.iterationOverheadNanos(),
-        busiestSequences * config.perSequenceOverheadNanos(),
+        (long) busiestSequences * config.perSequenceOverheadNanos(),
         0,
         parallel.allToAllNanos(tokens, sequences, decoding));
   }

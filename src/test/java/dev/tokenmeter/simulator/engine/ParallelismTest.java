@@ -88,6 +88,10 @@ class ParallelismTest {
     assertThat(new ParallelCost(DP8_EP8).routedBytesRead(512))
         .isCloseTo(32 * PER_EXPERT, within(1e3));
     assertThat(d.gpuNanos()).isLessThan(t.gpuNanos());
+    // SGLang graphs decode batches up to 160: 512 at TP 8 launch eagerly (61 layers × 40 µs),
+    // 64 a group under DP 8 replay their graph; 135 µs host time for 64 sequences, not 512
+    assertThat(t.launchNanos()).isEqualTo(61 * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER);
+    assertThat(d.launchNanos()).isEqualTo(EngineProfile.GRAPH_LAUNCH_NANOS);
     // each GPU dispatches its 64 tokens: 64 × 7 copies
     double[] a2a = new ParallelCost(DP8_EP8).allToAllSeconds(64);
     assertThat(a2a[0]).isCloseTo(10e-6 + 64 * 7 * 7392 / 450e9, within(1e-12));
