@@ -87,6 +87,15 @@ public final class Roofline {
     }
     long blocks = (long) Math.floor(
         kvBytes / ((kvBytesPerTokenPerGpu + drafter[1]) * config.blockTokens()));
+    if (blocks < 1 && !parallelism.plain()) {
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+          "%s (%s weights, %.1f GB per GPU with%s) does not fit on %d x %s with room for a KV"
+              + " cache; spread the experts over more GPUs (--gpus, --expert-parallel), use fewer"
+              + " attention groups (--dp-attention D: each holds the attention weights whole) or"
+              + " a smaller precision",
+          config.model().id(), config.weights().id(), weightBytesPerGpu / 1e9,
+          parallelism.describe().substring(1), tp, config.gpu().id()));
+    }
     if (blocks < 1) {
       int needed = gpusNeeded(config);
       throw new IllegalArgumentException(

@@ -123,6 +123,13 @@ class ParallelismTest {
     EngineConfig dense = EngineConfig.of(Presets.model("llama-3.1-70b"), H200).withTensorParallel(8);
     assertThatThrownBy(() -> dense.withParallelism(new Parallelism(1, 8)))
         .hasMessageContaining("llama-3.1-70b is dense");
+    // BF16 on 8 × H100: 22.8 GB of attention on every GPU and 1.3 TB of experts over 8
+    assertThatThrownBy(() -> new Roofline(EngineConfig.of(R1, Presets.gpu("h100-sxm"))
+        .withTensorParallel(8).withPrecision(Precision.BF16, Precision.BF16)
+        .withParallelism(new Parallelism(8, 8))))
+        .hasMessageStartingWith("deepseek-r1 (bf16 weights, ")
+        .hasMessageContaining("GB per GPU with DP attention 8, EP 8) does not fit on 8 x h100-sxm")
+        .hasMessageContaining("--expert-parallel");
     assertThatThrownBy(() -> new Roofline(DP8_EP8.withSpeculation(
         new Speculation(Speculation.Kind.MTP, 1, 0.8, null))))
         .hasMessageContaining("not modelled yet");
