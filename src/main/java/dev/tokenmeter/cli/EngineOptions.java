@@ -4,6 +4,7 @@ import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Parallelism;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
 import dev.tokenmeter.simulator.engine.Speculation;
@@ -29,8 +30,14 @@ final class EngineOptions {
   @Option(names = "--gpu-file", paramLabel = "FILE", description = "Simulated accelerator from a JSON file instead of a preset: one object of `tokenmeter sim presets --json`'s gpus.")
   Path gpuFile;
 
-  @Option(names = "--gpus", paramLabel = "N", description = "GPUs the model is sharded over, tensor parallel (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--gpus", paramLabel = "N", description = "GPUs the model is sharded over, tensor parallel (default: ${DEFAULT-VALUE}; up to 64, up to 512 with --dp-attention or --expert-parallel).")
   int gpus = 1;
+
+  @Option(names = {"--expert-parallel", "--ep"}, paramLabel = "P", description = "Expert parallelism: spread a mixture-of-experts model's routed experts over P ranks (dividing --gpus and the experts); each MoE layer then costs a dispatch and a combine all-to-all, as SGLang and vLLM deploy DeepSeek with DeepEP (default: 1, experts tensor-parallel).")
+  Integer expertParallel;
+
+  @Option(names = "--dp-attention", paramLabel = "D", arity = "0..1", fallbackValue = "0", description = "Data-parallel attention: D attention groups (default D: every GPU its own) each hold their own sequences, KV cache and whole attention weights, so an MLA latent cache is no longer replicated and KV capacity grows with D (SGLang's --enable-dp-attention --dp-size D).")
+  Integer dpAttention;
 
   @Option(names = "--precision", paramLabel = "P", description = "Weight precision: bf16, fp16, fp8, int8, int4, fp4 (NVFP4), mxfp4 (default: the checkpoint's: bf16 for most presets, fp8 for deepseek-v3/r1, mxfp4 for gpt-oss).")
   String precision;
@@ -75,8 +82,14 @@ final class EngineOptions {
    * @throws UsageException for an unknown preset or precision, or a model that does not fit
    */
   EngineConfig config() {
-    if (gpus < 1 || gpus > 64) {
-      throw new UsageException("--gpus must be between 1 and 64, got " + gpus);
+    boolean spread = expertParallel != null || dpAttention != null;
+    int maxGpus = spread ? 512 : 64;
+    if (gpus < 1 || gpus > maxGpus) {
+      throw new UsageException("--gpus must be between 1 and " + maxGpus + ", got " + gpus
+          + (spread ? "" : " (up to 512 with --dp-attention or --expert-parallel)"));
+    }
+    if ((expertParallel != null && expertParallel < 1) || (dpAttention != null && dpAttention < 0)) {
+      throw new UsageException("--expert-parallel and --dp-attention take a number of GPUs >= 1");
     }
     try {
       ModelSpec m = model();
@@ -88,7 +101,10 @@ final class EngineOptions {
                   precision == null ? m.architecture().nativeWeights() : Precision.parse(precision),
                   Precision.parse(kvPrecision))
               .withPrefixCaching(!noPrefixCaching)
-              .withSpeculation(speculation());
+              .withSpeculation(speculation())
+              .withParallelism(new Parallelism(
+                  dpAttention == null ? 1 : dpAttention == 0 ? gpus : dpAttention,
+                  expertParallel == null ? 1 : expertParallel));
       c = withEfficiency(c);
       new dev.tokenmeter.simulator.engine.Roofline(c); // fails now if it does not fit
       return c;

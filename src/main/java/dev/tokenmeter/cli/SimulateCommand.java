@@ -35,7 +35,9 @@ import picocli.CommandLine.Spec;
       "  tokenmeter simulate --model llama-3.1-70b --gpu h100-sxm --gpus 4 \\",
       "      --find-max-concurrency 1..512 --slo 'ttft.p99<=1s,tps.p10>=30'",
       "  tokenmeter simulate --workload profile.json --model llama-3.1-8b \\",
-      "      --gpu h100-sxm --rate 2,4,8"
+      "      --gpu h100-sxm --rate 2,4,8",
+      "  tokenmeter simulate --model deepseek-r1 --gpu h200 --gpus 8 --engine sglang \\",
+      "      --dp-attention --expert-parallel 8 --concurrency 64,256,1024"
     })
 final class SimulateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

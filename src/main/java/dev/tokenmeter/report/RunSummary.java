@@ -60,7 +60,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.9";
+  public static final String SCHEMA_VERSION = "1.10";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -220,7 +220,22 @@ public record RunSummary(
       double prefixCacheHitRate,
       double simulatedSeconds,
       double wallSeconds,
-      SimulatedEngine engine) {
+      SimulatedEngine engine,
+      int dpAttention,
+      int expertParallel) {
+    /** A tensor-parallel deployment: no data-parallel attention, no expert parallelism. */
+    public Simulation(String note, String model, String gpu, int gpus, String weightsPrecision,
+        String kvCachePrecision, long kvCacheTokens, int maxModelLen, int maxNumSeqs,
+        int maxBatchedTokens, double mfu, double achievableMatmulShare, double mbu,
+        double iterationOverheadMs, double perSequenceOverheadMs, long iterations,
+        long preemptions, boolean prefixCaching, double prefixCacheHitRate,
+        double simulatedSeconds, double wallSeconds, SimulatedEngine engine) {
+      this(note, model, gpu, gpus, weightsPrecision, kvCachePrecision, kvCacheTokens, maxModelLen,
+          maxNumSeqs, maxBatchedTokens, mfu, achievableMatmulShare, mbu, iterationOverheadMs,
+          perSequenceOverheadMs, iterations, preemptions, prefixCaching, prefixCacheHitRate,
+          simulatedSeconds, wallSeconds, engine, 1, 1);
+    }
+
     public Simulation {
       Objects.requireNonNull(note, "note");
       Objects.requireNonNull(model, "model");

@@ -143,6 +143,8 @@ public final class SummaryJsonWriter {
     g.writeStringField("model", sim.model());
     g.writeStringField("gpu", sim.gpu());
     g.writeNumberField("gpus", sim.gpus());
+    g.writeNumberField("dp_attention", sim.dpAttention());
+    g.writeNumberField("expert_parallel", sim.expertParallel());
     g.writeStringField("weights_precision", sim.weightsPrecision());
     g.writeStringField("kv_cache_precision", sim.kvCachePrecision());
     g.writeNumberField("kv_cache_tokens", sim.kvCacheTokens());

@@ -268,7 +268,8 @@ public final class SimulateRun {
             c.iterationOverheadNanos() / 1e6,
             c.perSequenceOverheadNanos() / 1e6,
             sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
-            sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds, engine(c, s.variation()));
+            sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds, engine(c, s.variation()),
+            c.parallelism().dataParallelAttention(), c.parallelism().expertParallel());
     return new RunSummary(
         new RunSummary.Tool("tokenmeter", Version.VERSION),
         startedAt,

@@ -59,6 +59,7 @@ final class HfShapes {
     int rope = 0;
     int nope = 0;
     int vDim = 0;
+    int qLoraRank = 0;
     int slidingLayers = 0;
     int window = 0;
     boolean wideAttention = false;
@@ -84,6 +85,7 @@ final class HfShapes {
       nope = positive(c, "qk_nope_head_dim");
       vDim = positive(c, "v_head_dim");
       long qLora = c.path("q_lora_rank").asLong(0);
+      qLoraRank = (int) qLora;
       long qOut = (long) heads * (nope + rope);
       long qProj = qLora > 0 ? h * qLora + qLora + qLora * qOut : h * qOut;
       attention = qProj + h * (kvLora + rope) + kvLora + (long) kvLora * heads * (nope + vDim)
@@ -190,7 +192,7 @@ final class HfShapes {
     }
     Architecture arch = new Architecture(HfConfigs.family(root), kvLora, rope, nope, vDim,
         sharedExperts, experts > 1 ? denseLayers : 0, slidingLayers, window, weights,
-        wideAttention, tied);
+        wideAttention, tied, qLoraRank);
     return new ModelSpec(id, name, layers, hidden, heads, kvHeads, headDim, width, vocab, qkvBias,
         total, active, experts, perToken, context, source, arch);
   }

@@ -44,12 +44,12 @@ public final class SpecFiles {
           "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
           "vocab_size", "qkv_bias", "num_local_experts", "num_experts_per_tok",
           "max_position_embeddings", "kv_bytes_per_token_bf16", "source", "architecture",
-          "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_shared_experts",
+          "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_shared_experts",
           "dense_layers", "sliding_window", "sliding_window_layers", "weights_dtype",
           "experts_only_quantized", "tie_word_embeddings");
   private static final Set<String> MODEL_OPTIONAL =
       Set.of("name", "qkv_bias", "kv_bytes_per_token_bf16", "source", "architecture",
-          "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_shared_experts",
+          "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "n_shared_experts",
           "dense_layers", "sliding_window", "sliding_window_layers", "weights_dtype",
           "experts_only_quantized", "tie_word_embeddings");
 
@@ -119,6 +119,9 @@ public final class SpecFiles {
     }
     if (a.latentAttention()) {
       g.writeNumberField("kv_lora_rank", a.kvLoraRank());
+      if (a.qLoraRank() > 0) {
+        g.writeNumberField("q_lora_rank", a.qLoraRank());
+      }
       g.writeNumberField("qk_rope_head_dim", a.qkRopeHeadDim());
       g.writeNumberField("qk_nope_head_dim", a.qkNopeHeadDim());
       g.writeNumberField("v_head_dim", a.vHeadDim());
@@ -156,7 +159,7 @@ public final class SpecFiles {
           f.count("qk_rope_head_dim"), f.count("qk_nope_head_dim"), f.count("v_head_dim"),
           f.count("n_shared_experts"), f.count("dense_layers"), f.count("sliding_window_layers"),
           f.count("sliding_window"), weights, f.bool("experts_only_quantized"),
-          f.bool("tie_word_embeddings"));
+          f.bool("tie_word_embeddings"), f.count("q_lora_rank"));
     } catch (IllegalArgumentException e) {
       throw f.invalid(e.getMessage());
     }

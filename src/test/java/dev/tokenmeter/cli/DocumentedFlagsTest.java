@@ -26,6 +26,14 @@ class DocumentedFlagsTest {
   /** Flags of other programs that the docs quote, and whose they are. */
   private static final Map<String, String> OTHERS = Map.ofEntries(
       Map.entry("--enable-mixed-chunk", "SGLang's server"),
+      Map.entry("--enable-dp-attention", "SGLang's server"),
+      Map.entry("--dp-size", "SGLang's server"),
+      Map.entry("--ep-size", "SGLang's server"),
+      Map.entry("--moe-dense-tp-size", "SGLang's server"),
+      Map.entry("--enable-dp-lm-head", "SGLang's server"),
+      Map.entry("--moe-a2a-backend", "SGLang's server"),
+      Map.entry("--enable-expert-parallel", "vLLM's serve"),
+      Map.entry("--data-parallel-size", "vLLM's serve"),
       Map.entry("--enable-native-access", "the java launcher"),
       Map.entry("--generate-cds-archive", "the java launcher (CDS)"),
       Map.entry("--events", "the jfr tool"),

@@ -85,6 +85,30 @@ class SimulateCommandTest {
   }
 
   @Test
+  void expertParallelDeploymentsAreRecordedAndRefusedInOneLine(@TempDir Path dir) throws Exception {
+    Cli.Result r = Cli.run("simulate", "--model", "deepseek-r1", "--gpu", "h200", "--gpus", "8",
+        "--engine", "sglang", "--dp-attention", "--expert-parallel", "8", "--concurrency", "16",
+        "--input-tokens", "256", "--output-tokens", "32", "--duration", "5s", "--warmup", "1s",
+        "--cooldown", "0s", "--out", dir.toString());
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.err()).contains("deepseek-r1 on 8 x h200 (fp8 weights, bf16 KV cache, DP attention 8,"
+        + " EP 8), KV cache 3680128 tokens"); // ParallelismTest: 28,751 blocks × 16 × 8
+    JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+    JsonNode schema = JSON.readTree(Path.of("docs/summary.schema.json").toFile());
+    assertThat(JsonSchemaSubset.check(schema, summary)).isEmpty();
+    JsonNode sim = summary.at("/settings/simulation");
+    assertThat(sim.get("dp_attention").asInt()).isEqualTo(8);
+    assertThat(sim.get("expert_parallel").asInt()).isEqualTo(8);
+    assertThat(sim.get("kv_cache_tokens").asLong()).isEqualTo(3_680_128L);
+
+    Cli.Result bad = Cli.run("simulate", "--model", "llama-3.1-70b", "--gpu", "h200", "--gpus", "8",
+        "--ep", "8", "--concurrency", "1", "--out", dir.resolve("bad").toString());
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err().strip()).isEqualTo(
+        "tokenmeter: --expert-parallel needs a mixture-of-experts model; llama-3.1-70b is dense");
+  }
+
+  @Test
   void theSameSeedWritesTheSameMetrics(@TempDir Path dir) throws Exception {
     String[] args = {"simulate", "--rate", "20", "--input-tokens", "uniform:100,1000",
         "--output-tokens", "uniform:10,200", "--duration", "10s", "--warmup", "1s", "--cooldown", "1s",

@@ -29,6 +29,9 @@ import java.util.Objects;
  *     {@code self_attn} out of the quantization)
  * @param tiedEmbeddings whether the LM head is the input embedding ({@code tie_word_embeddings}:
  *     Gemma): one {@code vocab × hidden} table in memory, read by the LM head every iteration
+ * @param qLoraRank MLA's query compression rank, {@code q_lora_rank} (1,536 for DeepSeek-V3); 0
+ *     when queries are projected at full rank (DeepSeek-V2-Lite) or without MLA. Only the
+ *     attention weights' size depends on it ({@link ModelSpec#attentionParams()})
  */
 public record Architecture(
     String family,
@@ -42,17 +45,27 @@ public record Architecture(
     int slidingWindow,
     Precision nativeWeights,
     boolean attentionWeightsWide,
-    boolean tiedEmbeddings) {
+    boolean tiedEmbeddings,
+    int qLoraRank) {
 
   /** A Llama-style model: grouped-query attention, no sliding windows, BF16 weights. */
   public static final Architecture PLAIN =
       new Architecture("", 0, 0, 0, 0, 0, 0, 0, 0, Precision.BF16, false, false);
 
+  /** An architecture whose queries, if latent, are projected at full rank ({@code qLoraRank} 0). */
+  public Architecture(String family, int kvLoraRank, int qkRopeHeadDim, int qkNopeHeadDim,
+      int vHeadDim, int sharedExperts, int denseLayers, int slidingLayers, int slidingWindow,
+      Precision nativeWeights, boolean attentionWeightsWide, boolean tiedEmbeddings) {
+    this(family, kvLoraRank, qkRopeHeadDim, qkNopeHeadDim, vHeadDim, sharedExperts, denseLayers,
+        slidingLayers, slidingWindow, nativeWeights, attentionWeightsWide, tiedEmbeddings, 0);
+  }
+
   public Architecture {
     Objects.requireNonNull(family, "family");
     Objects.requireNonNull(nativeWeights, "nativeWeights");
     if (kvLoraRank < 0 || qkRopeHeadDim < 0 || qkNopeHeadDim < 0 || vHeadDim < 0
-        || sharedExperts < 0 || denseLayers < 0 || slidingLayers < 0 || slidingWindow < 0) {
+        || sharedExperts < 0 || denseLayers < 0 || slidingLayers < 0 || slidingWindow < 0
+        || qLoraRank < 0) {
       throw new IllegalArgumentException("architecture fields must be >= 0");
     }
     if (kvLoraRank > 0 && (qkNopeHeadDim < 1 || vHeadDim < 1)) {
@@ -73,6 +86,6 @@ public record Architecture(
   public Architecture withNativeWeights(Precision p) {
     return new Architecture(family, kvLoraRank, qkRopeHeadDim, qkNopeHeadDim, vHeadDim,
         sharedExperts, denseLayers, slidingLayers, slidingWindow, p, attentionWeightsWide,
-        tiedEmbeddings);
+        tiedEmbeddings, qLoraRank);
   }
 }

@@ -259,7 +259,7 @@ public final class BatchEngine {
    * budget, max_num_seqs and free blocks allow. Returns whether anything was scheduled.
    */
   private boolean compose(long start, boolean prefillOnly) {
-    int budget = roofline.config().maxBatchedTokens();
+    int budget = roofline.config().schedulerMaxBatchedTokens();
     boolean preempted = false;
     for (int i = 0; i < running.size() && budget > 0; i++) {
       EngineSequence s = running.get(i);
@@ -285,7 +285,7 @@ public final class BatchEngine {
     while (!preempted
         && budget > 0
         && !waiting.isEmpty()
-        && running.size() < roofline.config().maxNumSeqs()) {
+        && running.size() < roofline.config().schedulerMaxNumSeqs()) {
       EngineSequence next = waiting.peekFirst();
       boolean first = !next.admittedOnce;
       if (!admit(next, budget)) {

@@ -87,8 +87,9 @@ public final class EnergyMeter {
     // A speculative drafter's passes are small decode steps: memory-bound GPU work.
     double draft = cost.draftNanos() * scale;
     m += cost.samplingNanos() * scale + draft;
-    double busy =
-        Math.min(d, g + cost.samplingNanos() * scale + cost.allReduceNanos() * scale + draft);
+    // collectives (tensor-parallel all-reduces, expert-parallel all-to-alls) keep the GPU busy
+    double busy = Math.min(d, g + cost.samplingNanos() * scale + cost.allReduceNanos() * scale
+        + cost.allToAllNanos() * scale + draft);
     double uc = Math.min(1, c / d);
     double um = Math.min(1, m / d);
     double extra = power.watts(uc, um) - power.idleWatts();

@@ -39,6 +39,8 @@ import java.util.Objects;
  *     for a profile whose engine has none)
  * @param profile the serving engine: its scheduling and admission policies and CUDA graphs
  * @param speculation speculative decoding ({@link Speculation#NONE} by default)
+ * @param parallelism data-parallel attention and expert parallelism over the {@code
+ *     tensorParallel} GPUs ({@link Parallelism#NONE}, plain tensor parallelism, by default)
  */
 public record EngineConfig(
     ModelSpec model,
@@ -59,7 +61,8 @@ public record EngineConfig(
     long allReduceLatencyNanos,
     boolean prefixCaching,
     EngineProfile profile,
-    Speculation speculation) {
+    Speculation speculation,
+    Parallelism parallelism) {
 
   /** 3 GiB: see {@link #reserveBytesPerGpu()}. */
   public static final long DEFAULT_RESERVE_BYTES = 3L << 30;
@@ -71,6 +74,7 @@ public record EngineConfig(
     Objects.requireNonNull(kvCache, "kvCache");
     Objects.requireNonNull(profile, "profile");
     Objects.requireNonNull(speculation, "speculation");
+    Objects.requireNonNull(parallelism, "parallelism");
     if (tensorParallel < 1 || maxNumSeqs < 1 || maxBatchedTokens < 1 || blockTokens < 1) {
       throw new IllegalArgumentException(
           "tensorParallel, maxNumSeqs, maxBatchedTokens, blockTokens must be >= 1");
@@ -113,7 +117,7 @@ public record EngineConfig(
         Calibration.MFU, Calibration.MBU, Calibration.OVERLAP_EXPONENT,
         profile.iterationOverheadNanos() + platform.iterationExtraNanos(),
         profile.perSequenceNanos() + platform.perSequenceExtraNanos(),
-        gpu.allReduceLatencyNanos(), profile.prefixCaching(), profile, Speculation.NONE);
+        gpu.allReduceLatencyNanos(), profile.prefixCaching(), profile, Speculation.NONE, Parallelism.NONE);
   }
 
   /**
@@ -127,14 +131,41 @@ public record EngineConfig(
         reserveBytesPerGpu, p.maxNumSeqs(gpu), p.maxBatchedTokens(gpu), p.blockTokens(), mfu, mbu, overlapExponent,
         p.iterationOverheadNanos() + platform.iterationExtraNanos(),
         p.perSequenceNanos() + platform.perSequenceExtraNanos(), allReduceLatencyNanos,
-        prefixCaching && p.prefixCaching(), p, speculation);
+        prefixCaching && p.prefixCaching(), p, speculation, parallelism);
   }
   /** This deployment over {@code gpus} GPUs. */
   public EngineConfig withTensorParallel(int gpus) {
     return new EngineConfig(model, gpu, gpus, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile, speculation);
+        profile, speculation, parallelism);
+  }
+
+  /**
+   * This deployment with data-parallel attention and expert parallelism over its GPUs ({@link
+   * Parallelism}; {@link Parallelism#NONE}: tensor parallelism only).
+   *
+   * @throws IllegalArgumentException when the GPUs or the experts do not divide
+   */
+  public EngineConfig withParallelism(Parallelism p) {
+    p.check(model, tensorParallel);
+    return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
+        reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
+        iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
+        profile, speculation, p);
+  }
+
+  /**
+   * Sequences running at once over the deployment: {@link #maxNumSeqs()} per attention group
+   * (one scheduler each under data-parallel attention).
+   */
+  public int schedulerMaxNumSeqs() {
+    return maxNumSeqs * parallelism.dataParallelAttention();
+  }
+
+  /** Tokens one step schedules over the deployment: {@link #maxBatchedTokens()} per attention group. */
+  public int schedulerMaxBatchedTokens() {
+    return maxBatchedTokens * parallelism.dataParallelAttention();
   }
 
   /** This deployment decoding speculatively ({@link Speculation#NONE}: plainly). */
@@ -142,7 +173,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile, s);
+        profile, s, parallelism);
   }
 
   /** This deployment with other weight and KV-cache precisions. */
@@ -150,7 +181,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weightPrecision, kvPrecision,
         gpuMemoryUtilization, reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu,
         mbu, overlapExponent, iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile, speculation);
+        profile, speculation, parallelism);
   }
 
   /** This deployment with other scheduler limits. */
@@ -158,7 +189,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxSeqs, maxTokensPerIteration, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile, speculation);
+        profile, speculation, parallelism);
   }
 
   /** This deployment with other efficiency factors. */
@@ -170,7 +201,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, modelFlopsUtilization,
         bandwidthUtilization, overlapExponent, overheadNanos, overheadNanosPerSequence, allReduceLatencyNanos, prefixCaching,
-        profile, speculation);
+        profile, speculation, parallelism);
   }
 
   /**
@@ -182,7 +213,7 @@ public record EngineConfig(
     return new EngineConfig(model, gpu, tensorParallel, weights, kvCache, gpuMemoryUtilization,
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, k,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile, speculation);
+        profile, speculation, parallelism);
   }
 
   /** This deployment with another memory budget. */
@@ -191,7 +222,7 @@ public record EngineConfig(
         reserveBytes, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos,
         perSequenceOverheadNanos, allReduceLatencyNanos, prefixCaching,
-        profile, speculation);
+        profile, speculation, parallelism);
   }
 
   /**
@@ -203,15 +234,15 @@ public record EngineConfig(
         reserveBytesPerGpu, maxNumSeqs, maxBatchedTokens, blockTokens, mfu, mbu, overlapExponent,
         iterationOverheadNanos, perSequenceOverheadNanos, allReduceLatencyNanos,
         enabled && profile.prefixCaching(),
-        profile, speculation);
+        profile, speculation, parallelism);
   }
 
   /** {@code llama-3.1-8b on 1 x h100-sxm (bf16 weights, bf16 KV cache)}: the deployment in one line. */
   public String describe() {
     return String.format(
         java.util.Locale.ROOT,
-        "%s on %d x %s (%s weights, %s KV cache%s%s)",
-        model.id(), tensorParallel, gpu.id(), weights.id(), kvCache.id(),
+        "%s on %d x %s (%s weights, %s KV cache%s%s%s)",
+        model.id(), tensorParallel, gpu.id(), weights.id(), kvCache.id(), parallelism.describe(),
         prefixCaching ? "" : ", no prefix caching",
         !speculation.enabled() ? "" : String.format(java.util.Locale.ROOT,
             ", speculative %s%s: K = %d at acceptance %.2f, %.3f tokens per step",

@@ -195,6 +195,40 @@ public record ModelSpec(
   }
 
   /**
+   * Parameters of the attention blocks, all layers: what data-parallel attention replicates on
+   * every GPU of an attention group. Grouped-query attention: q, k, v and o projections (with
+   * Qwen2's biases), h × heads × headDim + 2 × h × kvHeads × headDim + heads × headDim × h.
+   * Multi-head latent attention: the query path (through {@code q_lora_rank} when there is one:
+   * h × r + r + r × heads × (nope + rope), else h × heads × (nope + rope)), the latent and RoPE-key
+   * projection h × (kv_lora_rank + rope) and its norm, the up-projection kv_lora_rank × heads ×
+   * (nope + v) and o, heads × v × h; DeepSeek-V3: 187,107,328 a layer, 11,413,547,008 in all.
+   * Per-head norms and attention sinks (a few thousand parameters) are not counted.
+   */
+  public double attentionParams() {
+    Architecture a = architecture;
+    long h = hiddenSize;
+    long perLayer;
+    if (a.latentAttention()) {
+      long qOut = (long) attentionHeads * (a.qkNopeHeadDim() + a.qkRopeHeadDim());
+      long r = a.qLoraRank();
+      long query = r > 0 ? h * r + r + r * qOut : h * qOut;
+      perLayer = query + h * (a.kvLoraRank() + a.qkRopeHeadDim()) + a.kvLoraRank()
+          + (long) a.kvLoraRank() * attentionHeads * (a.qkNopeHeadDim() + a.vHeadDim())
+          + (long) attentionHeads * a.vHeadDim() * h;
+    } else {
+      long q = (long) attentionHeads * headDim;
+      long kv = (long) kvHeads * headDim;
+      perLayer = h * q + 2 * h * kv + q * h + (qkvBias ? q + 2 * kv : 0);
+    }
+    return (double) perLayer * layers;
+  }
+
+  /** Parameters of every routed expert together, E × {@link #paramsPerExpert()}; 0 if dense. */
+  public double routedParams() {
+    return experts * paramsPerExpert();
+  }
+
+  /**
    * Parameters recomputed from the shapes of a Llama-style model (untied embeddings and LM head,
    * q/k/v/o projections, SwiGLU MLP per expert, a router per MoE layer, two RMSNorms per layer
    * and a final one): the check on {@link #totalParams}.

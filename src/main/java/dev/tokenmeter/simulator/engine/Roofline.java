@@ -53,6 +53,8 @@ public final class Roofline {
   private final double bytesPerSecondPerGpu;
   /** The draft model's own cost model ({@link Speculation.Kind#DRAFT}); null otherwise. */
   private final Roofline draft;
+  /** Data-parallel attention and expert parallelism's cost; null for plain tensor parallelism. */
+  private final ParallelCost parallel;
 
   /**
    * @throws IllegalArgumentException when the weights and reserve leave no room for one block of
@@ -61,8 +63,18 @@ public final class Roofline {
   public Roofline(EngineConfig config) {
     this.config = config;
     int tp = config.tensorParallel();
-    this.weightBytesPerGpu = totalWeightBytes(config) / tp;
-    this.kvBytesPerTokenPerGpu = config.model().kvBytesPerTokenPerGpu(config.kvCache(), tp);
+    Parallelism parallelism = config.parallelism();
+    parallelism.check(config.model(), tp);
+    if (!parallelism.plain() && config.speculation().enabled()) {
+      throw new IllegalArgumentException("speculative decoding with --dp-attention or"
+          + " --expert-parallel is not modelled yet; drop one of them");
+    }
+    this.parallel = parallelism.plain() ? null : new ParallelCost(config);
+    this.weightBytesPerGpu = parallel == null ? totalWeightBytes(config) / tp
+        : ParallelCost.weightBytesPerGpu(config);
+    // an attention group's GPUs split (or, MLA's latent, replicate) its sequences' KV cache
+    this.kvBytesPerTokenPerGpu = config.model().kvBytesPerTokenPerGpu(config.kvCache(),
+        tp / parallelism.dataParallelAttention());
     this.draft = draftRoofline(config);
     double[] drafter = drafterMemory(config, draft);
     double usable = config.gpu().memoryBytes() * config.gpuMemoryUtilization();
@@ -75,6 +87,15 @@ public final class Roofline {
     }
     long blocks = (long) Math.floor(
         kvBytes / ((kvBytesPerTokenPerGpu + drafter[1]) * config.blockTokens()));
+    if (blocks < 1 && !parallelism.plain()) {
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+          "%s (%s weights, %.1f GB per GPU with%s) does not fit on %d x %s with room for a KV"
+              + " cache; spread the experts over more GPUs (--gpus, --expert-parallel), use fewer"
+              + " attention groups (--dp-attention D: each holds the attention weights whole) or"
+              + " a smaller precision",
+          config.model().id(), config.weights().id(), weightBytesPerGpu / 1e9,
+          parallelism.describe().substring(1), tp, config.gpu().id()));
+    }
     if (blocks < 1) {
       int needed = gpusNeeded(config);
       throw new IllegalArgumentException(
@@ -89,7 +110,8 @@ public final class Roofline {
                       + ") or a smaller precision"
                   : "even 64 GPUs are not enough: use a smaller precision or a larger GPU"));
     }
-    this.kvCapacityTokens = blocks * config.blockTokens();
+    // each attention group holds its own sequences' KV cache
+    this.kvCapacityTokens = blocks * config.blockTokens() * parallelism.dataParallelAttention();
     this.flopsPerSecondPerGpu = config.gpu().peakFlopsPerSecond(config.weights())
         * AchievableMatmul.share(config.gpu(), config.weights()) * config.mfu();
     this.bytesPerSecondPerGpu = config.gpu().memoryBandwidthBytesPerSecond() * config.mbu();
@@ -180,6 +202,8 @@ public final class Roofline {
    * @param sequenceOverheadNanos host time per scheduled sequence × sequences
    * @param draftNanos the speculative drafter's K forward passes over the decoding sequences (0
    *     without speculative decoding)
+   * @param allToAllNanos expert parallelism's dispatch and combine, two per MoE layer (0 without
+   *     expert parallelism; {@link Parallelism})
    */
   public record Cost(
       long gpuNanos,
@@ -189,7 +213,16 @@ public final class Roofline {
       long launchNanos,
       long iterationOverheadNanos,
       long sequenceOverheadNanos,
-      long draftNanos) {
+      long draftNanos,
+      long allToAllNanos) {
+
+    /** An iteration without expert-parallel all-to-alls. */
+    public Cost(long gpuNanos, double computeShare, long allReduceNanos, long samplingNanos,
+        long launchNanos, long iterationOverheadNanos, long sequenceOverheadNanos,
+        long draftNanos) {
+      this(gpuNanos, computeShare, allReduceNanos, samplingNanos, launchNanos,
+          iterationOverheadNanos, sequenceOverheadNanos, draftNanos, 0);
+    }
 
     /** Whether the FLOPs term is the larger. */
     public boolean computeBound() {
@@ -199,7 +232,7 @@ public final class Roofline {
     /** The iteration's duration: every term added. */
     public long totalNanos() {
       return gpuNanos + allReduceNanos + samplingNanos + launchNanos + iterationOverheadNanos
-          + sequenceOverheadNanos + draftNanos;
+          + sequenceOverheadNanos + draftNanos + allToAllNanos;
     }
   }
 
@@ -240,6 +273,10 @@ public final class Roofline {
     Speculation spec = config.speculation();
     // every sequence decoding (with speculation: verifying its 1 + K positions)
     boolean decodeOnly = decoding == sequences && tokens == decoding * spec.positionsPerStep();
+    if (parallel != null) {
+      return parallelCost(tokens, attentionPairs, contextTokensRead, sequences, decoding, samples,
+          decodeOnly);
+    }
     double attentionFlops = m.attentionFlops(attentionPairs, tokens, decodeOnly);
     double flopsPerGpu = (matmulFlops + attentionFlops) / tp;
     // The input embedding is a lookup of the iteration's tokens' rows, not a read of the table.
@@ -264,6 +301,38 @@ public final class Roofline {
         config.iterationOverheadNanos(),
         (long) sequences * config.perSequenceOverheadNanos(),
         spec.enabled() && decoding > 0 ? draftNanos(decoding, contextTokensRead) : 0);
+  }
+
+  /** {@link #cost} under data-parallel attention or expert parallelism: the busiest GPU's. */
+  private Cost parallelCost(int tokens, double attentionPairs, long contextTokensRead,
+      int sequences, int decoding, int samples, boolean decodeOnly) {
+    ModelSpec m = config.model();
+    double[] work = parallel.work(tokens, attentionPairs, sequences, decoding, decodeOnly);
+    double share = parallel.busiestSequenceShare(sequences);
+    double kvBytes = kvBytesRead(contextTokensRead, tokens, sequences) * share;
+    double computeSeconds = work[0] / flopsPerSecondPerGpu;
+    double memorySeconds = (work[1] + kvBytes) / bytesPerSecondPerGpu;
+    double samplingSeconds = samples * share * m.vocabSize() * LOGIT_BYTES / bytesPerSecondPerGpu;
+    // each attention group's scheduler handles its own sequences and captures its own graphs
+    int groups = config.parallelism().dataParallelAttention();
+    int busiestSequences = (sequences + groups - 1) / groups;
+    int busiestDecoding = (decoding + groups - 1) / groups;
+    int busiestTokens = (int) Math.ceil(parallel.busiestTokens(tokens, sequences, decoding));
+    long launch = config.profile().graphed(decodeOnly ? busiestDecoding : busiestTokens,
+        busiestSequences, decodeOnly ? busiestSequences : busiestDecoding)
+        ? EngineProfile.GRAPH_LAUNCH_NANOS
+        : (long) m.layers() * EngineProfile.EAGER_LAUNCH_NANOS_PER_LAYER;
+    double k = config.overlapExponent();
+    return new Cost(
+        Math.round(overlap(computeSeconds, memorySeconds, k) * NANOS_PER_SECOND),
+        computeShare(computeSeconds, memorySeconds, k),
+        parallel.allReduceNanos(tokens, sequences, decoding),
+        Math.round(samplingSeconds * NANOS_PER_SECOND),
+        launch,
+        config.iterationOverheadNanos(),
+        (long) busiestSequences * config.perSequenceOverheadNanos(),
+        0,
+        parallel.allToAllNanos(tokens, sequences, decoding));
   }
 
   /**

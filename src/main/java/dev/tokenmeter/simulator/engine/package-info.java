@@ -5,7 +5,9 @@
  * by the {@link dev.tokenmeter.simulator.engine.Roofline} cost model. A deployment is an {@link
  * dev.tokenmeter.simulator.engine.EngineConfig}: a {@link
  * dev.tokenmeter.simulator.engine.ModelSpec} on a {@link dev.tokenmeter.simulator.engine.GpuSpec},
- * served by an {@link dev.tokenmeter.simulator.engine.EngineProfile}. {@link
+ * served by an {@link dev.tokenmeter.simulator.engine.EngineProfile}, tensor-parallel or spread by
+ * {@link dev.tokenmeter.simulator.engine.Parallelism} (data-parallel attention, expert parallelism
+ * and its all-to-all). {@link
  * dev.tokenmeter.simulator.engine.Presets} holds the built-in models and accelerators, {@link
  * dev.tokenmeter.simulator.engine.Calibration} the constants fitted to published measurements and
  * {@link dev.tokenmeter.simulator.engine.HeldOutAccuracy} how far a prediction can be trusted
