@@ -113,6 +113,11 @@ final class BenchCommand implements Callable<Integer> {
       workload.sessions(turns, load.thinkTime());
     }
     int streams = LoadOptions.largestStreams(load.concurrency, load.maxConcurrency, slo.searchMaxConcurrency());
+    if (workload.completion()) {
+      // Typing bursts are sessions: the think time is the users' pause between bursts.
+      load.sessions = true;
+      workload.typing(load.thinkTime());
+    }
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {
       throw new UsageException("--variant cannot be combined with --slo or a capacity search: compare the variants,"
