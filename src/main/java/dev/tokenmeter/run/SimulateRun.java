@@ -154,6 +154,10 @@ public final class SimulateRun {
         err.println(BenchRun.describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan));
         stagesStarted = plan.index() + 1;
         StageResult r = s.slo().withGoodput(sim.runStage(plan, s.requests().apply(plan)));
+        if (r.completions() != null) {
+          // The virtual engine drops a cancelled sequence at once, freeing its slot and KV cache.
+          r = r.withCompletions(r.completions().withServerStop(dev.tokenmeter.core.analysis.Completions.ServerStop.STOPPED));
+        }
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
