@@ -116,7 +116,8 @@ final class BenchCommand implements Callable<Integer> {
     if (workload.completion()) {
       // Typing bursts are sessions: the think time is the users' pause between bursts.
       load.sessions = true;
-      workload.typing(load.thinkTime());
+      workload.typing(spec.commandLine().getParseResult().hasMatchedOption("--think-time")
+          ? load.thinkTime() : WorkloadOptions.COMPLETION_PAUSE);
     }
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {

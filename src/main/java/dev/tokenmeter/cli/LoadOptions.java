@@ -41,7 +41,7 @@ final class LoadOptions {
   @Option(names = "--max-concurrency", paramLabel = "N", description = "Open loop: at most N requests in flight; later arrivals queue.")
   Integer maxConcurrency;
 
-  @Option(names = "--think-time", paramLabel = "SPEC", description = "Pause between a user's requests (closed loop) or, with --turns, between a session's turns (closed and open loop): a duration (2s), or per turn uniform:1s,5s or exponential:3s (a mean; with --turns only) (default: 0).")
+  @Option(names = "--think-time", paramLabel = "SPEC", description = "Pause between a user's requests (closed loop) or, with --turns, between a session's turns (closed and open loop), or, with --profile completion, between a user's typing bursts (closed loop): a duration (2s), or per turn uniform:1s,5s or exponential:3s (a mean; with --turns or --profile completion only) (default: 0).")
   String thinkTime = "0";
 
   /**

@@ -80,7 +80,8 @@ final class SimulateCommand implements Callable<Integer> {
     if (workload.completion()) {
       // Typing bursts are sessions: the think time is the users' pause between bursts.
       load.sessions = true;
-      workload.typing(load.thinkTime());
+      workload.typing(spec.commandLine().getParseResult().hasMatchedOption("--think-time")
+          ? load.thinkTime() : WorkloadOptions.COMPLETION_PAUSE);
     }
     SloRun sloRun = slo.resolve(load);
     StageSequence stages = repeats.sequence(sloRun.stages());

@@ -87,7 +87,7 @@ final class WorkloadOptions {
   @Option(names = "--max-context", paramLabel = "N", description = "With --turns: a session ends before its next prompt would exceed N tokens (counted in the summary as ended by max context; default: 0, no limit).")
   int maxContext;
 
-  @Option(names = "--profile", paramLabel = "NAME", description = "The kind of traffic: chat (default: independent requests, or conversations with --turns) or completion (code completion: fill-in-the-middle requests, prompt before and suffix after a cursor, sent as the completions API's prompt and suffix with --api completions, as one message otherwise; users type in bursts of --burst requests --keystroke-time apart, each request superseded, i.e. cancelled, when the next goes out; --think-time is the pause between bursts, --rate starts bursts; prompts default to uniform:1024,2048 tokens, answers to uniform:16,64; docs/METRICS.md, Code completion).")
+  @Option(names = "--profile", paramLabel = "NAME", description = "The kind of traffic: chat (default: independent requests, or conversations with --turns) or completion (code completion: fill-in-the-middle requests, prompt before and suffix after a cursor, sent as the completions API's prompt and suffix with --api completions, as one message otherwise; users type in bursts of --burst requests --keystroke-time apart, each request superseded, i.e. cancelled, when the next goes out; --think-time is the pause between bursts (default 2s), --rate starts bursts; prompts default to uniform:1024,2048 tokens, answers to uniform:16,64; docs/METRICS.md, Code completion).")
   String profileName = "chat";
 
   @Option(names = "--burst", paramLabel = "SPEC", description = "--profile completion: requests per typing burst, a length spec: 4, uniform:2,6 (default: uniform:2,6).")
@@ -103,6 +103,8 @@ final class WorkloadOptions {
   static final String COMPLETION_OUTPUT = "uniform:16,64";
   static final String COMPLETION_BURST = "uniform:2,6";
   static final String COMPLETION_KEYSTROKE = "150ms";
+  /** A closed-loop completion user's pause between bursts when --think-time is not given. */
+  static final ThinkTime COMPLETION_PAUSE = new ThinkTime.Fixed(2_000_000_000L); // 2 s
 
   private LengthSpec burstSpec;
   private ThinkTime keystroke;

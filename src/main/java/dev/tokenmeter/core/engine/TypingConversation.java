@@ -15,10 +15,10 @@ package dev.tokenmeter.core.engine;
 public interface TypingConversation extends Conversation {
 
   /** The reason a superseded request's {@code Cancelled} outcome carries. */
-  String SUPERSEDED = "superseded by the next keystroke's request";
+  String SUPERSEDED = dev.tokenmeter.core.request.Outcome.Cancelled.SUPERSEDED;
 
   /** The reason a request cancelled by the {@code --cancel-after} rule carries. */
-  String CANCEL_AFTER = "cancelled by --cancel-after";
+  String CANCEL_AFTER = dev.tokenmeter.core.request.Outcome.Cancelled.CANCEL_AFTER;
 
   /**
    * Called by the engine right after {@link #next} returned a request: the gap, in nanoseconds,

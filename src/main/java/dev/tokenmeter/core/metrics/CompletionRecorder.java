@@ -1,7 +1,6 @@
 package dev.tokenmeter.core.metrics;
 
 import dev.tokenmeter.core.analysis.Completions;
-import dev.tokenmeter.core.engine.TypingConversation;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.RequestTimeline;
 import org.HdrHistogram.Histogram;
@@ -30,8 +29,8 @@ public final class CompletionRecorder {
           ttft.recordValue(Math.max(0, t.firstTokenNanos() - t.sentNanos()));
         }
       }
-      case Outcome.Cancelled c when TypingConversation.SUPERSEDED.equals(c.reason()) -> superseded++;
-      case Outcome.Cancelled c when TypingConversation.CANCEL_AFTER.equals(c.reason()) -> cancelledAfter++;
+      case Outcome.Cancelled c when Outcome.Cancelled.SUPERSEDED.equals(c.reason()) -> superseded++;
+      case Outcome.Cancelled c when Outcome.Cancelled.CANCEL_AFTER.equals(c.reason()) -> cancelledAfter++;
       case Outcome.Cancelled c -> cut++;
       default -> failed++;
     }
