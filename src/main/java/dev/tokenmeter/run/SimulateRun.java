@@ -161,6 +161,9 @@ public final class SimulateRun {
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
+        if (r.completions() != null) {
+          out.println("  completion: " + r.completions().inWords());
+        }
         RunCost.print(out, s.cost(), r);
         energy.add(SimulatedEnergy.stage(sim.endpoint().energy(), r, s.powerPricePerKwh()));
         SimulatedEnergy.print(out, energy, s.config(), s.currency());

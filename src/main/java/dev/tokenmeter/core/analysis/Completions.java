@@ -38,11 +38,11 @@ public record Completions(
 
   /** What is known of the server's behaviour when the client cancels a request. */
   public enum ServerStop {
-    /** It stopped generating: the simulator's model, or the server's metrics show aborted requests. */
+    /** It stopped generating (the simulator's engine model). */
     STOPPED("stopped"),
-    /** It went on generating after the client hung up (its metrics counted no abort). */
+    /** It went on generating after the client hung up (for a future reading of a server's metrics). */
     KEPT_GENERATING("kept_generating"),
-    /** Nothing measured it (a real server without {@code --server-metrics}). */
+    /** Nothing measured it (a real server: bench does not read it from the server's metrics yet). */
     NOT_KNOWN("not_known");
 
     private final String wireName;
@@ -93,7 +93,7 @@ public record Completions(
     String server = switch (serverStop) {
       case STOPPED -> "the server stopped generating for cancelled requests";
       case KEPT_GENERATING -> "the server went on generating after the client hung up";
-      case NOT_KNOWN -> "whether the server stopped generating is not known (add --server-metrics)";
+      case NOT_KNOWN -> "whether the server stopped generating is not known (a real server's behaviour is not measured yet)";
     };
     return String.format(Locale.ROOT, "%d completion requests: %d completed, %d superseded by the next keystroke,"
         + " %d cancelled by --cancel-after (%.0f%% cancelled), %d failed; %s; %s",
