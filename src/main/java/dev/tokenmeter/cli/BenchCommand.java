@@ -114,6 +114,12 @@ final class BenchCommand implements Callable<Integer> {
       workload.sessions(turns, load.thinkTime());
     }
     int streams = LoadOptions.largestStreams(load.concurrency, load.maxConcurrency, slo.searchMaxConcurrency());
+    if (workload.completion()) {
+      // Typing bursts are sessions: the think time is the users' pause between bursts.
+      load.sessions = true;
+      workload.typing(spec.commandLine().getParseResult().hasMatchedOption("--think-time")
+          ? load.thinkTime() : WorkloadOptions.COMPLETION_PAUSE);
+    }
     SloRun sloRun = slo.resolve(load);
     if (!parsed.isEmpty() && sloRun.gated()) {
       throw new UsageException("--variant cannot be combined with --slo or a capacity search: compare the variants,"

@@ -98,6 +98,9 @@ final class DemoCommand implements Callable<Integer> {
     }
     var pricing = cost.model(engine.gpus);
     workload.withDefaults("256", "128");
+    if (workload.completion()) {
+      workload.typing(WorkloadOptions.COMPLETION_PAUSE); // demo has no --think-time
+    }
     workload.validate();
     boolean fixed = serverTtft != null || serverItl != null;
     SimConfig.Builder sim = SimConfig.builder().port(0);

@@ -41,7 +41,7 @@ final class LoadOptions {
   @Option(names = "--max-concurrency", paramLabel = "N", description = "Open loop: at most N requests in flight; later arrivals queue.")
   Integer maxConcurrency;
 
-  @Option(names = "--think-time", paramLabel = "SPEC", description = "Pause between a user's requests (closed loop) or, with --turns, between a session's turns (closed and open loop): a duration (2s), or per turn uniform:1s,5s or exponential:3s (a mean; with --turns only) (default: 0).")
+  @Option(names = "--think-time", paramLabel = "SPEC", description = "Pause between a user's requests (closed loop) or, with --turns, between a session's turns (closed and open loop), or, with --profile completion, between a user's typing bursts (closed loop): a duration (2s), or per turn uniform:1s,5s or exponential:3s (a mean; with --turns or --profile completion only) (default: 0).")
   String thinkTime = "0";
 
   /**
@@ -152,25 +152,33 @@ final class LoadOptions {
     if (observedThinkTime != null) {
       return observedThinkTime;
     }
-    String spec = thinkTime.strip();
+    return pause("--think-time", thinkTime);
+  }
+
+  /**
+   * A pause spec of option {@code option} ({@code --think-time}, {@code --keystroke-time}) parsed:
+   * a duration ({@code 2s}, {@code fixed:2s}), {@code uniform:MIN,MAX} or {@code exponential:MEAN}.
+   */
+  static ThinkTime pause(String option, String value) {
+    String spec = value.strip();
     int colon = spec.indexOf(':');
     String kind = colon < 0 ? "fixed" : spec.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT);
     String[] args = (colon < 0 ? spec : spec.substring(colon + 1)).split(",", -1);
-    String problem = "--think-time '" + Durations.printable(thinkTime) + "': ";
+    String problem = option + " '" + Durations.printable(value) + "': ";
     String forms = "use a duration (2s), uniform:1s,5s or exponential:3s";
     int expected = kind.equals("uniform") ? 2 : 1;
     if (!List.of("fixed", "uniform", "exponential").contains(kind) || args.length != expected) {
       throw new UsageException(problem + forms);
     }
     try {
-      long first = Durations.parseNanos("--think-time", args[0]);
+      long first = Durations.parseNanos(option, args[0]);
       return switch (kind) {
-        case "uniform" -> new ThinkTime.Uniform(first, Durations.parseNanos("--think-time", args[1]));
+        case "uniform" -> new ThinkTime.Uniform(first, Durations.parseNanos(option, args[1]));
         case "exponential" -> new ThinkTime.Exponential(first);
         default -> new ThinkTime.Fixed(first);
       };
     } catch (IllegalArgumentException e) {
-      String why = e.getMessage().startsWith("--think-time") ? "not a duration" : e.getMessage();
+      String why = e.getMessage().startsWith(option) ? "not a duration" : e.getMessage();
       throw new UsageException(problem + why + "; " + forms);
     }
   }

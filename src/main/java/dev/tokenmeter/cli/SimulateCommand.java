@@ -80,11 +80,17 @@ final class SimulateCommand implements Callable<Integer> {
       load.sessions = true;
       workload.sessions(turns, load.thinkTime());
     }
+    if (workload.completion()) {
+      // Typing bursts are sessions: the think time is the users' pause between bursts.
+      load.sessions = true;
+      workload.typing(spec.commandLine().getParseResult().hasMatchedOption("--think-time")
+          ? load.thinkTime() : WorkloadOptions.COMPLETION_PAUSE);
+    }
     SloRun sloRun = slo.resolve(load);
     StageSequence stages = repeats.sequence(sloRun.stages());
     EngineConfig config = engine.config();
     Cost.Model costModel = cost.model(config.tensorParallel());
-    var requests = turns != null ? workload.factory(config.model().name()) : workload.lengthsFactory(config.model().name());
+    var requests = turns != null || workload.completion() ? workload.factory(config.model().name()) : workload.lengthsFactory(config.model().name());
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
     }

@@ -13,6 +13,7 @@ import dev.tokenmeter.workload.LengthSpec;
 import dev.tokenmeter.workload.PreparedRequests;
 import dev.tokenmeter.workload.PromptFile;
 import dev.tokenmeter.workload.PromptSynthesizer;
+import dev.tokenmeter.workload.SyntheticCompletions;
 import dev.tokenmeter.workload.SyntheticSessions;
 import dev.tokenmeter.workload.SyntheticWorkload;
 import dev.tokenmeter.workload.ThinkTime;
@@ -54,6 +55,10 @@ final class WorkloadOptions {
   static final String BENCH_OUTPUT = "256";
 
   WorkloadOptions withDefaults(String input, String output) {
+    if (completion()) {
+      input = COMPLETION_INPUT;
+      output = COMPLETION_OUTPUT;
+    }
     if (workloadFile != null) {
       inputTokens = inputTokens == null ? FROM_PROFILE + workloadFile : inputTokens;
       outputTokens = outputTokens == null ? FROM_PROFILE + workloadFile : outputTokens;
@@ -84,6 +89,79 @@ final class WorkloadOptions {
   @Option(names = "--max-context", paramLabel = "N", description = "With --turns: a session ends before its next prompt would exceed N tokens (counted in the summary as ended by max context; default: 0, no limit).")
   int maxContext;
 
+  @Option(names = "--profile", paramLabel = "NAME", description = "The kind of traffic: chat (default: independent requests, or conversations with --turns) or completion (code completion: fill-in-the-middle requests, prompt before and suffix after a cursor, sent as the completions API's prompt and suffix with --api completions, as one message otherwise; users type in bursts of --burst requests --keystroke-time apart, each request superseded, i.e. cancelled, when the next goes out; --think-time is the pause between bursts (default 2s), --rate starts bursts; prompts default to uniform:1024,2048 tokens, answers to uniform:16,64; docs/METRICS.md, Code completion).")
+  String profileName = "chat";
+
+  @Option(names = "--burst", paramLabel = "SPEC", description = "--profile completion: requests per typing burst, a length spec: 4, uniform:2,6 (default: uniform:2,6).")
+  String burst;
+
+  @Option(names = "--keystroke-time", paramLabel = "SPEC", description = "--profile completion: the pause between a burst's requests, on the user's clock (a request still in flight when the next goes out is cancelled as superseded): a duration (150ms), uniform:100ms,300ms or exponential:150ms (default: 150ms).")
+  String keystrokeTime;
+
+  @Option(names = "--cancel-after", paramLabel = "DURATION", description = "--profile completion: also cancel a request not done this long after it was issued (an editor that gives up on a slow suggestion), counted apart from superseded ones and from errors (default: none).")
+  String cancelAfter;
+
+  static final String COMPLETION_INPUT = "uniform:1024,2048";
+  static final String COMPLETION_OUTPUT = "uniform:16,64";
+  static final String COMPLETION_BURST = "uniform:2,6";
+  static final String COMPLETION_KEYSTROKE = "150ms";
+  /** A closed-loop completion user's pause between bursts when --think-time is not given. */
+  static final ThinkTime COMPLETION_PAUSE = new ThinkTime.Fixed(2_000_000_000L); // 2 s
+
+  private LengthSpec burstSpec;
+  private ThinkTime keystroke;
+  private long cancelAfterNanos;
+  /** Set by {@link #typing}: a closed-loop user's pause between bursts. */
+  private ThinkTime pause = ThinkTime.NONE;
+
+  /** Whether {@code --profile completion} was given. */
+  boolean completion() {
+    return "completion".equalsIgnoreCase(profileName == null ? "" : profileName.strip());
+  }
+
+  /**
+   * Makes this workload code completion's typing bursts ({@code --profile completion}), {@code
+   * pause} between a closed-loop user's bursts. Call before {@link #validate}.
+   */
+  WorkloadOptions typing(ThinkTime pause) {
+    this.pause = pause;
+    return this;
+  }
+
+  /** Checks --profile and its options; every usage error here. */
+  private void validateProfile() {
+    String name = profileName == null ? "" : profileName.strip().toLowerCase(java.util.Locale.ROOT);
+    if (!name.equals("chat") && !name.equals("completion")) {
+      throw new UsageException("--profile '" + profileName + "': use chat or completion (docs/METRICS.md, Code completion)");
+    }
+    if (!completion()) {
+      for (String[] o : new String[][] {{"--burst", burst}, {"--keystroke-time", keystrokeTime}, {"--cancel-after", cancelAfter}}) {
+        if (o[1] != null) {
+          throw new UsageException(o[0] + " shapes code completion's typing bursts: add --profile completion (or leave out " + o[0] + ")");
+        }
+      }
+      return;
+    }
+    if (turns != null) {
+      throw new UsageException("--profile completion sends bursts of keystroke requests, not conversations: give --burst N instead of --turns");
+    }
+    if (prompts != null || workloadFile != null) {
+      throw new UsageException("--profile completion synthesizes its fill-in-the-middle prompts: leave out "
+          + (prompts != null ? "--prompts" : "--workload") + " (and size them with --input-tokens)");
+    }
+    if (maxContext > 0) {
+      throw new UsageException("--max-context ends conversations: --profile completion has none (leave it out)");
+    }
+    burstSpec = parse("--burst", burst == null ? COMPLETION_BURST : burst, false);
+    keystroke = LoadOptions.pause("--keystroke-time", keystrokeTime == null ? COMPLETION_KEYSTROKE : keystrokeTime);
+    if (cancelAfter != null) {
+      cancelAfterNanos = Durations.parseNanos("--cancel-after", cancelAfter);
+      if (cancelAfterNanos <= 0) {
+        throw new UsageException("--cancel-after must be a positive duration such as 500ms, got '" + cancelAfter + "'");
+      }
+    }
+  }
+
   /** Set by {@code bench --turns}: the turns per session and the pause between them; null without sessions. */
   private LengthSpec turns;
   private ThinkTime think = ThinkTime.NONE;
@@ -104,6 +182,7 @@ final class WorkloadOptions {
 
   /** Parses the specs, loads the prompt file and an explicit --tokenizer: every usage error now. */
   void validate() {
+    validateProfile();
     withDefaults(BENCH_INPUT, BENCH_OUTPUT);
     out = outputTokens.startsWith(FROM_PROFILE) ? profile().output() : parse("--output-tokens", outputTokens, true);
     if (sharedPrefixTokens < 0) {
@@ -151,6 +230,9 @@ final class WorkloadOptions {
       });
     }
     TokenEstimator estimator = estimator();
+    if (completion()) {
+      return completionFactory(estimator);
+    }
     if (turns != null) {
       return sessionsFactory(estimator);
     }
@@ -175,6 +257,20 @@ final class WorkloadOptions {
     this.turns = turns;
     this.think = think;
     return this;
+  }
+
+  private Function<StagePlan, RequestSource> completionFactory(TokenEstimator estimator) {
+    PromptSynthesizer synth =
+        chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);
+    LengthSpec i = in;
+    LengthSpec o = out;
+    LengthSpec b = burstSpec;
+    ThinkTime k = keystroke;
+    ThinkTime p = pause;
+    long cancel = cancelAfterNanos;
+    int pool = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    return plan -> new SyntheticCompletions(
+        new SyntheticCompletions.Settings(i, o, b, k, p, cancel, plan.seed(), synth, pool));
   }
 
   private Function<StagePlan, RequestSource> sessionsFactory(TokenEstimator estimator) {
@@ -372,6 +468,13 @@ final class WorkloadOptions {
     m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
     m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
+    if (completion()) {
+      m.put("profile", "completion");
+      m.put("burst", burst == null ? COMPLETION_BURST : burst);
+      m.put("keystroke_time", keystrokeTime == null ? COMPLETION_KEYSTROKE : keystrokeTime);
+      m.put("cancel_after", cancelAfter == null ? "none" : cancelAfter);
+      m.put("think_time", pause.describe());
+    }
     if (turns != null) {
       m.put("turns", turns.describe());
       m.put("think_time", think.describe());

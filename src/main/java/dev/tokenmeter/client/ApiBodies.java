@@ -77,7 +77,14 @@ final class ApiBodies {
         if (config.api() == Api.OLLAMA && ours.test("messages")) {
           writeMessages(g, "messages", messages);
         } else if (config.api() == Api.OLLAMA_GENERATE && ours.test("prompt")) {
-          g.writeStringField("prompt", text(messages));
+          if (spec.prompt() instanceof Prompt.Infill f) { // Ollama's generate API takes a suffix
+            g.writeStringField("prompt", f.prefix());
+            if (ours.test("suffix")) {
+              g.writeStringField("suffix", f.suffix());
+            }
+          } else {
+            g.writeStringField("prompt", text(messages));
+          }
         }
         stream(g, config, ours);
         if (max > 0 && ours.test("options")) {
@@ -156,6 +163,7 @@ final class ApiBodies {
   private static List<Message> messages(Prompt prompt) {
     return switch (prompt) {
       case Prompt.Text t -> List.of(new Message("user", t.text()));
+      case Prompt.Infill f -> List.of(new Message("user", f.asText()));
       case Prompt.Chat c -> c.messages();
     };
   }

@@ -104,6 +104,7 @@ final class RequestBodyEncoder {
     g.writeArrayFieldStart("messages");
     switch (prompt) {
       case Prompt.Text t -> writeMessage(g, "user", t.text());
+      case Prompt.Infill f -> writeMessage(g, "user", f.asText());
       case Prompt.Chat c -> {
         for (Message m : c.messages()) {
           writeMessage(g, m.role(), m.content());
@@ -120,14 +121,28 @@ final class RequestBodyEncoder {
     g.writeEndObject();
   }
 
-  /** The completions API takes text: a chat prompt's messages are joined, one per line. */
+  /**
+   * The completions API takes text: a chat prompt's messages are joined, one per line; a
+   * fill-in-the-middle prompt is {@code prompt} (before the cursor) and {@code suffix} (after it),
+   * as OpenAI's legacy completions API documents them.
+   */
   private void writePrompt(JsonGenerator g, Prompt prompt) throws IOException {
+    if (prompt instanceof Prompt.Infill f) {
+      if (!extra.has("prompt")) {
+        g.writeStringField("prompt", f.prefix());
+      }
+      if (!extra.has("suffix")) {
+        g.writeStringField("suffix", f.suffix());
+      }
+      return;
+    }
     if (extra.has("prompt")) {
       return;
     }
     String text =
         switch (prompt) {
           case Prompt.Text t -> t.text();
+          case Prompt.Infill f -> f.prefix(); // not reached: written above
           case Prompt.Chat c -> {
             StringBuilder sb = new StringBuilder();
             for (Message m : c.messages()) {

@@ -66,6 +66,9 @@ final class StageJsonWriter {
     if (r.sessions() != null) {
       SessionsJsonWriter.write(g, r.sessions());
     }
+    if (r.completions() != null) {
+      CompletionJsonWriter.write(g, r.completions());
+    }
     if (cost != null) {
       CostJsonWriter.stage(g, cost);
     }

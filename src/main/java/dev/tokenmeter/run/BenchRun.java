@@ -290,6 +290,9 @@ public final class BenchRun {
       if (rs.get(i).sessions() != null) {
         out.println("  conversations: " + dev.tokenmeter.report.SessionWords.of(rs.get(i).sessions()));
       }
+      if (rs.get(i).completions() != null) {
+        out.println("  completion: " + rs.get(i).completions().inWords());
+      }
       RunCost.print(out, s.cost(), rs.get(i));
     }
     out.flush();

@@ -154,9 +154,16 @@ public final class SimulateRun {
         err.println(BenchRun.describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan));
         stagesStarted = plan.index() + 1;
         StageResult r = s.slo().withGoodput(sim.runStage(plan, s.requests().apply(plan)));
+        if (r.completions() != null) {
+          // The virtual engine drops a cancelled sequence at once, freeing its slot and KV cache.
+          r = r.withCompletions(r.completions().withServerStop(dev.tokenmeter.core.analysis.Completions.ServerStop.STOPPED));
+        }
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
+        if (r.completions() != null) {
+          out.println("  completion: " + r.completions().inWords());
+        }
         RunCost.print(out, s.cost(), r);
         energy.add(SimulatedEnergy.stage(sim.endpoint().energy(), r, s.powerPricePerKwh()));
         SimulatedEnergy.print(out, energy, s.config(), s.currency());

@@ -167,7 +167,17 @@ final class RequestParser {
       throw Rejected.badRequest("prompt is required");
     }
     if (prompt.isTextual()) {
-      return counter.ids(prompt.asText());
+      String suffix = optionalText(root, "suffix");
+      if (suffix == null || suffix.isEmpty()) {
+        return counter.ids(prompt.asText());
+      }
+      // Fill in the middle: the model reads the text before and after the cursor (vLLM and
+      // llama.cpp wrap both in the model's FIM tokens, a few more than counted here).
+      int[] before = counter.ids(prompt.asText());
+      int[] after = counter.ids(suffix);
+      int[] ids = java.util.Arrays.copyOf(before, before.length + after.length);
+      System.arraycopy(after, 0, ids, before.length, after.length);
+      return ids;
     }
     if (prompt.isArray() && !prompt.isEmpty()) {
       if (prompt.get(0).isIntegralNumber()) {

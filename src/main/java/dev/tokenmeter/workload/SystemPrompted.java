@@ -36,6 +36,7 @@ public final class SystemPrompted implements RequestSource {
     messages.add(system);
     switch (s.prompt()) {
       case Prompt.Text t -> messages.add(new Message("user", t.text()));
+      case Prompt.Infill f -> messages.add(new Message("user", f.asText()));
       case Prompt.Chat c -> messages.addAll(c.messages());
     }
     int tokens = s.promptTokens() < 0 ? -1 : s.promptTokens() + systemTokens;

@@ -33,6 +33,7 @@ public interface TokenEstimator {
   default int countPrompt(Prompt prompt) {
     return switch (prompt) {
       case Prompt.Text t -> count(t.text());
+      case Prompt.Infill f -> count(f.prefix()) + count(f.suffix());
       case Prompt.Chat c -> {
         int total = 0;
         for (Message m : c.messages()) {

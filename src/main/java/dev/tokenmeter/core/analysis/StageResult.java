@@ -37,6 +37,8 @@ import org.HdrHistogram.Histogram;
  * @param histograms raw histograms behind {@code metrics}, in each metric's recorded unit
  * @param failedHistograms raw histograms behind {@code failedMetrics}
  * @param sessions the stage's conversations ({@code --turns}), null for a stage without sessions
+ * @param completions the stage's code-completion requests ({@code --profile completion}), null
+ *     for a stage without them
  */
 public record StageResult(
     StagePlan plan,
@@ -56,7 +58,8 @@ public record StageResult(
     TimeSeries timeSeries,
     Map<Metric, Histogram> histograms,
     Map<Metric, Histogram> failedHistograms,
-    Sessions sessions) {
+    Sessions sessions,
+    Completions completions) {
 
   /** A stage without sessions. */
   public StageResult(
@@ -78,7 +81,38 @@ public record StageResult(
       Map<Metric, Histogram> histograms,
       Map<Metric, Histogram> failedHistograms) {
     this(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics, throughput, requests,
-        errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms, null);
+        errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms, null, null);
+  }
+
+  /** A stage without code-completion requests. */
+  public StageResult(
+      StagePlan plan,
+      String label,
+      long stageStartNanos,
+      long stageLengthNanos,
+      Window window,
+      Map<Metric, Distribution> metrics,
+      Map<Metric, Distribution> failedMetrics,
+      Throughput throughput,
+      RequestCounts requests,
+      Map<ErrorClass, Long> errors,
+      TokenAccounting tokens,
+      Finishes finishes,
+      SteadyState steadyState,
+      ClientHealth clientHealth,
+      TimeSeries timeSeries,
+      Map<Metric, Histogram> histograms,
+      Map<Metric, Histogram> failedHistograms,
+      Sessions sessions) {
+    this(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics, throughput, requests,
+        errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms, sessions, null);
+  }
+
+  /** This stage with {@code c} as its code-completion tally. */
+  public StageResult withCompletions(Completions c) {
+    return new StageResult(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics,
+        throughput, requests, errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms,
+        failedHistograms, sessions, c);
   }
 
   public StageResult {
@@ -109,7 +143,7 @@ public record StageResult(
             seconds > 0 ? goodRequests / seconds : Double.NaN, t.achievedConcurrency(),
             t.windowOutputTokens(), t.windowInputTokens());
     return new StageResult(plan, label, stageStartNanos, stageLengthNanos, window, metrics, failedMetrics,
-        withGoodput, requests, errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms, sessions);
+        withGoodput, requests, errors, tokens, finishes, steadyState, clientHealth, timeSeries, histograms, failedHistograms, sessions, completions);
   }
 
   private static <K extends Enum<K>, V> Map<K, V> frozen(Map<K, V> map, Class<K> type) {

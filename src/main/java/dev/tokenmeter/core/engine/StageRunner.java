@@ -47,6 +47,13 @@ import java.util.concurrent.Executor;
  * new session at once when one ends), an open-loop arrival starts a session whose later turns
  * follow their think time and, under {@code --max-concurrency}, queue like arrivals. A failed turn
  * ends its session (counted); sessions still running when the stage stops are cut.
+ *
+ * <p><b>Typing.</b> A {@link TypingConversation} ({@code --profile completion}) sends its burst's
+ * requests a keystroke apart on the user's clock, not after each answer: when the next keystroke's
+ * request goes out, the one before it is cancelled if still in flight (superseded), and a request
+ * past the conversation's cancel-after deadline is cancelled too. Both end as {@link
+ * Outcome.Cancelled}, out of every error count; measured ones are tallied in the stage's {@link
+ * StageRecorder#completions()}.
  */
 public final class StageRunner {
   /** How often deadlines are checked: timeouts resolve to within this. */
@@ -336,6 +343,45 @@ public final class StageRunner {
       measuredOutstanding++;
     }
     f.exchange = endpoint.start(t.spec(), f);
+    if (session != null && session.conversation instanceof TypingConversation typing) {
+      typed(f, typing, scheduledNanos);
+    }
+  }
+
+  /**
+   * {@code f}, just issued, is a keystroke's request: schedules the burst's next request, which
+   * supersedes {@code f} if it is still in flight then, and the {@code --cancel-after} deadline.
+   */
+  private void typed(Flight f, TypingConversation typing, long scheduledNanos) {
+    long gap = typing.keystrokeNanos();
+    long cancelAfter = typing.cancelAfterNanos();
+    if (gap >= 0) {
+      f.followed = true;
+      long next = scheduledNanos + gap; // the user's clock, not the send's
+      loop.schedule(() -> keystroke(f, next), Math.max(0, next - ticker.nanos()));
+    }
+    if (cancelAfter > 0) {
+      loop.schedule(() -> {
+        if (!stopping && f.index >= 0) {
+          f.exchange.abort(new Outcome.Cancelled(TypingConversation.CANCEL_AFTER));
+        }
+      }, cancelAfter);
+    }
+  }
+
+  /** The next keystroke of {@code f}'s burst, due at {@code dueNanos}: cancels {@code f} if still in flight, sends the next. */
+  private void keystroke(Flight f, long dueNanos) {
+    if (stopping) {
+      return;
+    }
+    if (f.index >= 0) {
+      f.exchange.abort(new Outcome.Cancelled(TypingConversation.SUPERSEDED));
+    }
+    if (plan.load() instanceof LoadModel.Open) {
+      arrive(dueNanos, f.session);
+    } else {
+      issue(dueNanos, dueNanos, f.session);
+    }
   }
 
   /**
@@ -408,13 +454,24 @@ public final class StageRunner {
       windowEndNanos = Math.max(windowStartNanos, nanos);
       recorder.windowEnded(windowEndNanos);
     }
+    if (f.session != null && f.session.conversation instanceof TypingConversation && t.phase() == Phase.MEASURED) {
+      recorder.completions().ended(t);
+    }
     if (stopping) {
+      return;
+    }
+    if (f.followed) { // a keystroke's request: the burst's next request is the keystroke timer's
+      drainWaiting();
+      checkEnd();
       return;
     }
     Session session = f.session == null ? null : continued(f.session, t, nanos);
     switch (plan.load()) {
       case LoadModel.Closed c -> {
         long pause = session != null ? session.conversation.thinkNanos() : c.thinkTimeNanos();
+        if (session == null && f.session != null && f.session.conversation instanceof TypingConversation typing) {
+          pause = typing.pauseNanos(); // the user's pause between bursts
+        }
         if (t.outcome().errorClass() == ErrorClass.CONNECT) {
           pause = Math.max(pause, CONNECT_FAILURE_PAUSE_NANOS);
         }
@@ -436,14 +493,22 @@ public final class StageRunner {
             loop.schedule(() -> arrive(next, session), pause);
           }
         }
-        while (!waiting.isEmpty()
-            && (o.maxConcurrency().isEmpty() || inFlight.size() < o.maxConcurrency().getAsInt())) {
-          Waiting w = waiting.pollFirst();
-          issue(w.scheduledNanos(), ticker.nanos(), w.session());
-        }
+        drainWaiting();
       }
     }
     checkEnd();
+  }
+
+  /** Open loop: issues queued arrivals while {@code --max-concurrency} has room. */
+  private void drainWaiting() {
+    if (!(plan.load() instanceof LoadModel.Open o)) {
+      return;
+    }
+    while (!waiting.isEmpty()
+        && (o.maxConcurrency().isEmpty() || inFlight.size() < o.maxConcurrency().getAsInt())) {
+      Waiting w = waiting.pollFirst();
+      issue(w.scheduledNanos(), ticker.nanos(), w.session());
+    }
   }
 
   /**
@@ -451,6 +516,16 @@ public final class StageRunner {
    * follows, else null, its end recorded (a failed turn ends it: its answer cannot be appended).
    */
   private Session continued(Session session, RequestTimeline t, long nanos) {
+    if (session.conversation instanceof TypingConversation) {
+      // A burst's last request ends its session; cancelled by --cancel-after is the user's doing.
+      boolean failed = !t.outcome().succeeded() && t.outcome().errorClass() != ErrorClass.CANCELLED;
+      if (t.outcome().succeeded()) {
+        session.answered(t);
+      }
+      session.end(recorder.sessions(), failed ? dev.tokenmeter.core.metrics.SessionRecorder.Ending.ERROR
+          : dev.tokenmeter.core.metrics.SessionRecorder.Ending.FINISHED, nanos);
+      return null;
+    }
     if (!t.outcome().succeeded()) {
       session.end(recorder.sessions(), dev.tokenmeter.core.metrics.SessionRecorder.Ending.ERROR, nanos);
       return null;
@@ -650,6 +725,8 @@ public final class StageRunner {
     final long seq;
     /** The conversation this request is a turn of, null without sessions. */
     Session session;
+    /** A keystroke's request whose burst goes on: a timer sends the next, superseding this one. */
+    boolean followed;
     Exchange exchange;
     /** Position in {@link #inFlight}; -1 once ended. */
     int index;

@@ -8,7 +8,9 @@
  * dev.tokenmeter.core.engine.Loop} everything runs on; {@link
  * dev.tokenmeter.core.engine.RequestSource}, what each request sends (a {@link
  * dev.tokenmeter.core.engine.SessionSource} when requests are the turns of conversations, each a
- * {@link dev.tokenmeter.core.engine.Conversation} that builds its next turn from the answers); and
+ * {@link dev.tokenmeter.core.engine.Conversation} that builds its next turn from the answers, or
+ * a {@link dev.tokenmeter.core.engine.TypingConversation} whose burst of keystroke requests the
+ * runner sends on the user's clock, cancelling each one the next supersedes); and
  * {@link dev.tokenmeter.core.engine.RequestSink}, where each finished request goes.
  *
  * <p>May use: core.time, core.load, core.request, core.metrics

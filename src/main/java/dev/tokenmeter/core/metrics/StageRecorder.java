@@ -65,6 +65,7 @@ public final class StageRecorder {
   private final TokenTally tokens;
   private final FinishTally finishes = new FinishTally();
   private final SessionRecorder sessions = new SessionRecorder();
+  private final CompletionRecorder completions = new CompletionRecorder();
   private boolean finished;
   private int pending;
 
@@ -380,7 +381,13 @@ public final class StageRecorder {
         ts,
         nonEmpty(ok, false),
         nonEmpty(failed, true),
-        sessions.any() ? sessions.result() : null);
+        sessions.any() ? sessions.result() : null,
+        completions.any() ? completions.result() : null);
+  }
+
+  /** The stage's code-completion requests: the engine reports each measured one here. */
+  public CompletionRecorder completions() {
+    return completions;
   }
 
   /** The stage's conversations: the engine reports sessions' starts and ends here. */

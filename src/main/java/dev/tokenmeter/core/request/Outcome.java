@@ -131,8 +131,17 @@ public sealed interface Outcome {
     }
   }
 
-  /** The client gave up on it: the stage ended or the user pressed Ctrl-C. */
+  /**
+   * The client gave up on it: the stage ended, the user pressed Ctrl-C, or (code completion) the
+   * next keystroke's request superseded it or it ran past {@code --cancel-after}.
+   */
   record Cancelled(String reason) implements Outcome {
+    /** The reason of a request superseded by the same user's next keystroke's request. */
+    public static final String SUPERSEDED = "superseded by the next keystroke's request";
+
+    /** The reason of a request cancelled by the {@code --cancel-after} rule. */
+    public static final String CANCEL_AFTER = "cancelled by --cancel-after";
+
     @Override
     public ErrorClass errorClass() {
       return ErrorClass.CANCELLED;

@@ -17,6 +17,31 @@ public sealed interface Prompt {
     }
   }
 
+  /**
+   * A fill-in-the-middle prompt (code completion): the text before the cursor and the text after
+   * it. The completions API sends them as {@code prompt} and {@code suffix} (OpenAI's legacy
+   * completions API, vLLM, Ollama's generate API); the APIs without a suffix field send {@link
+   * #asText()} as one user message.
+   */
+  record Infill(String prefix, String suffix) implements Prompt {
+    /** Marks the cursor in {@link #asText()}. */
+    public static final String CURSOR = "<CURSOR>";
+
+    /** Leads {@link #asText()}: what an instruction-following model is asked. */
+    public static final String INSTRUCTION =
+        "Complete the code at " + CURSOR + ". Reply with the inserted code only.\n\n";
+
+    public Infill {
+      Objects.requireNonNull(prefix, "prefix");
+      Objects.requireNonNull(suffix, "suffix");
+    }
+
+    /** The prompt as one text for APIs without a suffix field: the instruction, prefix, cursor, suffix. */
+    public String asText() {
+      return INSTRUCTION + prefix + CURSOR + suffix;
+    }
+  }
+
   /** A chat conversation, oldest message first. */
   record Chat(List<Message> messages) implements Prompt {
     public Chat {
@@ -31,6 +56,7 @@ public sealed interface Prompt {
   default int chars() {
     return switch (this) {
       case Text t -> t.text().length();
+      case Infill f -> f.prefix().length() + f.suffix().length();
       case Chat c -> c.messages().stream().mapToInt(m -> m.content().length()).sum();
     };
   }

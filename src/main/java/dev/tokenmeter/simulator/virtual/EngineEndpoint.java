@@ -250,6 +250,7 @@ public final class EngineEndpoint implements Endpoint {
     int[] ids =
         switch (p) {
           case Prompt.Text t -> t.text().isEmpty() ? null : PromptTokens.textIds(t.text());
+          case Prompt.Infill f -> PromptTokens.textIds(f.prefix() + f.suffix());
           case Prompt.Chat c ->
               PromptTokens.chatIds(
                   c.messages().stream().map(Message::role).toList(),
