@@ -209,7 +209,7 @@ public final class StageRunner {
       }
       case LoadModel.Open o -> {
         arrivals = ArrivalSchedule.of(o, plan.seed(), plan.shard());
-        nextArrivalNanos = stageStartNanos + arrivals.nextOffsetNanos();
+        nextArrivalNanos = arrivalAt(arrivals.nextOffsetNanos());
         scheduleArrivals();
       }
     }
@@ -260,11 +260,20 @@ public final class StageRunner {
     long now = ticker.nanos();
     while (!stopping && nextArrivalNanos <= now && nextArrivalNanos < acceptUntilNanos) {
       arrive(nextArrivalNanos);
-      nextArrivalNanos = stageStartNanos + arrivals.nextOffsetNanos();
+      nextArrivalNanos = arrivalAt(arrivals.nextOffsetNanos());
     }
     if (!stopping && nextArrivalNanos < acceptUntilNanos) {
       loop.schedule(this::scheduleArrivals, nextArrivalNanos - now);
     }
+  }
+
+  /**
+   * The instant of an arrival {@code offsetNanos} after the stage start, saturating: a schedule
+   * with no arrival left (a replayed trace's end) returns {@link Long#MAX_VALUE}, which must not
+   * wrap into the past.
+   */
+  private long arrivalAt(long offsetNanos) {
+    return offsetNanos > Long.MAX_VALUE - stageStartNanos ? Long.MAX_VALUE : stageStartNanos + offsetNanos;
   }
 
   /** An arrival at {@code scheduledNanos}: a new session's first turn, or {@code session}'s next. */

@@ -1,0 +1,115 @@
+package dev.tokenmeter.workload;
+
+import dev.tokenmeter.core.engine.RequestSource;
+import dev.tokenmeter.core.request.Prompt;
+import dev.tokenmeter.core.request.RequestSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * The requests of a trace: request {@code id} is record {@code id}, its prompt exactly the
+ * record's input length (with an exact estimator) and {@code max_tokens} its output length.
+ *
+ * <pre>
+ * design notes
+ * - Prefix sharing as the trace has it: a record's prompt is the text of one fixed block per hash
+ *   id, in order (the same id always gives the same text: synthesized from a random seeded by the
+ *   run's seed and the id, blockTokens tokens of it), then text of its own when the hash ids cover
+ *   fewer tokens than the input, the whole cut or padded to the exact length at its end
+ *   (PromptSynthesizer.fit keeps the blocks that fit whole byte for byte). Two records whose hash
+ *   ids agree on their first k ids therefore send the same first k blocks' bytes.
+ * - Each block's text starts with a space and a word, so a BPE pre-tokenizer splits at every block
+ *   boundary and the shared bytes are shared tokens too; a block of blockTokens tokens alone may
+ *   count one more or less inside the whole, which the cut at the end absorbs.
+ * - Block texts are cached (at most CACHED_BLOCKS, least recently used out): Mooncake's traces
+ *   reuse a few hot blocks (system prompts, documents) across many requests.
+ * </pre>
+ *
+ * <p>Thread-safe: the cache is synchronized and every draw is seeded by {@code (seed, id)}.
+ */
+public final class TraceWorkload implements RequestSource {
+  static final long BLOCK_STREAM = 10;
+  static final long TAIL_STREAM = 11;
+  static final long FILL_STREAM = 12;
+  static final int CACHED_BLOCKS = 4096;
+
+  private final List<Trace.Record> records;
+  private final int blockTokens;
+  private final long seed;
+  private final PromptSynthesizer synthesizer;
+  private final Map<Long, String> blocks = new LinkedHashMap<>(256, 0.75f, true) {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, String> eldest) {
+      return size() > CACHED_BLOCKS;
+    }
+  };
+
+  /** The records of {@code trace}, prompts sized by {@code synthesizer}'s estimator. */
+  public TraceWorkload(Trace trace, long seed, PromptSynthesizer synthesizer) {
+    this(trace.records(), trace.blockTokens(), seed, synthesizer);
+  }
+
+  public TraceWorkload(List<Trace.Record> records, int blockTokens, long seed, PromptSynthesizer synthesizer) {
+    this.records = List.copyOf(records);
+    this.blockTokens = blockTokens;
+    this.seed = seed;
+    this.synthesizer = Objects.requireNonNull(synthesizer, "synthesizer");
+  }
+
+  /** Records in the replay. */
+  public int size() {
+    return records.size();
+  }
+
+  @Override
+  public RequestSpec next(long id) {
+    if (id < 0 || id >= records.size()) {
+      throw new IllegalStateException("trace replay asked for request " + id + " of " + records.size());
+    }
+    Trace.Record r = records.get((int) id);
+    PromptSynthesizer.Synthesized p = prompt(r, id);
+    return new RequestSpec(id, new Prompt.Text(p.text()), p.tokens(), p.exact(), OptionalInt.of(r.outputTokens()));
+  }
+
+  /** The prompt of record {@code r}, the {@code index}th of the replay. */
+  PromptSynthesizer.Synthesized prompt(Trace.Record r, long index) {
+    int in = r.inputTokens();
+    long[] ids = r.hashIds();
+    int named = (int) Math.min(ids.length, (in + (long) blockTokens - 1) / blockTokens);
+    int whole = Math.min(named, in / blockTokens);
+    StringBuilder sb = new StringBuilder((int) Math.min(1 << 26, 6L * in + 64));
+    int keep = 0;
+    for (int b = 0; b < named; b++) {
+      sb.append(block(ids[b]));
+      if (b < whole) {
+        keep = sb.length();
+      }
+    }
+    long covered = (long) named * blockTokens;
+    if (covered < in) {
+      String own = synthesizer.text((int) (in - covered), Draws.forItem(seed, TAIL_STREAM, index)).text();
+      sb.append(' ').append(own);
+    }
+    return synthesizer.fit(sb.toString(), keep, in, Draws.forItem(seed, FILL_STREAM, index));
+  }
+
+  /** The text of block {@code id}: a space, then {@code blockTokens} tokens of sentences. */
+  String block(long id) {
+    synchronized (blocks) {
+      String cached = blocks.get(id);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    String text = " " + synthesizer.text(blockTokens, Draws.forItem(seed, BLOCK_STREAM, id)).text();
+    synchronized (blocks) {
+      blocks.put(id, text);
+    }
+    return text;
+  }
+}
