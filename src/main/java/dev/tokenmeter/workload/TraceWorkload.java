@@ -98,6 +98,38 @@ public final class TraceWorkload implements RequestSource {
     return synthesizer.fit(sb.toString(), keep, in, Draws.forItem(seed, FILL_STREAM, index));
   }
 
+  /**
+   * The records as the virtual-time simulator reads them: each prompt is {@code 4 × inputTokens}
+   * code points, 4 per token (the simulator's stand-in token is the hash of 4 code points, {@code
+   * simulator.PromptTokens}), token j of block h spelled from {@code (seed, h, j)} and every token
+   * past the named blocks from {@code (seed, record, j)}. So the simulated prefix cache sees exactly
+   * the trace's sharing, block for block, without building English text, and {@code promptTokens}
+   * is the record's length exactly. Thread-safe.
+   */
+  public static RequestSource standIns(List<Trace.Record> records, int blockTokens, long seed) {
+    List<Trace.Record> rs = List.copyOf(records);
+    return id -> {
+      Trace.Record r = rs.get((int) id);
+      int in = r.inputTokens();
+      long[] ids = r.hashIds();
+      StringBuilder sb = new StringBuilder(4 * in);
+      for (int t = 0; t < in; t++) {
+        int b = t / blockTokens;
+        long word = b < ids.length
+            ? Draws.mix(seed, BLOCK_STREAM, ids[b] * 1_000_003L + t % blockTokens)
+            : Draws.mix(seed, TAIL_STREAM, id * 1_000_003L + t);
+        for (int k = 0; k < 4; k++) {
+          sb.append((char) (STAND_IN_BASE + (int) ((word >>> (16 * k)) & 0xFFFF) % STAND_IN_SPAN));
+        }
+      }
+      return new RequestSpec(id, new Prompt.Text(sb.toString()), in, true, OptionalInt.of(r.outputTokens()));
+    };
+  }
+
+  /** Stand-in characters: CJK ideographs U+4E00..U+9FFF, one UTF-16 unit each, no surrogates. */
+  private static final int STAND_IN_BASE = 0x4E00;
+  private static final int STAND_IN_SPAN = 0x5200;
+
   /** The text of block {@code id}: a space, then {@code blockTokens} tokens of sentences. */
   String block(long id) {
     synchronized (blocks) {

@@ -551,6 +551,7 @@ public final class StageRunner {
     boolean over = allMeasuredIssued
         && measuredOutstanding == 0
         && !measuredArrivalsWaiting()
+        && !arrivalDue()
         && ticker.nanos() >= acceptUntilNanos;
     // --max-requests spent: nothing more will be sent, so the stage ends with its last request (a
     // window not yet over is cut short).
@@ -558,6 +559,14 @@ public final class StageRunner {
     if (!stopping && (over || spent)) {
       stop("stage ended", /* interrupted= */ false);
     }
+  }
+
+  /**
+   * An open-loop arrival scheduled before the stage stops accepting that a late loop has not sent
+   * yet: the stage waits for it (a replayed trace sends every record, however late).
+   */
+  private boolean arrivalDue() {
+    return arrivals != null && nextArrivalNanos < acceptUntilNanos;
   }
 
   /** Arrivals scheduled inside the window still queued behind a concurrency cap (FIFO: oldest first). */
