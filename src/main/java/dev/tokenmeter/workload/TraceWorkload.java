@@ -24,8 +24,9 @@ import java.util.OptionalInt;
  * - Each block's text starts with a space and a word, so a BPE pre-tokenizer splits at every block
  *   boundary and the shared bytes are shared tokens too; a block of blockTokens tokens alone may
  *   count one more or less inside the whole, which the cut at the end absorbs.
- * - Block texts are cached (at most CACHED_BLOCKS, least recently used out): Mooncake's traces
- *   reuse a few hot blocks (system prompts, documents) across many requests.
+ * - Block texts and their counts are cached (at most CACHED_BLOCKS, least recently used out):
+ *   Mooncake's traces reuse a few hot blocks (system prompts, documents) across many requests, and
+ *   a prompt's whole blocks are then counted by sum, its full text once (see prompt()).
  * </pre>
  *
  * <p>Thread-safe: the cache is synchronized and every draw is seeded by {@code (seed, id)}.
@@ -40,11 +41,11 @@ public final class TraceWorkload implements RequestSource {
   private final int blockTokens;
   private final long seed;
   private final PromptSynthesizer synthesizer;
-  private final Map<Long, String> blocks = new LinkedHashMap<>(256, 0.75f, true) {
+  private final Map<Long, Block> blocks = new LinkedHashMap<>(256, 0.75f, true) {
     private static final long serialVersionUID = 1L;
 
     @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, String> eldest) {
+    protected boolean removeEldestEntry(Map.Entry<Long, Block> eldest) {
       return size() > CACHED_BLOCKS;
     }
   };
@@ -76,26 +77,46 @@ public final class TraceWorkload implements RequestSource {
     return new RequestSpec(id, new Prompt.Text(p.text()), p.tokens(), p.exact(), OptionalInt.of(r.outputTokens()));
   }
 
-  /** The prompt of record {@code r}, the {@code index}th of the replay. */
+  /**
+   * The prompt of record {@code r}, the {@code index}th of the replay. The whole blocks are counted
+   * from their cached counts and only the rest (a partial block, text of the record's own) is cut or
+   * padded, then the whole is counted once to check; a boundary that merged tokens (the count is
+   * not the sum) falls back to fitting the whole text. So a 120k-token prompt costs one full count,
+   * not one per step of the cut's search.
+   */
   PromptSynthesizer.Synthesized prompt(Trace.Record r, long index) {
     int in = r.inputTokens();
     long[] ids = r.hashIds();
+    if (ids.length == 0) {
+      return synthesizer.text(in, Draws.forItem(seed, TAIL_STREAM, index));
+    }
     int named = (int) Math.min(ids.length, (in + (long) blockTokens - 1) / blockTokens);
     int whole = Math.min(named, in / blockTokens);
-    StringBuilder sb = new StringBuilder((int) Math.min(1 << 26, 6L * in + 64));
-    int keep = 0;
-    for (int b = 0; b < named; b++) {
-      sb.append(block(ids[b]));
-      if (b < whole) {
-        keep = sb.length();
-      }
+    StringBuilder kept = new StringBuilder((int) Math.min(1 << 26, 6L * in + 64));
+    long keptTokens = 0;
+    for (int b = 0; b < whole; b++) {
+      Block block = block(ids[b]);
+      kept.append(block.text);
+      keptTokens += block.tokens;
+    }
+    StringBuilder rest = new StringBuilder();
+    if (named > whole) {
+      rest.append(block(ids[whole]).text);
     }
     long covered = (long) named * blockTokens;
     if (covered < in) {
-      String own = synthesizer.text((int) (in - covered), Draws.forItem(seed, TAIL_STREAM, index)).text();
-      sb.append(' ').append(own);
+      rest.append(' ').append(synthesizer.text((int) (in - covered), Draws.forItem(seed, TAIL_STREAM, index)).text());
     }
-    return synthesizer.fit(sb.toString(), keep, in, Draws.forItem(seed, FILL_STREAM, index));
+    if (keptTokens < in) {
+      PromptSynthesizer.Synthesized tail =
+          synthesizer.fit(rest.toString(), 0, (int) (in - keptTokens), Draws.forItem(seed, FILL_STREAM, index));
+      String text = kept + tail.text();
+      int counted = synthesizer.estimator().count(text);
+      if (counted == in) {
+        return new PromptSynthesizer.Synthesized(text, counted, synthesizer.estimator().exact());
+      }
+    }
+    return synthesizer.fit(kept.append(rest).toString(), 0, in, Draws.forItem(seed, FILL_STREAM, index));
   }
 
   /**
@@ -130,18 +151,22 @@ public final class TraceWorkload implements RequestSource {
   private static final int STAND_IN_BASE = 0x4E00;
   private static final int STAND_IN_SPAN = 0x5200;
 
-  /** The text of block {@code id}: a space, then {@code blockTokens} tokens of sentences. */
-  String block(long id) {
+  /** A block's text and its token count alone. */
+  record Block(String text, int tokens) {}
+
+  /** Block {@code id}: a space, then {@code blockTokens} tokens of sentences, and its count. */
+  Block block(long id) {
     synchronized (blocks) {
-      String cached = blocks.get(id);
+      Block cached = blocks.get(id);
       if (cached != null) {
         return cached;
       }
     }
     String text = " " + synthesizer.text(blockTokens, Draws.forItem(seed, BLOCK_STREAM, id)).text();
+    Block b = new Block(text, synthesizer.estimator().count(text));
     synchronized (blocks) {
-      blocks.put(id, text);
+      blocks.put(id, b);
     }
-    return text;
+    return b;
   }
 }

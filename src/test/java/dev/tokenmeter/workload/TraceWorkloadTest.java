@@ -37,10 +37,10 @@ class TraceWorkloadTest {
       assertThat(s.promptTokensExact()).isTrue();
       assertThat(s.maxTokens()).hasValue(7);
     }
-    String b1b2 = w.block(1) + w.block(2);
-    assertThat(text(w.next(0))).startsWith(b1b2 + w.block(3));
+    String b1b2 = w.block(1).text() + w.block(2).text();
+    assertThat(text(w.next(0))).startsWith(b1b2 + w.block(3).text());
     assertThat(text(w.next(1))).startsWith(b1b2);
-    assertThat(text(w.next(2))).startsWith(b1b2 + w.block(3));
+    assertThat(text(w.next(2))).startsWith(b1b2 + w.block(3).text());
     // Byte-shared prefixes are token-shared: the ids of the common blocks are equal.
     int[] a = O200K.encode(text(w.next(0)));
     int[] b = O200K.encode(text(w.next(1)));
@@ -58,8 +58,8 @@ class TraceWorkloadTest {
     TraceWorkload a = new TraceWorkload(List.of(rec(10)), 512, 42, synth);
     TraceWorkload b = new TraceWorkload(List.of(rec(10)), 512, 42, synth);
     TraceWorkload c = new TraceWorkload(List.of(rec(10)), 512, 43, synth);
-    assertThat(a.block(77)).isEqualTo(b.block(77)).isNotEqualTo(c.block(77)).isNotEqualTo(a.block(78));
-    assertThat(O200K.count(a.block(77))).isBetween(511, 513);
+    assertThat(a.block(77).text()).isEqualTo(b.block(77).text()).isNotEqualTo(c.block(77).text()).isNotEqualTo(a.block(78).text());
+    assertThat(O200K.count(a.block(77).text())).isBetween(511, 513);
     assertThat(text(a.next(0))).isEqualTo(text(b.next(0)));
   }
 
@@ -71,7 +71,7 @@ class TraceWorkloadTest {
       assertThat(s.promptTokensExact()).isFalse();
       assertThat(s.promptTokens()).isBetween(List.of(1000, 700).get(i), List.of(1000, 700).get(i) + 3);
     }
-    assertThat(text(w.next(1))).startsWith(w.block(1).substring(0, 200));
+    assertThat(text(w.next(1))).startsWith(w.block(1).text().substring(0, 200));
   }
 
   @Test
@@ -84,6 +84,27 @@ class TraceWorkloadTest {
     AheadRequests ahead = new AheadRequests(w, rs.size(), 8);
     for (int i = 0; i < rs.size(); i++) {
       assertThat(text(ahead.next(i))).isEqualTo(text(w.next(i)));
+    }
+  }
+
+  @Test
+  void longPromptsOfMooncakeSizeAreExactAndShareTheirCommonBlocks() {
+    List<Trace.Record> rs = new java.util.ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      int in = 3000 + 517 * i; // partial last blocks of every size
+      int blocks = (in + 511) / 512;
+      long[] ids = new long[blocks];
+      for (int b = 0; b < blocks; b++) {
+        ids[b] = b < 3 ? b : 1000L * i + b; // the first 3 blocks are everyone's
+      }
+      rs.add(new Trace.Record(0, in, 7, ids, null, 0, i + 1));
+    }
+    TraceWorkload w = new TraceWorkload(rs, 512, 42, new PromptSynthesizer(TokenEstimator.exact(O200K)));
+    String shared = w.block(0).text() + w.block(1).text() + w.block(2).text();
+    for (int i = 0; i < rs.size(); i++) {
+      String t = text(w.next(i));
+      assertThat(O200K.count(t)).as("record " + i).isEqualTo(rs.get(i).inputTokens());
+      assertThat(t).startsWith(shared);
     }
   }
 }
