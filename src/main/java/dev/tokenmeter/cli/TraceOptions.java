@@ -30,6 +30,8 @@ import picocli.CommandLine.Option;
 final class TraceOptions {
   /** Prompts built ahead of the schedule: enough for a burst, bounded in memory. */
   private static final int AHEAD = 256;
+  /** The most windows --trace-stages may cut: each is a stage of the results. */
+  private static final int MAX_STAGES = 1000;
 
   @Option(names = "--trace", paramLabel = "FILE", description = "Replay a request trace: each record sent at its timestamp (open loop; the trace is the schedule), its prompt of its input length, its output length as max_tokens; records naming prompt blocks (hash_ids) share those blocks' text, so a prefix cache sees the trace's sharing. Formats: docs/TRACES.md.")
   Path file;
@@ -90,6 +92,10 @@ final class TraceOptions {
     long stageNanos = stages == null ? 0 : Durations.parseNanos("--trace-stages", stages);
     if (stages != null && stageNanos <= 0) {
       throw new UsageException("--trace-stages must be a positive duration, got " + stages);
+    }
+    if (stageNanos > 0 && t.spanNanos() / stageNanos >= MAX_STAGES) {
+      throw new UsageException(String.format(Locale.ROOT, "--trace-stages %s cuts %.0f s of trace into more than %d"
+          + " stages: give a longer window", Durations.printable(stages), t.spanNanos() / 1e9, MAX_STAGES));
     }
     List<StagePlan> plans = new ArrayList<>();
     long max = load.maxRequests == null ? 0 : load.maxRequests;

@@ -100,6 +100,9 @@ public final class Trace {
       lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
       throw new WorkloadException("--trace " + file + ": no such file");
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new WorkloadException(file + ": not UTF-8 text, so not a trace format tokenmeter reads (Mooncake or"
+          + " tokenmeter JSONL, BurstGPT or Azure CSV; docs/TRACES.md)");
     } catch (IOException e) {
       throw new WorkloadException("--trace " + file + ": cannot read it (" + e.getMessage() + ")");
     }
