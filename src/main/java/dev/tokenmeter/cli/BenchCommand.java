@@ -61,6 +61,9 @@ final class BenchCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nWorkload:%n")
   WorkloadOptions workload = new WorkloadOptions();
 
+  @ArgGroup(validate = false, heading = "%nTrace replay:%n")
+  TraceOptions trace = new TraceOptions();
+
   @ArgGroup(validate = false, heading = "%nRepeats:%n")
   RepeatOptions repeats = new RepeatOptions();
 
@@ -113,6 +116,16 @@ final class BenchCommand implements Callable<Integer> {
       load.sessions = true;
       workload.sessions(turns, load.thinkTime());
     }
+    if (trace.enabled()) {
+      checkTrace(parsed, turns != null || workload.completion());
+      load.planned = trace.plan(load, load.maxConcurrency == null ? java.util.OptionalInt.empty()
+          : java.util.OptionalInt.of(load.maxConcurrency));
+      trace.announce(err);
+      if (target.extraBody == null || !target.extraBody.contains("ignore_eos")) {
+        err.println("tokenmeter: the trace's output lengths are sent as max_tokens; a server stops earlier at its end of"
+            + " text unless told not to: add --extra-body '{\"ignore_eos\":true}' (vLLM, SGLang, sim serve) to replay them exactly");
+      }
+    }
     int streams = LoadOptions.largestStreams(load.concurrency, load.maxConcurrency, slo.searchMaxConcurrency());
     if (workload.completion()) {
       // Typing bursts are sessions: the think time is the users' pause between bursts.
@@ -163,13 +176,23 @@ final class BenchCommand implements Callable<Integer> {
       EndpointConfig cfg = resolve(target, err, "");
       scrape = serverMetrics.resolve(cfg);
       var requests = workload.factory(cfg.model());
+      if (trace.enabled()) {
+        requests = trace.factory(workload.synthesizer());
+      }
       err.println("tokenmeter: " + workload.tokenizerLine());
       String heap = TokenizerHeapCheck.warning(workload.tokenizer() == null ? null : workload.tokenizer().name(),
           cfg.model(), System.getProperty(TokenizerHeapCheck.PROPERTY));
       if (heap != null) {
         err.println(heap);
       }
-      lanes = BenchRun.single(cfg, requests, workload.describe(), outDir);
+      var described = workload.describe();
+      if (trace.enabled()) {
+        described.remove("input_tokens");
+        described.remove("output_tokens");
+        described.remove("shared_prefix_tokens");
+        described.putAll(trace.describe());
+      }
+      lanes = BenchRun.single(cfg, requests, described, outDir);
     } else {
       lanes = VariantLanes.of(parsed, target, workload, outDir, err);
       VariantReport.writeDefinitions(outDir, lanes, parsed.stream().map(Variant::system).toList(), load.seed);
@@ -179,6 +202,27 @@ final class BenchCommand implements Callable<Integer> {
     }
     return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings,
         eventLoops, gpus);
+  }
+
+  /** The options a trace replay replaces or cannot run with, refused in one line each. */
+  private void checkTrace(List<Variant> parsed, boolean turns) {
+    if (!parsed.isEmpty()) {
+      throw new UsageException("--trace cannot be combined with --variant yet: replay the trace against each target in its own run");
+    }
+    if (workers.enabled()) {
+      throw new UsageException("--trace cannot be split over --workers yet: replay it from one process");
+    }
+    if (turns) {
+      throw new UsageException("--trace holds its own conversations and schedule: drop --turns and --profile");
+    }
+    if (workload.prompts != null || workload.workloadFile != null || workload.inputTokens != null
+        || workload.outputTokens != null || workload.sharedPrefixTokens != 0) {
+      throw new UsageException("--trace gives every request's lengths and prompt blocks: drop --prompts, --workload,"
+          + " --input-tokens, --output-tokens and --shared-prefix-tokens");
+    }
+    if (slo.findMaxConcurrency != null || slo.findMaxRate != null) {
+      throw new UsageException("--trace is the schedule: it cannot be combined with --find-max-concurrency/--find-max-rate");
+    }
   }
 
   /**

@@ -71,8 +71,14 @@ final class LoadOptions {
   @Option(names = "--seed", paramLabel = "N", description = "Seed for arrivals and prompts (default: ${DEFAULT-VALUE}).")
   long seed = 42;
 
+  /** Set by {@code --trace}: the replay's stages, which {@link #stages} then returns. */
+  List<StagePlan> planned;
+
   /** The stages, in order. */
   List<StagePlan> stages() {
+    if (planned != null) {
+      return planned;
+    }
     if (!concurrency.isEmpty() && !rate.isEmpty()) {
       throw new UsageException("give either --concurrency or --rate, not both");
     }

@@ -59,6 +59,9 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nCost (GPUs: --gpus):%n")
   CostOptions cost = new CostOptions();
 
+  @ArgGroup(validate = false, heading = "%nTrace replay (virtual time):%n")
+  TraceOptions trace = new TraceOptions();
+
   @ArgGroup(validate = false, heading = "%nTimeouts (virtual time) and output:%n")
   OutputOptions output = new OutputOptions();
 
@@ -86,11 +89,26 @@ final class SimulateCommand implements Callable<Integer> {
       workload.typing(spec.commandLine().getParseResult().hasMatchedOption("--think-time")
           ? load.thinkTime() : WorkloadOptions.COMPLETION_PAUSE);
     }
+    if (trace.enabled()) {
+      if (turns != null || workload.completion() || workload.prompts != null || workload.workloadFile != null
+          || workload.inputTokens != null || workload.outputTokens != null || workload.sharedPrefixTokens != 0) {
+        throw new UsageException("--trace gives every request's lengths and prompt blocks: drop --turns, --profile,"
+            + " --prompts, --workload, --input-tokens, --output-tokens and --shared-prefix-tokens");
+      }
+      if (slo.findMaxConcurrency != null || slo.findMaxRate != null) {
+        throw new UsageException("--trace is the schedule: it cannot be combined with --find-max-concurrency/--find-max-rate");
+      }
+      load.planned = trace.plan(load, load.maxConcurrency == null ? java.util.OptionalInt.empty()
+          : java.util.OptionalInt.of(load.maxConcurrency));
+      trace.announce(System.err);
+    }
     SloRun sloRun = slo.resolve(load);
     StageSequence stages = repeats.sequence(sloRun.stages());
     EngineConfig config = engine.config();
     Cost.Model costModel = cost.model(config.tensorParallel());
-    var requests = turns != null || workload.completion() ? workload.factory(config.model().name()) : workload.lengthsFactory(config.model().name());
+    var requests = trace.enabled() ? trace.standInFactory()
+        : turns != null || workload.completion() ? workload.factory(config.model().name())
+        : workload.lengthsFactory(config.model().name());
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
     }
@@ -138,6 +156,12 @@ final class SimulateCommand implements Callable<Integer> {
   /** The workload as summary.json describes a simulated one. */
   private Map<String, Object> described() {
     Map<String, Object> described = workload.describe();
+    if (trace.enabled()) {
+      described.remove("input_tokens");
+      described.remove("output_tokens");
+      described.remove("shared_prefix_tokens");
+      described.putAll(trace.describe());
+    }
     if (workload.prompts == null) {
       // Synthetic lengths are the token counts the engine simulates: exact by construction.
       described.put("input_tokens_exact", true);

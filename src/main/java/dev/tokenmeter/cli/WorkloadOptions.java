@@ -402,6 +402,11 @@ final class WorkloadOptions {
     return chosen == null ? TokenEstimator.heuristic() : TokenEstimator.exact(chosen);
   }
 
+  /** A synthesizer sizing text as this workload does (after {@link #factory}): the tokenizer's, else the estimate's. */
+  PromptSynthesizer synthesizer() {
+    return chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator());
+  }
+
   /** The tokenizer chosen by {@link #factory}, or null for the estimate. */
   Tokenizer tokenizer() {
     return chosen;

@@ -106,6 +106,7 @@ final class StageJsonWriter {
               case Arrivals.Constant x -> "constant";
               case Arrivals.Poisson x -> "poisson";
               case Arrivals.Gamma x -> "gamma";
+              case Arrivals.Trace x -> "trace";
             };
         g.writeStringField("arrivals", arrivals);
         number(g, "burstiness", o.arrivals() instanceof Arrivals.Gamma gamma

@@ -180,6 +180,61 @@ public final class PromptSynthesizer {
   }
 
   /**
+   * {@code text} cut or padded to {@code tokens} tokens: cut at the last word boundary after {@code
+   * keepChars} that stays within {@code tokens}, then topped up with one-token function words (exact
+   * with an exact estimator; with an estimate, within a word). The first {@code keepChars}
+   * characters are kept as they are when they alone fit, so texts that share them share a prefix.
+   * Used by trace replay, whose prompts are fixed blocks cut to each record's length.
+   */
+  public Synthesized fit(String text, int keepChars, int tokens, SplittableRandom random) {
+    int counted = estimator.count(text);
+    if (counted == tokens) {
+      return new Synthesized(text, counted, estimator.exact());
+    }
+    if (counted > tokens) {
+      // The longest cut at a space after keepChars whose count stays within tokens (binary search:
+      // the count is monotone in the text's length).
+      int from = Math.min(Math.max(0, keepChars), text.length());
+      int[] cuts = new int[16];
+      int n = 0;
+      cuts[n++] = from;
+      for (int i = text.indexOf(' ', from + 1); i >= 0; i = text.indexOf(' ', i + 1)) {
+        if (n == cuts.length) {
+          cuts = Arrays.copyOf(cuts, n * 2);
+        }
+        cuts[n++] = i;
+      }
+      int best = 0;
+      int lo = 1;
+      int hi = n - 1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        if (estimator.count(text.subSequence(0, cuts[mid])) <= tokens) {
+          best = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      int lo2 = cuts[best];
+      text = text.substring(0, lo2);
+      if (estimator.count(text) > tokens) {
+        text = ""; // the kept part alone is too long: start over from nothing
+      }
+    }
+    if (!estimator.exact()) {
+      StringBuilder sb = new StringBuilder(text);
+      int c = estimator.count(sb);
+      while (c < tokens) {
+        sb.append(word(sb, function[random.nextInt(function.length)]));
+        c = estimator.count(sb);
+      }
+      return new Synthesized(sb.toString(), c, false);
+    }
+    return fill(text, tokens, random);
+  }
+
+  /**
    * {@code text} (fewer than {@code tokens} tokens) topped up to exactly {@code tokens} with
    * function words, one token at a time: a space-led common word is one token in every BPE
    * vocabulary checked (o200k, cl100k, Llama 2/3, Qwen3) and does not merge with what precedes

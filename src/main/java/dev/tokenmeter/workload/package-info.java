@@ -10,7 +10,11 @@
  *   <li>{@link dev.tokenmeter.workload.PromptSynthesizer}: English-like text of a token count;
  *   <li>{@link dev.tokenmeter.workload.SyntheticWorkload}, {@link
  *       dev.tokenmeter.workload.FileWorkload} (over a {@link dev.tokenmeter.workload.PromptFile}):
- *       the request sources; {@link dev.tokenmeter.workload.PreparedRequests} builds specs ahead.
+ *       the request sources; {@link dev.tokenmeter.workload.PreparedRequests} builds specs ahead;
+ *   <li>{@link dev.tokenmeter.workload.Trace} (read in a {@link dev.tokenmeter.workload.TraceFormat})
+ *       and {@link dev.tokenmeter.workload.TraceWorkload}: replayed request traces, one fixed text
+ *       per prompt block id; {@link dev.tokenmeter.workload.AheadRequests} builds their specs ahead
+ *       of the schedule on a background thread.
  * </ul>
  *
  * Determinism: every draw for request {@code id} comes from its own {@code SplittableRandom} seeded

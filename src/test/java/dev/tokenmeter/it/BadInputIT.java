@@ -88,6 +88,12 @@ class BadInputIT {
         row("model unknown", "model", "simulate", "--concurrency", "1", "--model", "no-such-model"),
         row("price negative", "price", "simulate", "--concurrency", "1", "--price-in", "-1"),
         row("repeat 0", "repeat", "simulate", "--concurrency", "1", "--repeat", "0"),
+        row("trace missing", "no such file", "simulate", "--trace", "{missing}"),
+        row("trace empty", "the trace is empty", "simulate", "--trace", "{empty}"),
+        row("trace binary", "not a trace format", "simulate", "--trace", "{binary}"),
+        row("trace format unknown", "not a trace format", "simulate", "--trace", "{empty}", "--trace-format", "bailian"),
+        row("trace with a rate", "--trace is the schedule", "simulate", "--trace", "{empty}", "--rate", "2"),
+        row("trace speed 0", "--trace-speed", "simulate", "--trace", "src/test/resources/dev/tokenmeter/workload/traces/mooncake.jsonl", "--trace-speed", "0"),
         row("unknown option", "Unknown option", "simulate", "--concurrency", "1", "--nope"),
         row("unknown command", "Unmatched argument", "nope"),
         // target

@@ -216,7 +216,7 @@ public final class StageRunner {
       }
       case LoadModel.Open o -> {
         arrivals = ArrivalSchedule.of(o, plan.seed(), plan.shard());
-        nextArrivalNanos = stageStartNanos + arrivals.nextOffsetNanos();
+        nextArrivalNanos = arrivalAt(arrivals.nextOffsetNanos());
         scheduleArrivals();
       }
     }
@@ -267,11 +267,20 @@ public final class StageRunner {
     long now = ticker.nanos();
     while (!stopping && nextArrivalNanos <= now && nextArrivalNanos < acceptUntilNanos) {
       arrive(nextArrivalNanos);
-      nextArrivalNanos = stageStartNanos + arrivals.nextOffsetNanos();
+      nextArrivalNanos = arrivalAt(arrivals.nextOffsetNanos());
     }
     if (!stopping && nextArrivalNanos < acceptUntilNanos) {
       loop.schedule(this::scheduleArrivals, nextArrivalNanos - now);
     }
+  }
+
+  /**
+   * The instant of an arrival {@code offsetNanos} after the stage start, saturating: a schedule
+   * with no arrival left (a replayed trace's end) returns {@link Long#MAX_VALUE}, which must not
+   * wrap into the past.
+   */
+  private long arrivalAt(long offsetNanos) {
+    return offsetNanos > Long.MAX_VALUE - stageStartNanos ? Long.MAX_VALUE : stageStartNanos + offsetNanos;
   }
 
   /** An arrival at {@code scheduledNanos}: a new session's first turn, or {@code session}'s next. */
@@ -618,6 +627,7 @@ public final class StageRunner {
     boolean over = allMeasuredIssued
         && measuredOutstanding == 0
         && !measuredArrivalsWaiting()
+        && !arrivalDue()
         && ticker.nanos() >= acceptUntilNanos;
     // --max-requests spent: nothing more will be sent, so the stage ends with its last request (a
     // window not yet over is cut short).
@@ -625,6 +635,14 @@ public final class StageRunner {
     if (!stopping && (over || spent)) {
       stop("stage ended", /* interrupted= */ false);
     }
+  }
+
+  /**
+   * An open-loop arrival scheduled before the stage stops accepting that a late loop has not sent
+   * yet: the stage waits for it (a replayed trace sends every record, however late).
+   */
+  private boolean arrivalDue() {
+    return arrivals != null && nextArrivalNanos < acceptUntilNanos;
   }
 
   /** Arrivals scheduled inside the window still queued behind a concurrency cap (FIFO: oldest first). */

@@ -40,6 +40,7 @@ final class ArrivalSchedules {
       case Arrivals.Constant c -> new ConstantSchedule(rate);
       case Arrivals.Poisson p -> new RenewalSchedule(new ExponentialGaps(rate, seed));
       case Arrivals.Gamma g -> new RenewalSchedule(new GammaGaps(rate, g.burstiness(), seed));
+      case Arrivals.Trace t -> new RecordedSchedule(t.offsetsNanos());
     };
   }
 
@@ -56,6 +57,24 @@ final class ArrivalSchedules {
     public long nextOffsetNanos() {
       // Math.round saturates at Long.MAX_VALUE for absurdly slow rates, which keeps it monotone.
       return Math.round(index++ * NANOS_PER_SECOND / ratePerSecond);
+    }
+  }
+
+  /**
+   * Arrival i at {@code offsets[i]}; after the last, {@link Long#MAX_VALUE} (no arrival ever), which
+   * the runner's accept-until check treats as the end.
+   */
+  static final class RecordedSchedule implements ArrivalSchedule {
+    private final long[] offsets;
+    private int index;
+
+    RecordedSchedule(long[] offsets) {
+      this.offsets = offsets;
+    }
+
+    @Override
+    public long nextOffsetNanos() {
+      return index < offsets.length ? offsets[index++] : Long.MAX_VALUE;
     }
   }
 

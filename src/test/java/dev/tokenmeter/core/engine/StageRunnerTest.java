@@ -112,6 +112,21 @@ class StageRunnerTest {
   }
 
   @Test
+  void aRecordedScheduleSendsEachArrivalOnceAtItsOffsetThenNothing() {
+    var endpoint = new ScriptedEndpoint(loop, new Script(0, 20 * MS, 10 * MS, 3));
+    long[] offsets = {0, 0, 250 * MS, 3 * S + 7};
+    var plan = new StagePlan(0, new LoadModel.Open(1, new Arrivals.Trace(offsets), OptionalInt.empty()),
+        new StopCondition.Duration(offsets[3] + 1), 0, 0, 1);
+
+    StageResult r = run(endpoint, plan, NO_TIMEOUTS);
+
+    assertThat(r.requests().completed()).isEqualTo(4);
+    assertThat(finished).extracting(t -> t.scheduledNanos() - T0).containsExactlyInAnyOrder(0L, 0L, 250 * MS, 3 * S + 7);
+    assertThat(finished).allMatch(t -> t.sentNanos() == t.scheduledNanos());
+    assertThat(finished).allMatch(t -> t.phase() == Phase.MEASURED);
+  }
+
+  @Test
   void concurrencyCapQueuesArrivalsAndLatencyFromTheScheduleShowsTheWait() {
     // One slot, each request takes 250 ms, arrivals every 100 ms: request i starts at 250 i ms.
     var endpoint = new ScriptedEndpoint(loop, new Script(0, 50 * MS, 50 * MS, 5));

@@ -211,4 +211,17 @@ class ArrivalScheduleTest {
     double sd = Math.sqrt(sumSq / gaps - mean * mean);
     return new double[] {mean, sd / mean};
   }
+
+  @org.junit.jupiter.api.Test
+  void aTraceScheduleReplaysItsOffsetsThenNeverArrivesAgain() {
+    ArrivalSchedule s = ArrivalSchedule.of(new LoadModel.Open(1, new Arrivals.Trace(new long[] {0, 5, 5, 9}),
+        java.util.OptionalInt.empty()), 42);
+    org.assertj.core.api.Assertions.assertThat(new long[] {s.nextOffsetNanos(), s.nextOffsetNanos(), s.nextOffsetNanos(),
+        s.nextOffsetNanos(), s.nextOffsetNanos(), s.nextOffsetNanos()})
+        .containsExactly(0, 5, 5, 9, Long.MAX_VALUE, Long.MAX_VALUE);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Arrivals.Trace(new long[] {5, 4}))
+        .hasMessageContaining("back in time");
+    org.assertj.core.api.Assertions.assertThat(new Arrivals.Trace(new long[] {0, 1_000_000_000L, 2_000_000_000L})
+        .meanRatePerSecond()).isEqualTo(1.0);
+  }
 }
