@@ -6,6 +6,7 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
+import dev.tokenmeter.workload.AgentSessions;
 import dev.tokenmeter.workload.FileSessions;
 import dev.tokenmeter.workload.FileWorkload;
 import dev.tokenmeter.workload.LengthSpec;
@@ -82,6 +83,77 @@ final class WorkloadOptions {
   @Option(names = "--max-context", paramLabel = "N", description = "With --turns: a session ends before its next prompt would exceed N tokens (counted in the summary as ended by max context; default: 0, no limit).")
   int maxContext;
 
+  @Option(names = "--profile", paramLabel = "PROFILE", description = "The traffic's shape: chat (requests; with --turns, conversations; the default) or agent (agent loops: sessions of --turns tool steps; each request offers 4 tools in the API's own schema after a system prompt, the two about --shared-prefix-tokens long; the model's tool call (or text) is appended, then, after --tool-time, a tool result of --tool-result-tokens; APIs chat, anthropic, gemini, responses). See README, Conversations and agents.")
+  String trafficProfile = "chat";
+
+  @Option(names = "--tool-time", paramLabel = "SPEC", description = "With --profile agent: how long each tool runs, the pause between a tool call's answer and the next step: a duration (800ms), uniform:200ms,2s or exponential:1s (default: 0).")
+  String toolTime;
+
+  @Option(names = "--tool-result-tokens", paramLabel = "SPEC", description = "With --profile agent: tokens of each tool result appended to the context, same forms as --input-tokens (default: 512).")
+  String toolResultTokens;
+
+  /** Agent loops' defaults. */
+  static final String DEFAULT_TOOL_TIME = "0";
+  static final String DEFAULT_TOOL_RESULT_TOKENS = "512";
+
+  private Profile parsedProfile;
+
+  /** {@code --profile} parsed. */
+  Profile trafficProfile() {
+    if (parsedProfile == null) {
+      parsedProfile = Profile.parse(trafficProfile == null ? "chat" : trafficProfile);
+    }
+    return parsedProfile;
+  }
+
+  /**
+   * The profile's own checks, before the server is contacted: agent flags need {@code --profile
+   * agent}, which needs sessions ({@code --turns}) of synthetic prompts.
+   */
+  private void validateProfile() {
+    if (trafficProfile() != Profile.AGENT) {
+      if (toolTime != null || toolResultTokens != null) {
+        throw new UsageException((toolTime != null ? "--tool-time" : "--tool-result-tokens")
+            + " shapes agent loops: add --profile agent (or leave it out)");
+      }
+      return;
+    }
+    if (turns == null) {
+      throw new UsageException("--profile agent runs sessions of tool steps: add --turns N (e.g. --turns 8)");
+    }
+    if (prompts != null) {
+      throw new UsageException("--profile agent synthesizes its tasks and tool results: leave out --prompts"
+          + " (or use --profile chat to replay the file's conversations)");
+    }
+    agentToolTime = LoadOptions.durationSpec("--tool-time", toolTime == null ? DEFAULT_TOOL_TIME : toolTime);
+    agentToolResult = parse("--tool-result-tokens", toolResultTokens == null ? DEFAULT_TOOL_RESULT_TOKENS : toolResultTokens, false);
+  }
+
+  /**
+   * {@code --profile agent} needs an API with tools: a usage error naming {@code api} otherwise
+   * (the completions API, TGI and Ollama's endpoints are not driven as agents).
+   */
+  void checkApi(String name) {
+    if (trafficProfile() != Profile.AGENT) {
+      return;
+    }
+    dev.tokenmeter.client.Api api;
+    try {
+      api = dev.tokenmeter.client.Api.parse(name);
+    } catch (IllegalArgumentException e) {
+      return; // --api's own check says what is wrong
+    }
+    switch (api) {
+      case CHAT, ANTHROPIC, GEMINI, RESPONSES -> {}
+      default -> throw new UsageException("--profile agent sends tool definitions and tool results, which --api "
+          + api.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+          + " does not take here: use --api chat, anthropic, gemini or responses");
+    }
+  }
+
+  private ThinkTime agentToolTime;
+  private LengthSpec agentToolResult;
+
   /** Set by {@code bench --turns}: the turns per session and the pause between them; null without sessions. */
   private LengthSpec turns;
   private ThinkTime think = ThinkTime.NONE;
@@ -117,6 +189,7 @@ final class WorkloadOptions {
       throw new UsageException("--max-context " + maxContext + " leaves no room after the " + sharedPrefixTokens
           + "-token system prompt (--shared-prefix-tokens): raise it");
     }
+    validateProfile();
     if (prompts != null) {
       file = PromptFile.load(prompts);
       if (turns != null && FileSessions.multiTurn(file).isEmpty()) {
@@ -193,6 +266,14 @@ final class WorkloadOptions {
     int context = maxContext;
     int system = sharedPrefixTokens;
     int pool = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    if (trafficProfile() == Profile.AGENT) {
+      ThinkTime tool = agentToolTime;
+      LengthSpec result = agentToolResult;
+      int agentPool = (int) Math.max(16, Math.min(MAX_PREPARED,
+          MAX_PREPARED_CHARS / Math.max(1.0, (i.mean() + result.mean()) * 5)));
+      return plan -> new AgentSessions(new AgentSessions.Settings(
+          t, i, o, tool, result, th, context, plan.seed(), synth, system, agentPool));
+    }
     return plan -> new SyntheticSessions(
         new SyntheticSessions.Settings(t, i, o, th, context, plan.seed(), synth, system, pool));
   }
@@ -324,10 +405,16 @@ final class WorkloadOptions {
     m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
     m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
+    m.put("profile", trafficProfile().flagValue());
     if (turns != null) {
       m.put("turns", turns.describe());
       m.put("think_time", think.describe());
       m.put("max_context", maxContext);
+    }
+    if (trafficProfile() == Profile.AGENT) {
+      m.put("tool_time", toolTime == null ? DEFAULT_TOOL_TIME : toolTime);
+      m.put("tool_result_tokens", toolResultTokens == null ? DEFAULT_TOOL_RESULT_TOKENS : toolResultTokens);
+      m.put("tools", AgentSessions.TOOLS.size());
     }
     if (workloadFile != null) {
       m.put("workload_profile", workloadFile.toString());
