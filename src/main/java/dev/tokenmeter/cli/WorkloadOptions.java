@@ -119,7 +119,7 @@ final class WorkloadOptions {
       return;
     }
     if (turns == null) {
-      throw new UsageException("--profile agent runs sessions of tool steps: add --turns N (e.g. --turns 8)");
+      throw new UsageException("--profile agent runs sessions of tool steps (bench and simulate): add --turns N (e.g. --turns 8)");
     }
     if (prompts != null) {
       throw new UsageException("--profile agent synthesizes its tasks and tool results: leave out --prompts"
