@@ -95,6 +95,7 @@ final class ApiRequestParser {
       }
       default -> throw new IllegalArgumentException("read by RequestParser: " + api);
     }
+    RequestParser.tools(root, roles, contents);
     int[] promptIds = PromptTokens.chatIds(roles, contents, counter);
     JsonNode seed = root.get("seed");
     int minTokens = Math.max(0, RequestParser.optionalPositiveInt(root, "min_tokens"));

@@ -144,7 +144,20 @@ final class RequestParser {
       }
       contents.add(text);
     }
+    tools(root, roles, contents);
     return PromptTokens.chatIds(roles, contents, counter);
+  }
+
+  /**
+   * The request's tool definitions ({@code tools}, any API's form) as prompt text ahead of the
+   * messages, as a chat template renders them: an agent's requests carry them every step.
+   */
+  static void tools(JsonNode root, List<String> roles, List<String> contents) {
+    JsonNode tools = root.get("tools");
+    if (tools != null && tools.isArray() && !tools.isEmpty()) {
+      roles.add(0, "system");
+      contents.add(0, tools.toString());
+    }
   }
 
   /**
