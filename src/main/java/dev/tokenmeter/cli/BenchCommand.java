@@ -148,6 +148,12 @@ final class BenchCommand implements Callable<Integer> {
     }
     var pricing = cost.model();
     workload.validate();
+    workload.checkApi(target.api);
+    for (Variant v : parsed) {
+      if (v.api() != null) {
+        workload.checkApi(v.api());
+      }
+    }
     output.timeouts(); // validate before contacting the server
     output.failFast();
     int eventLoops = output.eventLoops(streams / Math.max(1, parsed.size())); // each variant has its share

@@ -158,33 +158,33 @@ final class LoadOptions {
     if (observedThinkTime != null) {
       return observedThinkTime;
     }
-    return pause("--think-time", thinkTime);
+    return durationSpec("--think-time", thinkTime);
   }
 
   /**
-   * A pause spec of option {@code option} ({@code --think-time}, {@code --keystroke-time}) parsed:
-   * a duration ({@code 2s}, {@code fixed:2s}), {@code uniform:MIN,MAX} or {@code exponential:MEAN}.
+   * A duration spec ({@code --think-time}, {@code --tool-time}, {@code --keystroke-time}): a
+   * duration ({@code 2s}, {@code fixed:2s}), {@code uniform:MIN,MAX} or {@code exponential:MEAN}.
    */
-  static ThinkTime pause(String option, String value) {
+  static ThinkTime durationSpec(String flag, String value) {
     String spec = value.strip();
     int colon = spec.indexOf(':');
     String kind = colon < 0 ? "fixed" : spec.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT);
     String[] args = (colon < 0 ? spec : spec.substring(colon + 1)).split(",", -1);
-    String problem = option + " '" + Durations.printable(value) + "': ";
+    String problem = flag + " '" + Durations.printable(value) + "': ";
     String forms = "use a duration (2s), uniform:1s,5s or exponential:3s";
     int expected = kind.equals("uniform") ? 2 : 1;
     if (!List.of("fixed", "uniform", "exponential").contains(kind) || args.length != expected) {
       throw new UsageException(problem + forms);
     }
     try {
-      long first = Durations.parseNanos(option, args[0]);
+      long first = Durations.parseNanos(flag, args[0]);
       return switch (kind) {
-        case "uniform" -> new ThinkTime.Uniform(first, Durations.parseNanos(option, args[1]));
+        case "uniform" -> new ThinkTime.Uniform(first, Durations.parseNanos(flag, args[1]));
         case "exponential" -> new ThinkTime.Exponential(first);
         default -> new ThinkTime.Fixed(first);
       };
     } catch (IllegalArgumentException e) {
-      String why = e.getMessage().startsWith(option) ? "not a duration" : e.getMessage();
+      String why = e.getMessage().startsWith(flag) ? "not a duration" : e.getMessage();
       throw new UsageException(problem + why + "; " + forms);
     }
   }

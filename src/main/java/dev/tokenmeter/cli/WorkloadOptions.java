@@ -7,6 +7,7 @@ import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
 import dev.tokenmeter.workload.ConversationProfile;
+import dev.tokenmeter.workload.AgentSessions;
 import dev.tokenmeter.workload.FileSessions;
 import dev.tokenmeter.workload.FileWorkload;
 import dev.tokenmeter.workload.LengthSpec;
@@ -89,9 +90,6 @@ final class WorkloadOptions {
   @Option(names = "--max-context", paramLabel = "N", description = "With --turns: a session ends before its next prompt would exceed N tokens (counted in the summary as ended by max context; default: 0, no limit).")
   int maxContext;
 
-  @Option(names = "--profile", paramLabel = "NAME", description = "The kind of traffic: chat (default: independent requests, or conversations with --turns) or completion (code completion: fill-in-the-middle requests, prompt before and suffix after a cursor, sent as the completions API's prompt and suffix with --api completions, as one message otherwise; users type in bursts of --burst requests --keystroke-time apart, each request superseded, i.e. cancelled, when the next goes out; --think-time is the pause between bursts (default 2s), --rate starts bursts; prompts default to uniform:1024,2048 tokens, answers to uniform:16,64; docs/METRICS.md, Code completion).")
-  String profileName = "chat";
-
   @Option(names = "--burst", paramLabel = "SPEC", description = "--profile completion: requests per typing burst, a length spec: 4, uniform:2,6 (default: uniform:2,6).")
   String burst;
 
@@ -116,7 +114,7 @@ final class WorkloadOptions {
 
   /** Whether {@code --profile completion} was given. */
   boolean completion() {
-    return "completion".equalsIgnoreCase(profileName == null ? "" : profileName.strip());
+    return trafficProfile() == Profile.COMPLETION;
   }
 
   /**
@@ -128,12 +126,8 @@ final class WorkloadOptions {
     return this;
   }
 
-  /** Checks --profile and its options; every usage error here. */
-  private void validateProfile() {
-    String name = profileName == null ? "" : profileName.strip().toLowerCase(java.util.Locale.ROOT);
-    if (!name.equals("chat") && !name.equals("completion")) {
-      throw new UsageException("--profile '" + profileName + "': use chat or completion (docs/METRICS.md, Code completion)");
-    }
+  /** Checks code completion's options: only with --profile completion, and what it cannot take. */
+  private void validateCompletion() {
     if (!completion()) {
       for (String[] o : new String[][] {{"--burst", burst}, {"--keystroke-time", keystrokeTime}, {"--cancel-after", cancelAfter}}) {
         if (o[1] != null) {
@@ -153,7 +147,7 @@ final class WorkloadOptions {
       throw new UsageException("--max-context ends conversations: --profile completion has none (leave it out)");
     }
     burstSpec = parse("--burst", burst == null ? COMPLETION_BURST : burst, false);
-    keystroke = LoadOptions.pause("--keystroke-time", keystrokeTime == null ? COMPLETION_KEYSTROKE : keystrokeTime);
+    keystroke = LoadOptions.durationSpec("--keystroke-time", keystrokeTime == null ? COMPLETION_KEYSTROKE : keystrokeTime);
     if (cancelAfter != null) {
       cancelAfterNanos = Durations.parseNanos("--cancel-after", cancelAfter);
       if (cancelAfterNanos <= 0) {
@@ -161,6 +155,78 @@ final class WorkloadOptions {
       }
     }
   }
+
+  @Option(names = "--profile", paramLabel = "PROFILE", description = "The traffic's shape: chat (requests; with --turns, conversations; the default), agent (agent loops: sessions of --turns tool steps; each request offers 4 tools in the API's own schema after a system prompt, the two about --shared-prefix-tokens long; the model's tool call (or text) is appended, then, after --tool-time, a tool result of --tool-result-tokens; APIs chat, anthropic, gemini, responses) or completion (code completion: fill-in-the-middle requests, prompt before and suffix after a cursor, sent as the completions API's prompt and suffix with --api completions, as one message otherwise; users type in bursts of --burst requests --keystroke-time apart, each request superseded, i.e. cancelled, when the next goes out; --think-time is the pause between bursts (default 2s), --rate starts bursts; prompts default to uniform:1024,2048 tokens, answers to uniform:16,64). See README, Conversations and agents; docs/METRICS.md.")
+  String trafficProfile = "chat";
+
+  @Option(names = "--tool-time", paramLabel = "SPEC", description = "With --profile agent: how long each tool runs, the pause between a tool call's answer and the next step: a duration (800ms), uniform:200ms,2s or exponential:1s (default: 0).")
+  String toolTime;
+
+  @Option(names = "--tool-result-tokens", paramLabel = "SPEC", description = "With --profile agent: tokens of each tool result appended to the context, same forms as --input-tokens (default: 512).")
+  String toolResultTokens;
+
+  /** Agent loops' defaults. */
+  static final String DEFAULT_TOOL_TIME = "0";
+  static final String DEFAULT_TOOL_RESULT_TOKENS = "512";
+
+  private Profile parsedProfile;
+
+  /** {@code --profile} parsed. */
+  Profile trafficProfile() {
+    if (parsedProfile == null) {
+      parsedProfile = Profile.parse(trafficProfile == null ? "chat" : trafficProfile);
+    }
+    return parsedProfile;
+  }
+
+  /**
+   * The profile's own checks, before the server is contacted: agent flags need {@code --profile
+   * agent}, which needs sessions ({@code --turns}) of synthetic prompts.
+   */
+  private void validateProfile() {
+    validateCompletion();
+    if (trafficProfile() != Profile.AGENT) {
+      if (toolTime != null || toolResultTokens != null) {
+        throw new UsageException((toolTime != null ? "--tool-time" : "--tool-result-tokens")
+            + " shapes agent loops: add --profile agent (or leave it out)");
+      }
+      return;
+    }
+    if (turns == null) {
+      throw new UsageException("--profile agent runs sessions of tool steps (bench and simulate): add --turns N (e.g. --turns 8)");
+    }
+    if (prompts != null) {
+      throw new UsageException("--profile agent synthesizes its tasks and tool results: leave out --prompts"
+          + " (or use --profile chat to replay the file's conversations)");
+    }
+    agentToolTime = LoadOptions.durationSpec("--tool-time", toolTime == null ? DEFAULT_TOOL_TIME : toolTime);
+    agentToolResult = parse("--tool-result-tokens", toolResultTokens == null ? DEFAULT_TOOL_RESULT_TOKENS : toolResultTokens, false);
+  }
+
+  /**
+   * {@code --profile agent} needs an API with tools: a usage error naming {@code api} otherwise
+   * (the completions API, TGI and Ollama's endpoints are not driven as agents).
+   */
+  void checkApi(String name) {
+    if (trafficProfile() != Profile.AGENT) {
+      return;
+    }
+    dev.tokenmeter.client.Api api;
+    try {
+      api = dev.tokenmeter.client.Api.parse(name);
+    } catch (IllegalArgumentException e) {
+      return; // --api's own check says what is wrong
+    }
+    switch (api) {
+      case CHAT, ANTHROPIC, GEMINI, RESPONSES -> {}
+      default -> throw new UsageException("--profile agent sends tool definitions and tool results, which --api "
+          + api.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+          + " does not take here: use --api chat, anthropic, gemini or responses");
+    }
+  }
+
+  private ThinkTime agentToolTime;
+  private LengthSpec agentToolResult;
 
   /** Set by {@code bench --turns}: the turns per session and the pause between them; null without sessions. */
   private LengthSpec turns;
@@ -291,6 +357,14 @@ final class WorkloadOptions {
     int context = maxContext;
     int system = sharedPrefixTokens;
     int pool = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    if (trafficProfile() == Profile.AGENT) {
+      ThinkTime tool = agentToolTime;
+      LengthSpec result = agentToolResult;
+      int agentPool = (int) Math.max(16, Math.min(MAX_PREPARED,
+          MAX_PREPARED_CHARS / Math.max(1.0, (i.mean() + result.mean()) * 5)));
+      return plan -> new AgentSessions(new AgentSessions.Settings(
+          t, i, o, tool, result, th, context, plan.seed(), synth, system, agentPool));
+    }
     return plan -> new SyntheticSessions(
         new SyntheticSessions.Settings(t, i, o, th, context, plan.seed(), synth, system, pool));
   }
@@ -473,8 +547,8 @@ final class WorkloadOptions {
     m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
     m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
+    m.put("profile", trafficProfile().flagValue());
     if (completion()) {
-      m.put("profile", "completion");
       m.put("burst", burst == null ? COMPLETION_BURST : burst);
       m.put("keystroke_time", keystrokeTime == null ? COMPLETION_KEYSTROKE : keystrokeTime);
       m.put("cancel_after", cancelAfter == null ? "none" : cancelAfter);
@@ -484,6 +558,11 @@ final class WorkloadOptions {
       m.put("turns", turns.describe());
       m.put("think_time", think.describe());
       m.put("max_context", maxContext);
+    }
+    if (trafficProfile() == Profile.AGENT) {
+      m.put("tool_time", toolTime == null ? DEFAULT_TOOL_TIME : toolTime);
+      m.put("tool_result_tokens", toolResultTokens == null ? DEFAULT_TOOL_RESULT_TOKENS : toolResultTokens);
+      m.put("tools", AgentSessions.TOOLS.size());
     }
     if (workloadFile != null) {
       m.put("workload_profile", workloadFile.toString());

@@ -89,6 +89,7 @@ final class AnthropicDecoder implements StreamDecoder {
       case "text" -> text(WireJson.text(block, "text"), TextKind.CONTENT, out);
       case "thinking" -> text(WireJson.text(block, "thinking"), TextKind.REASONING, out);
       case "tool_use" -> {
+        out.accept(new StreamItem.ToolCallStart(WireJson.text(block, "id"), WireJson.text(block, "name")));
         JsonNode input = block.get("input");
         if (input != null && input.isObject() && !input.isEmpty()) {
           out.accept(new StreamItem.Text(input.toString(), TextKind.TOOL_CALL));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.core.request.ToolSpec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,19 +46,46 @@ final class ApiBodies {
           g.writeStringField("system", system);
         }
         if (ours.test("messages")) {
-          writeMessages(g, "messages", nonSystem(messages));
+          anthropicMessages(g, nonSystem(messages));
+        }
+        List<ToolSpec> tools = tools(spec.prompt());
+        if (!tools.isEmpty() && ours.test("tools")) {
+          g.writeArrayFieldStart("tools");
+          for (ToolSpec t : tools) {
+            g.writeStartObject();
+            g.writeStringField("name", t.name());
+            g.writeStringField("description", t.description());
+            g.writeFieldName("input_schema");
+            g.writeRawValue(t.parametersJson());
+            g.writeEndObject();
+          }
+          g.writeEndArray();
         }
         stream(g, config, ours);
       }
       case RESPONSES -> {
         model(g, model, ours);
         if (ours.test("input")) {
-          writeMessages(g, "input", messages);
+          responsesInput(g, messages);
+        }
+        List<ToolSpec> tools = tools(spec.prompt());
+        if (!tools.isEmpty() && ours.test("tools")) {
+          g.writeArrayFieldStart("tools");
+          for (ToolSpec t : tools) {
+            g.writeStartObject();
+            g.writeStringField("type", "function");
+            g.writeStringField("name", t.name());
+            g.writeStringField("description", t.description());
+            g.writeFieldName("parameters");
+            g.writeRawValue(t.parametersJson());
+            g.writeEndObject();
+          }
+          g.writeEndArray();
         }
         limit(g, "max_output_tokens", max, ours);
         stream(g, config, ours);
       }
-      case GEMINI -> gemini(g, messages, max, ours);
+      case GEMINI -> gemini(g, messages, tools(spec.prompt()), max, ours);
       case TGI -> {
         if (ours.test("inputs")) {
           g.writeStringField("inputs", text(messages));
@@ -97,16 +125,36 @@ final class ApiBodies {
     }
   }
 
-  private static void gemini(JsonGenerator g, List<Message> messages, int max, Predicate<String> ours)
-      throws IOException {
+  private static void gemini(JsonGenerator g, List<Message> messages, List<ToolSpec> tools, int max,
+      Predicate<String> ours) throws IOException {
     if (ours.test("contents")) {
       g.writeArrayFieldStart("contents");
       for (Message m : nonSystem(messages)) {
         g.writeStartObject();
         g.writeStringField("role", m.role().equals("assistant") ? "model" : "user");
-        parts(g, m.content());
+        if (m.tool() == null) {
+          parts(g, m.content());
+        } else {
+          geminiToolParts(g, m);
+        }
         g.writeEndObject();
       }
+      g.writeEndArray();
+    }
+    if (!tools.isEmpty() && ours.test("tools")) {
+      g.writeArrayFieldStart("tools");
+      g.writeStartObject();
+      g.writeArrayFieldStart("functionDeclarations");
+      for (ToolSpec t : tools) {
+        g.writeStartObject();
+        g.writeStringField("name", t.name());
+        g.writeStringField("description", t.description());
+        g.writeFieldName("parameters");
+        g.writeRawValue(t.parametersJson());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
       g.writeEndArray();
     }
     String system = system(messages);
@@ -155,6 +203,172 @@ final class ApiBodies {
       g.writeStartObject();
       g.writeStringField("role", m.role());
       g.writeStringField("content", m.content());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  private static List<ToolSpec> tools(Prompt prompt) {
+    return prompt instanceof Prompt.Chat c ? c.tools() : List.of();
+  }
+
+  /** {@code arguments} as a JSON object to write raw: {@code {}} when absent or not an object. */
+  private static String object(String arguments) {
+    String a = arguments == null ? "" : arguments.strip();
+    return a.startsWith("{") && a.endsWith("}") ? a : "{}";
+  }
+
+  /** OpenAI chat's {@code tools}: {@code [{"type":"function","function":{name, description, parameters}}]}. */
+  static void openAiTools(JsonGenerator g, List<ToolSpec> tools) throws IOException {
+    g.writeArrayFieldStart("tools");
+    for (ToolSpec t : tools) {
+      g.writeStartObject();
+      g.writeStringField("type", "function");
+      g.writeObjectFieldStart("function");
+      g.writeStringField("name", t.name());
+      g.writeStringField("description", t.description());
+      g.writeFieldName("parameters");
+      g.writeRawValue(t.parametersJson());
+      g.writeEndObject();
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  /**
+   * OpenAI chat: an assistant message's tool call ({@code content} null when empty, {@code
+   * tool_calls[]} with {@code id}, {@code type}, {@code function.name} and {@code
+   * function.arguments} as a string), or a tool result ({@code role: tool}, {@code tool_call_id}).
+   */
+  static void openAiToolMessage(JsonGenerator g, Message m) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("role", m.role());
+    if (m.role().equals("tool")) {
+      g.writeStringField("tool_call_id", m.tool().id());
+      g.writeStringField("content", m.content());
+    } else {
+      if (m.content().isEmpty()) {
+        g.writeNullField("content");
+      } else {
+        g.writeStringField("content", m.content());
+      }
+      g.writeArrayFieldStart("tool_calls");
+      g.writeStartObject();
+      g.writeStringField("id", m.tool().id());
+      g.writeStringField("type", "function");
+      g.writeObjectFieldStart("function");
+      g.writeStringField("name", m.tool().name());
+      g.writeStringField("arguments", m.tool().arguments() == null ? "{}" : m.tool().arguments());
+      g.writeEndObject();
+      g.writeEndObject();
+      g.writeEndArray();
+    }
+    g.writeEndObject();
+  }
+
+  /**
+   * Anthropic's messages: a tool call is the assistant's {@code tool_use} block (after its text,
+   * if any) with the arguments as the {@code input} object; a tool result is a user message
+   * holding one {@code tool_result} block naming the call's {@code tool_use_id}.
+   */
+  private static void anthropicMessages(JsonGenerator g, List<Message> messages) throws IOException {
+    g.writeArrayFieldStart("messages");
+    for (Message m : messages) {
+      g.writeStartObject();
+      if (m.tool() == null) {
+        g.writeStringField("role", m.role());
+        g.writeStringField("content", m.content());
+      } else if (m.role().equals("tool")) {
+        g.writeStringField("role", "user");
+        g.writeArrayFieldStart("content");
+        g.writeStartObject();
+        g.writeStringField("type", "tool_result");
+        g.writeStringField("tool_use_id", m.tool().id());
+        g.writeStringField("content", m.content());
+        g.writeEndObject();
+        g.writeEndArray();
+      } else {
+        g.writeStringField("role", "assistant");
+        g.writeArrayFieldStart("content");
+        if (!m.content().isEmpty()) {
+          g.writeStartObject();
+          g.writeStringField("type", "text");
+          g.writeStringField("text", m.content());
+          g.writeEndObject();
+        }
+        g.writeStartObject();
+        g.writeStringField("type", "tool_use");
+        g.writeStringField("id", m.tool().id());
+        g.writeStringField("name", m.tool().name());
+        g.writeFieldName("input");
+        g.writeRawValue(object(m.tool().arguments()));
+        g.writeEndObject();
+        g.writeEndArray();
+      }
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  /**
+   * Gemini: a tool call is the model's {@code functionCall} part ({@code name}, {@code args}, and
+   * {@code id} when the server gave one), after its text if any; a tool result a {@code
+   * functionResponse} part ({@code name}, {@code response: {"content": text}}) in a user turn.
+   */
+  private static void geminiToolParts(JsonGenerator g, Message m) throws IOException {
+    g.writeArrayFieldStart("parts");
+    boolean result = m.role().equals("tool");
+    if (!result && !m.content().isEmpty()) {
+      g.writeStartObject();
+      g.writeStringField("text", m.content());
+      g.writeEndObject();
+    }
+    g.writeStartObject();
+    g.writeObjectFieldStart(result ? "functionResponse" : "functionCall");
+    if (!m.tool().id().isEmpty() && !m.tool().id().startsWith("tm_")) { // tm_: made by AgentSessions, unknown to the server
+      g.writeStringField("id", m.tool().id());
+    }
+    g.writeStringField("name", m.tool().name());
+    if (result) {
+      g.writeObjectFieldStart("response");
+      g.writeStringField("content", m.content());
+      g.writeEndObject();
+    } else {
+      g.writeFieldName("args");
+      g.writeRawValue(object(m.tool().arguments()));
+    }
+    g.writeEndObject();
+    g.writeEndObject();
+    g.writeEndArray();
+  }
+
+  /**
+   * The Responses API's {@code input}: messages as {@code {role, content}}; a tool call as a
+   * {@code function_call} item ({@code call_id}, {@code name}, {@code arguments}) after the
+   * assistant's text if any; a tool result as a {@code function_call_output} item.
+   */
+  private static void responsesInput(JsonGenerator g, List<Message> messages) throws IOException {
+    g.writeArrayFieldStart("input");
+    for (Message m : messages) {
+      boolean call = m.tool() != null && !m.role().equals("tool");
+      if (m.tool() == null || call && !m.content().isEmpty()) {
+        g.writeStartObject();
+        g.writeStringField("role", m.role());
+        g.writeStringField("content", m.content());
+        g.writeEndObject();
+      }
+      if (m.tool() == null) {
+        continue;
+      }
+      g.writeStartObject();
+      g.writeStringField("type", call ? "function_call" : "function_call_output");
+      g.writeStringField("call_id", m.tool().id());
+      if (call) {
+        g.writeStringField("name", m.tool().name());
+        g.writeStringField("arguments", m.tool().arguments() == null ? "{}" : m.tool().arguments());
+      } else {
+        g.writeStringField("output", m.content());
+      }
       g.writeEndObject();
     }
     g.writeEndArray();

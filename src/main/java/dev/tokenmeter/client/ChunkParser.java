@@ -282,9 +282,16 @@ public final class ChunkParser {
     expect(t, JsonToken.START_ARRAY, "tool_calls");
     while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
       expect(t, JsonToken.START_OBJECT, "tool_calls[]");
+      int at = items.size(); // a call's start goes before its arguments, whatever the field order
+      String id = null;
+      String function = null;
       String name;
       while ((name = p.nextFieldName()) != null) {
         t = p.nextToken();
+        if (name.equals("id")) {
+          id = text(p, t, "tool_calls[].id");
+          continue;
+        }
         if (!name.equals("function") || t == JsonToken.VALUE_NULL) {
           p.skipChildren();
           continue;
@@ -294,13 +301,19 @@ public final class ChunkParser {
           t = p.nextToken();
           if (name.equals("arguments")) {
             String arguments = text(p, t, "tool_calls[].function.arguments");
-            if (arguments != null) {
+            if (arguments != null && !arguments.isEmpty()) {
               items.add(new StreamItem.Text(arguments, TextKind.TOOL_CALL));
             }
+          } else if (name.equals("name")) {
+            function = text(p, t, "tool_calls[].function.name");
           } else {
             p.skipChildren();
           }
         }
+      }
+      // The first chunk of a streamed call names it (id and function.name); later ones add arguments.
+      if (id != null || function != null) {
+        items.add(at, new StreamItem.ToolCallStart(id, function));
       }
     }
   }

@@ -80,7 +80,9 @@ final class GeminiDecoder implements StreamDecoder {
       boolean thought = part.path("thought").asBoolean(false);
       out.accept(new StreamItem.Text(text, thought ? TextKind.REASONING : TextKind.CONTENT));
     } else if (part.path("functionCall").isObject()) {
-      JsonNode args = part.path("functionCall").path("args");
+      JsonNode call = part.path("functionCall");
+      out.accept(new StreamItem.ToolCallStart(WireJson.text(call, "id"), WireJson.text(call, "name")));
+      JsonNode args = call.path("args");
       out.accept(new StreamItem.Text(args.isMissingNode() ? "{}" : args.toString(), TextKind.TOOL_CALL));
     }
   }

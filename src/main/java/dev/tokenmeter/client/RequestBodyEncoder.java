@@ -81,6 +81,9 @@ final class RequestBodyEncoder {
     }
     if (config.api() == Api.CHAT) {
       writeMessages(g, spec.prompt());
+      if (spec.prompt() instanceof Prompt.Chat c && !c.tools().isEmpty() && !extra.has("tools")) {
+        ApiBodies.openAiTools(g, c.tools());
+      }
     } else {
       writePrompt(g, spec.prompt());
     }
@@ -107,7 +110,11 @@ final class RequestBodyEncoder {
       case Prompt.Infill f -> writeMessage(g, "user", f.asText());
       case Prompt.Chat c -> {
         for (Message m : c.messages()) {
-          writeMessage(g, m.role(), m.content());
+          if (m.tool() == null) {
+            writeMessage(g, m.role(), m.content());
+          } else {
+            ApiBodies.openAiToolMessage(g, m);
+          }
         }
       }
     }

@@ -33,6 +33,12 @@ final class ResponsesDecoder implements StreamDecoder {
       case "response.reasoning_summary_text.delta", "response.reasoning_text.delta" ->
           text(e, TextKind.REASONING, out);
       case "response.function_call_arguments.delta" -> text(e, TextKind.TOOL_CALL, out);
+      case "response.output_item.added" -> {
+        JsonNode item = e.path("item");
+        if (item.path("type").asText("").equals("function_call")) {
+          out.accept(new StreamItem.ToolCallStart(WireJson.text(item, "call_id"), WireJson.text(item, "name")));
+        }
+      }
       case "response.completed", "response.incomplete", "response.failed" -> {
         ended(e.path("response"), out);
         out.accept(DONE);
@@ -71,7 +77,10 @@ final class ResponsesDecoder implements StreamDecoder {
             emit(WireJson.text(part, "text"), TextKind.REASONING, out);
           }
         }
-        case "function_call" -> emit(WireJson.text(item, "arguments"), TextKind.TOOL_CALL, out);
+        case "function_call" -> {
+          out.accept(new StreamItem.ToolCallStart(WireJson.text(item, "call_id"), WireJson.text(item, "name")));
+          emit(WireJson.text(item, "arguments"), TextKind.TOOL_CALL, out);
+        }
         default -> {}
       }
     }

@@ -191,6 +191,7 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
       case StreamItem.Usage u -> cachedTokens = u.cachedTokens();
       case StreamItem.Text t -> {}
       case StreamItem.Role r -> {}
+      case StreamItem.ToolCallStart c -> {}
     }
   }
 

@@ -49,7 +49,17 @@ public final class SessionWords {
     } else if (turns.size() > 1) {
       out.append("; the server reported no cached prompt tokens");
     }
-    return out.append('.').append(ends).toString();
+    return out.append('.').append(agent(s)).append(ends).toString();
+  }
+
+  /** Agent loops: how many steps were tool calls and how many results went back; empty otherwise. */
+  private static String agent(Sessions s) {
+    Sessions.Agent a = s.agent();
+    if (a == null) {
+      return "";
+    }
+    return String.format(Locale.ROOT, " %,d of %,d agent steps (%d%%) were tool calls; %,d tool results were sent.",
+        a.toolCalls(), a.steps(), Math.round(100 * a.toolCallShare()), a.toolResults());
   }
 
   private static String ends(Sessions s) {

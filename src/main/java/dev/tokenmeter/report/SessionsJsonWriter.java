@@ -38,7 +38,50 @@ final class SessionsJsonWriter {
       g.writeEndObject();
     }
     g.writeEndArray();
+    if (s.agent() != null) {
+      agent(g, s);
+    }
     g.writeStringField("in_words", SessionWords.of(s));
     g.writeEndObject();
+  }
+
+  /**
+   * The {@code agent} object: tool steps, tool calls, tool results, the share of steps answered
+   * with a tool call, and how TTFT p50 grew with the context from the first turn to the last
+   * bucket (ms per 1,000 prompt tokens; NaN with one bucket or no growth).
+   */
+  private static void agent(JsonGenerator g, Sessions s) throws IOException {
+    Sessions.Agent a = s.agent();
+    g.writeObjectFieldStart("agent");
+    g.writeNumberField("steps", a.steps());
+    g.writeNumberField("tool_calls", a.toolCalls());
+    g.writeNumberField("tool_results", a.toolResults());
+    StageJsonWriter.number(g, "tool_call_share", a.toolCallShare());
+    StageJsonWriter.number(g, "ttft_p50_growth_ms_per_1k_tokens", ttftGrowth(s));
+    g.writeEndObject();
+  }
+
+  /** (TTFT p50 of the last bucket − of turn 1) / (their mean prompts' difference) × 1000, ms. */
+  static double ttftGrowth(Sessions s) {
+    Sessions.ByTurn first = null;
+    Sessions.ByTurn last = null;
+    for (Sessions.ByTurn t : s.byTurn()) {
+      if (t.ttft().getTotalCount() == 0 || t.promptTokens().getTotalCount() == 0) {
+        continue;
+      }
+      if (first == null) {
+        first = t;
+      }
+      last = t;
+    }
+    if (first == null || first == last) {
+      return Double.NaN;
+    }
+    double tokens = last.promptTokens().getMean() - first.promptTokens().getMean();
+    if (tokens <= 0) {
+      return Double.NaN;
+    }
+    double ms = (last.ttft().getValueAtPercentile(50) - first.ttft().getValueAtPercentile(50)) / NS_PER_MS;
+    return ms / tokens * 1000;
   }
 }

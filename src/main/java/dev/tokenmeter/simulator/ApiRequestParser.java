@@ -95,13 +95,19 @@ final class ApiRequestParser {
       }
       default -> throw new IllegalArgumentException("read by RequestParser: " + api);
     }
+    RequestParser.tools(root, roles, contents);
     int[] promptIds = PromptTokens.chatIds(roles, contents, counter);
     JsonNode seed = root.get("seed");
     int minTokens = Math.max(0, RequestParser.optionalPositiveInt(root, "min_tokens"));
     return new RequestParser.Parsed(
         api, model, stream, true, maxTokens, RequestParser.optionalBoolean(root, "ignore_eos"), minTokens,
         promptIds.length, seed != null && seed.canConvertToLong() ? seed.asLong() : null, promptIds,
-        api == GenerationRequest.Api.ANTHROPIC ? ToolCalls.anthropic(root) : null);
+        switch (api) {
+          case ANTHROPIC -> ToolCalls.anthropic(root);
+          case GEMINI -> ToolCalls.gemini(root);
+          case RESPONSES -> ToolCalls.responses(root);
+          default -> null;
+        });
   }
 
   private static JsonNode read(InputStream body) throws RequestParser.Rejected {
@@ -130,6 +136,14 @@ final class ApiRequestParser {
   private static void messages(JsonNode root, String field, List<String> roles, List<String> contents)
       throws RequestParser.Rejected {
     for (JsonNode m : array(root, field)) {
+      String type = m.path("type").asText("");
+      if (field.equals("input") && (type.equals("function_call") || type.equals("function_call_output"))) {
+        // the Responses API's tool steps: the call (name and arguments) and the tool's output
+        roles.add(type.equals("function_call") ? "assistant" : "tool");
+        contents.add(type.equals("function_call") ? m.path("name").asText("") + m.path("arguments").asText("")
+            : m.path("output").asText(""));
+        continue;
+      }
       if (!m.isObject() || !m.path("role").isTextual()) {
         throw RequestParser.Rejected.badRequest(field + ": each message must be an object with a string role");
       }

@@ -11,6 +11,11 @@ import io.netty.buffer.ByteBuf;
  * or {@code MAX_TOKENS}); no terminator event. Lines end with CRLF, as Google's servers send them.
  * The EOS token is an empty text part. The injected error is an {@code error} object ({@code
  * INTERNAL}).
+ *
+ * <p>A tool call ({@link ToolCalls}) is one {@code functionCall} part ({@code name}, {@code args})
+ * sent whole in the last chunk, as Gemini's REST stream delivers function calls (not argument
+ * pieces), with {@code finishReason} {@code STOP}; its argument tokens are counted in {@code
+ * candidatesTokenCount} as they are generated, and nothing is sent before the call is complete.
  */
 final class GeminiFrames implements WireFrames {
   private static final byte[] HEAD = ascii("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"");
@@ -23,8 +28,10 @@ final class GeminiFrames implements WireFrames {
   private final int promptTokens;
   private int tokens;
   private int cachedTokens;
+  private final ToolCalls.Call toolCall;
 
-  GeminiFrames(String id, String quotedModel, int promptTokens) {
+  GeminiFrames(String id, String quotedModel, int promptTokens, ToolCalls.Call toolCall) {
+    this.toolCall = toolCall;
     this.id = id;
     this.quotedModel = quotedModel;
     this.promptTokens = promptTokens;
@@ -33,6 +40,14 @@ final class GeminiFrames implements WireFrames {
   @Override
   public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
     tokens++;
+    if (toolCall != null) {
+      if (finishReason != null) {
+        out.writeCharSequence("data: {\"candidates\": [{\"content\": {\"parts\": [" + callPart(finishReason)
+            + "],\"role\": \"model\"}," + finish(finishReason) + "\"index\": 0}],\"usageMetadata\": " + usage(tokens)
+            + ",\"modelVersion\": " + quotedModel + ",\"responseId\": \"" + id + "\"}\r\n\r\n", UTF_8);
+      }
+      return;
+    }
     out.writeBytes(HEAD);
     out.writeBytes(tokenJson);
     out.writeCharSequence("\"}],\"role\": \"model\"}," + finish(finishReason) + "\"index\": 0}],\"usageMetadata\": "
@@ -41,7 +56,8 @@ final class GeminiFrames implements WireFrames {
 
   @Override
   public int tokenChunkBound(byte[] tokenJson) {
-    return HEAD.length + tokenJson.length + 256;
+    return HEAD.length + tokenJson.length + 256 + (toolCall == null ? 0 : 64 + 6 * (toolCall.name().length()
+        + toolCall.arguments().length()));
   }
 
   @Override
@@ -57,10 +73,17 @@ final class GeminiFrames implements WireFrames {
 
   @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
-    return ("{\"candidates\": [{\"content\": {\"parts\": [{\"text\": " + Bodies.quote(text) + "}],\"role\": \"model\"},"
+    String part = toolCall != null ? callPart(finishReason) : "{\"text\": " + Bodies.quote(text) + "}";
+    return ("{\"candidates\": [{\"content\": {\"parts\": [" + part + "],\"role\": \"model\"},"
             + finish(finishReason) + "\"index\": 0}],\"usageMetadata\": " + usage(completionTokens)
             + ",\"modelVersion\": " + quotedModel + ",\"responseId\": \"" + id + "\"}")
         .getBytes(UTF_8);
+  }
+
+  /** The {@code functionCall} part; its {@code args} {@code {}} when cut at max tokens. */
+  private String callPart(String finishReason) {
+    return "{\"functionCall\": {\"name\": " + Bodies.quote(toolCall.name()) + ",\"args\": "
+        + ("length".equals(finishReason) ? "{}" : toolCall.arguments()) + "}}";
   }
 
   private static String finish(String finishReason) {

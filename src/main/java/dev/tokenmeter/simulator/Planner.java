@@ -90,6 +90,10 @@ final class Planner {
         random.nextLong(),
         call,
         call == null ? null
-            : (parsed.api() == GenerationRequest.Api.ANTHROPIC ? "toolu_" : "call_") + Ids.hex(config.seed(), -id));
+            : switch (parsed.api()) {
+              case ANTHROPIC -> "toolu_" + Ids.hex(config.seed(), -id);
+              case GEMINI -> null; // Gemini's functionCall carries no id
+              default -> "call_" + Ids.hex(config.seed(), -id);
+            });
   }
 }

@@ -138,12 +138,34 @@ final class RequestParser {
         throw Rejected.badRequest("each message must be an object with a string role");
       }
       roles.add(message.path("role").asText());
-      contents.add(contentText(message.get("content")));
+      String text = contentText(message.get("content"));
+      for (JsonNode call : message.path("tool_calls")) { // a tool call's name and arguments are prompt text too
+        text += call.path("function").path("name").asText("") + call.path("function").path("arguments").asText("");
+      }
+      contents.add(text);
     }
+    tools(root, roles, contents);
     return PromptTokens.chatIds(roles, contents, counter);
   }
 
-  /** A message's text: a string, or the {@code text} of each part of a content-part array. */
+  /**
+   * The request's tool definitions ({@code tools}, any API's form) as prompt text ahead of the
+   * messages, as a chat template renders them: an agent's requests carry them every step.
+   */
+  static void tools(JsonNode root, List<String> roles, List<String> contents) {
+    JsonNode tools = root.get("tools");
+    if (tools != null && tools.isArray() && !tools.isEmpty()) {
+      roles.add(0, "system");
+      contents.add(0, tools.toString());
+    }
+  }
+
+  /**
+   * A message's text: a string, or each part of a content-part array: its {@code text}, else the
+   * tool steps' parts as their JSON (Anthropic {@code tool_use} input and {@code tool_result}
+   * content, Gemini {@code functionCall} and {@code functionResponse}), which a server's template
+   * renders into the prompt too.
+   */
   static String contentText(JsonNode content) throws Rejected {
     if (content == null || content.isNull()) {
       return "";
@@ -154,7 +176,18 @@ final class RequestParser {
     if (content.isArray()) {
       StringBuilder text = new StringBuilder();
       for (JsonNode part : content) {
-        text.append(part.path("text").asText(""));
+        if (part.has("text")) {
+          text.append(part.path("text").asText(""));
+        } else if (part.has("input")) {
+          text.append(part.path("name").asText("")).append(part.get("input"));
+        } else if (part.has("content")) {
+          JsonNode c = part.get("content");
+          text.append(c.isArray() ? contentText(c) : c.asText(""));
+        } else if (part.has("functionCall")) {
+          text.append(part.get("functionCall"));
+        } else if (part.has("functionResponse")) {
+          text.append(part.get("functionResponse"));
+        }
       }
       return text.toString();
     }

@@ -15,6 +15,13 @@ import java.io.ByteArrayOutputStream;
  * with the usage. Every event has its {@code event:} line and a {@code sequence_number}. The EOS
  * token has no text and so no delta. The injected error is {@code response.failed} ({@code
  * server_error}).
+ *
+ * <p>A tool call ({@link ToolCalls}) is one {@code function_call} output item instead: {@code
+ * response.output_item.added} with the item ({@code id} {@code fc_…}, {@code call_id}, {@code
+ * name}, {@code arguments ""}), one {@code response.function_call_arguments.delta} per token of
+ * the arguments, then {@code response.function_call_arguments.done} and {@code
+ * response.output_item.done} with the whole arguments, as documented at
+ * platform.openai.com/docs/guides/function-calling ("Streaming").
  */
 final class ResponsesFrames implements WireFrames {
   private final String id;
@@ -26,15 +33,29 @@ final class ResponsesFrames implements WireFrames {
   private int sequence;
   private int cachedTokens;
 
-  ResponsesFrames(String id, long createdSeconds, String quotedModel) {
+  private final ToolCalls.Call toolCall;
+  private final String callId;
+
+  ResponsesFrames(String id, long createdSeconds, String quotedModel, ToolCalls.Call toolCall, String callId) {
     this.id = id;
-    this.messageId = "msg_" + id.substring(id.indexOf('_') + 1);
+    this.toolCall = toolCall;
+    this.callId = callId;
+    String suffix = id.substring(id.indexOf('_') + 1);
+    this.messageId = (toolCall == null ? "msg_" : "fc_") + suffix;
     this.createdSeconds = createdSeconds;
     this.quotedModel = quotedModel;
-    this.deltaHead =
-        ("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\""
-                + messageId + "\",\"output_index\":0,\"content_index\":0,\"delta\":\"")
-            .getBytes(UTF_8);
+    this.deltaHead = (toolCall == null
+            ? "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\""
+                + messageId + "\",\"output_index\":0,\"content_index\":0,\"delta\":\""
+            : "event: response.function_call_arguments.delta\ndata: {\"type\":\"response.function_call_arguments.delta\","
+                + "\"item_id\":\"" + messageId + "\",\"output_index\":0,\"delta\":\"")
+        .getBytes(UTF_8);
+  }
+
+  /** The function_call item; {@code arguments} escaped JSON-string content. */
+  private String call(String status, String arguments) {
+    return "{\"id\":\"" + messageId + "\",\"type\":\"function_call\",\"status\":\"" + status + "\",\"arguments\":\""
+        + arguments + "\",\"call_id\":\"" + callId + "\",\"name\":" + Bodies.quote(toolCall.name()) + "}";
   }
 
   @Override
@@ -47,6 +68,10 @@ final class ResponsesFrames implements WireFrames {
     String inProgress = response("in_progress", "[]", "null", null);
     event(out, "response.created", "\"response\":" + inProgress);
     event(out, "response.in_progress", "\"response\":" + inProgress);
+    if (toolCall != null) {
+      event(out, "response.output_item.added", "\"output_index\":0,\"item\":" + call("in_progress", ""));
+      return;
+    }
     event(out, "response.output_item.added", "\"output_index\":0,\"item\":" + message("in_progress", "[]"));
     event(out, "response.content_part.added", "\"item_id\":\"" + messageId
         + "\",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[]}");
@@ -60,7 +85,7 @@ final class ResponsesFrames implements WireFrames {
     text.writeBytes(tokenJson);
     out.writeBytes(deltaHead);
     out.writeBytes(tokenJson);
-    out.writeCharSequence("\",\"logprobs\":[],\"sequence_number\":" + sequence++ + "}\n\n", UTF_8);
+    out.writeCharSequence((toolCall == null ? "\",\"logprobs\":[]" : "\"") + ",\"sequence_number\":" + sequence++ + "}\n\n", UTF_8);
   }
 
   @Override
@@ -70,6 +95,18 @@ final class ResponsesFrames implements WireFrames {
 
   @Override
   public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
+    boolean cut = "length".equals(finishReason);
+    if (toolCall != null) {
+      String arguments = text.toString(UTF_8);
+      event(out, "response.function_call_arguments.done", "\"item_id\":\"" + messageId
+          + "\",\"output_index\":0,\"arguments\":\"" + arguments + "\"");
+      String item = call(cut ? "incomplete" : "completed", arguments);
+      event(out, "response.output_item.done", "\"output_index\":0,\"item\":" + item);
+      event(out, cut ? "response.incomplete" : "response.completed",
+          "\"response\":" + response(cut ? "incomplete" : "completed", "[" + item + "]", usage(promptTokens, completionTokens),
+              cut ? "{\"reason\":\"max_output_tokens\"}" : null));
+      return;
+    }
     String whole = "\"" + text.toString(UTF_8) + "\"";
     String part = "{\"type\":\"output_text\",\"text\":" + whole + ",\"annotations\":[]}";
     String head = "\"item_id\":\"" + messageId + "\",\"output_index\":0,\"content_index\":0,";
@@ -77,7 +114,6 @@ final class ResponsesFrames implements WireFrames {
     event(out, "response.content_part.done", head + "\"part\":" + part);
     String item = message("completed", "[" + part + "]");
     event(out, "response.output_item.done", "\"output_index\":0,\"item\":" + item);
-    boolean cut = "length".equals(finishReason);
     event(out, cut ? "response.incomplete" : "response.completed",
         "\"response\":" + response(cut ? "incomplete" : "completed", "[" + item + "]", usage(promptTokens, completionTokens),
             cut ? "{\"reason\":\"max_output_tokens\"}" : null));
@@ -97,6 +133,12 @@ final class ResponsesFrames implements WireFrames {
 
   @Override
   public byte[] body(String whole, String finishReason, int promptTokens, int completionTokens) {
+    if (toolCall != null) {
+      boolean cut = "length".equals(finishReason);
+      String q = Bodies.quote(whole);
+      return response(cut ? "incomplete" : "completed", "[" + call(cut ? "incomplete" : "completed", q.substring(1, q.length() - 1))
+          + "]", usage(promptTokens, completionTokens), cut ? "{\"reason\":\"max_output_tokens\"}" : null).getBytes(UTF_8);
+    }
     String part = "{\"type\":\"output_text\",\"text\":" + Bodies.quote(whole) + ",\"annotations\":[]}";
     boolean cut = "length".equals(finishReason);
     return response(cut ? "incomplete" : "completed", "[" + message("completed", "[" + part + "]") + "]",

@@ -10,7 +10,7 @@ import java.util.List;
  * When the simulator answers with a tool call, and with which arguments (docs/SIMULATOR.md, "Tool
  * calls"). Stateless, thread-safe.
  *
- * <p>The rule, the same in OpenAI's chat and Anthropic's Messages API: a request with tools gets a
+ * <p>The rule, the same in OpenAI's chat, Anthropic's Messages, Gemini and the Responses API: a request with tools gets a
  * call of one of them when {@code tool_choice} demands one (OpenAI {@code "required"} or a named
  * function; Anthropic {@code any} or a named {@code tool}), never with {@code "none"}, and with
  * {@code auto} (or none given) when the last message is not a tool result (OpenAI role {@code
@@ -91,6 +91,75 @@ final class ToolCalls {
       String name = text(t.get("name"));
       if (name != null && (named == null || named.equals(name))) {
         return new Call(name, arguments(t.get("input_schema")));
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Gemini: {@code tools[].functionDeclarations[]} ({@code name}, {@code parameters} or {@code
+   * parametersJsonSchema}) and {@code toolConfig.functionCallingConfig} ({@code mode} {@code ANY}
+   * demands a call, of the first of {@code allowedFunctionNames} when given; {@code NONE} forbids
+   * one; {@code AUTO}, the default, calls unless the last content holds a {@code functionResponse}
+   * part).
+   */
+  static Call gemini(JsonNode root) {
+    List<JsonNode> declarations = new ArrayList<>();
+    for (JsonNode t : root.path("tools")) {
+      for (JsonNode d : t.path("functionDeclarations")) {
+        declarations.add(d);
+      }
+    }
+    if (declarations.isEmpty()) {
+      return null;
+    }
+    JsonNode config = root.path("toolConfig").path("functionCallingConfig");
+    String mode = config.path("mode").asText("AUTO");
+    String named = config.path("allowedFunctionNames").isArray() ? text(config.path("allowedFunctionNames").get(0)) : null;
+    JsonNode contents = root.path("contents");
+    boolean afterTool = false;
+    if (!contents.isEmpty()) {
+      for (JsonNode part : contents.get(contents.size() - 1).path("parts")) {
+        afterTool |= part.has("functionResponse");
+      }
+    }
+    if (mode.equals("NONE") || !mode.equals("ANY") && afterTool) {
+      return null;
+    }
+    for (JsonNode d : declarations) {
+      String name = text(d.get("name"));
+      if (name != null && (named == null || named.equals(name))) {
+        JsonNode schema = d.has("parameters") ? d.get("parameters") : d.get("parametersJsonSchema");
+        return new Call(name, arguments(schema));
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The Responses API: {@code tools[]} of type {@code function} ({@code name}, {@code parameters})
+   * and {@code tool_choice} ({@code "required"}, a {@code {"type":"function","name":…}}, {@code
+   * "none"}, or {@code "auto"}, which calls unless the last {@code input} item is a {@code
+   * function_call_output}).
+   */
+  static Call responses(JsonNode root) {
+    JsonNode tools = root.get("tools");
+    if (tools == null || !tools.isArray() || tools.isEmpty()) {
+      return null;
+    }
+    JsonNode choice = root.get("tool_choice");
+    String named = choice != null && choice.isObject() ? text(choice.get("name")) : null;
+    String mode = choice != null && choice.isTextual() ? choice.asText() : "auto";
+    JsonNode input = root.path("input");
+    boolean afterTool = input.isArray() && !input.isEmpty()
+        && "function_call_output".equals(input.get(input.size() - 1).path("type").asText());
+    if (named == null && (mode.equals("none") || mode.equals("auto") && afterTool)) {
+      return null;
+    }
+    for (JsonNode t : tools) {
+      String name = text(t.get("name"));
+      if ("function".equals(t.path("type").asText()) && name != null && (named == null || named.equals(name))) {
+        return new Call(name, arguments(t.get("parameters")));
       }
     }
     return null;

@@ -75,16 +75,17 @@ interface WireFrames {
   }
 
   /**
-   * The frames of one response that may be a tool call ({@code toolCall} non-null: chat and
-   * Anthropic; the other APIs answer in text): each token is then a piece of its arguments.
+   * The frames of one response that may be a tool call ({@code toolCall} non-null: chat,
+   * Anthropic, Gemini and Responses; the other APIs answer in text): each token is then a piece of
+   * its arguments.
    */
   static WireFrames of(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel,
       int promptTokens, ToolCalls.Call toolCall, String toolCallId) {
     return switch (api) {
       case CHAT, COMPLETIONS -> new OpenAiFrames(api, id, createdSeconds, model, quotedModel, toolCall, toolCallId);
       case ANTHROPIC -> new AnthropicFrames(id, quotedModel, promptTokens, toolCall, toolCallId);
-      case RESPONSES -> new ResponsesFrames(id, createdSeconds, quotedModel);
-      case GEMINI -> new GeminiFrames(id, quotedModel, promptTokens);
+      case RESPONSES -> new ResponsesFrames(id, createdSeconds, quotedModel, toolCall, toolCallId);
+      case GEMINI -> new GeminiFrames(id, quotedModel, promptTokens, toolCall);
       case TGI -> new TgiFrames(promptTokens);
       case OLLAMA, OLLAMA_GENERATE -> new OllamaFrames(api == GenerationRequest.Api.OLLAMA, quotedModel, createdSeconds);
     };

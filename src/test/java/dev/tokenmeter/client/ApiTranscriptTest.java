@@ -110,6 +110,7 @@ class ApiTranscriptTest {
             reasoning("The user wants the weather."),
             reasoning(" I'll call the tool."),
             content("Let me check."),
+            new StreamItem.ToolCallStart("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather"),
             tool("{\"location\": \"San Fra"),
             tool("ncisco, CA\"}"),
             new Finish("tool_calls"),
@@ -187,6 +188,7 @@ class ApiTranscriptTest {
             new ErrorEvent("Gemini blocked the prompt: PROHIBITED_CONTENT", "prompt_blocked", "PROHIBITED_CONTENT"));
     assertThat(stream(Api.GEMINI, "gemini-malformed-call.sse"))
         .containsExactly(
+            new StreamItem.ToolCallStart(null, "get_weather"),
             tool("{\"city\":\"Paris\"}"),
             new Finish("malformed_function_call"),
             new Usage(30, 5, -1),

@@ -86,7 +86,9 @@ class ChunkParserTest {
             + "{\"index\":1,\"function\":{\"arguments\":\"\"}},"
             + "{\"index\":2,\"function\":null},"
             + "{\"index\":3,\"function\":{\"arguments\":\"{}\"}}]}}]}";
-    assertThat(parse(chunk)).containsExactly(tool("{\"a\":1}"), tool("{}"));
+    // the first names its function (a start item before its arguments); the others add arguments only
+    assertThat(parse(chunk)).containsExactly(
+        new dev.tokenmeter.core.request.StreamItem.ToolCallStart(null, "f"), tool("{\"a\":1}"), tool("{}"));
   }
 
   @Test

@@ -176,6 +176,7 @@ class ChunkParserTranscriptTest {
     assertThat(stream("openai-tool-calls.sse"))
         .containsExactly(
             ASSISTANT,
+            new StreamItem.ToolCallStart("call_DdmO9pD3xa9XTPNJ32zg2hcA", "get_weather"),
             tool("{\""),
             tool("location"),
             tool("\":\""),
@@ -272,6 +273,7 @@ class ChunkParserTranscriptTest {
     assertThat(response("openai-chat-tool-response.body"))
         .containsExactly(
             ASSISTANT,
+            new StreamItem.ToolCallStart("call_62136354", "get_weather"),
             tool("{\"location\":\"Paris\"}"),
             new Finish("tool_calls"),
             new Usage(82, 17, 0, 0));

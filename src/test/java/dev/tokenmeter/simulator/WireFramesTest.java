@@ -163,6 +163,111 @@ class WireFramesTest {
     }
   }
 
+  /**
+   * Gemini sends a function call whole, as its REST stream does (ai.google.dev/api/generate-content:
+   * a {@code functionCall} part with {@code name} and {@code args}), in the last chunk, finish STOP,
+   * the argument tokens in candidatesTokenCount; the Responses API streams a function_call item
+   * (platform.openai.com/docs/guides/function-calling, "Streaming": {@code response.output_item.added}
+   * with {@code call_id} and {@code name}, {@code response.function_call_arguments.delta} pieces,
+   * {@code .done} with the whole arguments).
+   */
+  @Test
+  void geminiAndResponsesToolCallFrames() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    ToolCalls.Call call = new ToolCalls.Call("get_weather", "{\"city\":\"Zürich\",\"days\":1}");
+    java.util.List<String> pieces = call.pieces();
+
+    WireFrames g = WireFrames.of(GenerationRequest.Api.GEMINI, "resp_ab12", 1_700_000_000L, "m", "\"m\"", 7, call, null);
+    ByteBuf out = Unpooled.buffer();
+    for (int i = 0; i < pieces.size(); i++) {
+      g.writeToken(out, Bodies.escaped(pieces.get(i)), i == pieces.size() - 1 ? "tool_calls" : null);
+    }
+    String stream = out.toString(UTF_8);
+    out.release();
+    assertThat(stream.split("\r\n\r\n")).as("one chunk, the whole call").hasSize(1);
+    com.fasterxml.jackson.databind.JsonNode chunk = json.readTree(stream.substring("data: ".length()));
+    com.fasterxml.jackson.databind.JsonNode candidate = chunk.path("candidates").path(0);
+    assertThat(candidate.path("content").path("parts").path(0).path("functionCall")).isEqualTo(json.readTree(
+        "{\"name\":\"get_weather\",\"args\":" + call.arguments() + "}"));
+    assertThat(candidate.path("finishReason").asText()).isEqualTo("STOP");
+    assertThat(chunk.path("usageMetadata").path("candidatesTokenCount").asInt()).isEqualTo(pieces.size());
+    com.fasterxml.jackson.databind.JsonNode gBody = json.readTree(g.body(call.arguments(), "tool_calls", 7, 6));
+    assertThat(gBody.path("candidates").path(0).path("content").path("parts").path(0).path("functionCall").path("args"))
+        .isEqualTo(json.readTree(call.arguments()));
+
+    WireFrames r = WireFrames.of(GenerationRequest.Api.RESPONSES, "resp_ab12", 1_700_000_000L, "m", "\"m\"", 7, call,
+        "call_1");
+    out = Unpooled.buffer();
+    r.writeOpening(out);
+    for (int i = 0; i < pieces.size(); i++) {
+      r.writeToken(out, Bodies.escaped(pieces.get(i)), i == pieces.size() - 1 ? "tool_calls" : null);
+    }
+    r.writeClosing(out, "tool_calls", 7, pieces.size(), true);
+    stream = out.toString(UTF_8);
+    out.release();
+    StringBuilder arguments = new StringBuilder();
+    java.util.List<String> types = new java.util.ArrayList<>();
+    com.fasterxml.jackson.databind.JsonNode added = null;
+    com.fasterxml.jackson.databind.JsonNode done = null;
+    for (String line : stream.split("\n")) {
+      if (!line.startsWith("data: {")) {
+        continue;
+      }
+      com.fasterxml.jackson.databind.JsonNode e = json.readTree(line.substring(6));
+      String type = e.path("type").asText();
+      if (!types.contains(type)) {
+        types.add(type);
+      }
+      switch (type) {
+        case "response.output_item.added" -> added = e.path("item");
+        case "response.function_call_arguments.delta" -> arguments.append(e.path("delta").asText());
+        case "response.function_call_arguments.done" -> done = e;
+        default -> {}
+      }
+    }
+    assertThat(types).containsExactly("response.created", "response.in_progress", "response.output_item.added",
+        "response.function_call_arguments.delta", "response.function_call_arguments.done", "response.output_item.done",
+        "response.completed");
+    assertThat(added.path("type").asText()).isEqualTo("function_call");
+    assertThat(added.path("call_id").asText()).isEqualTo("call_1");
+    assertThat(added.path("name").asText()).isEqualTo("get_weather");
+    assertThat(added.path("id").asText()).startsWith("fc_");
+    assertThat(arguments.toString()).isEqualTo(call.arguments());
+    assertThat(done.path("arguments").asText()).isEqualTo(call.arguments());
+    com.fasterxml.jackson.databind.JsonNode rBody = json.readTree(r.body(call.arguments(), "tool_calls", 7, 6));
+    com.fasterxml.jackson.databind.JsonNode item = rBody.path("output").path(0);
+    assertThat(item.path("type").asText()).isEqualTo("function_call");
+    assertThat(item.path("call_id").asText()).isEqualTo("call_1");
+    assertThat(item.path("arguments").asText()).isEqualTo(call.arguments());
+  }
+
+  @Test
+  void geminiAndResponsesToolChoice() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String decl = "\"tools\":[{\"functionDeclarations\":[{\"name\":\"a\"},{\"name\":\"b\",\"parameters\":"
+        + "{\"type\":\"object\",\"properties\":{\"q\":{\"type\":\"string\"}},\"required\":[\"q\"]}}]}]";
+    String user = "\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]";
+    String afterTool = "\"contents\":[{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"a\","
+        + "\"response\":{}}}]}]";
+    assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + user + "}")).name()).isEqualTo("a");
+    assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + afterTool + "}"))).isNull();
+    assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + afterTool
+        + ",\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"b\"]}}}")))
+        .isEqualTo(new ToolCalls.Call("b", "{\"q\":\"example\"}"));
+    assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + user
+        + ",\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"NONE\"}}}"))).isNull();
+
+    String tools = "\"tools\":[{\"type\":\"web_search\"},{\"type\":\"function\",\"name\":\"f\"}]";
+    String input = "\"input\":[{\"role\":\"user\",\"content\":\"hi\"}]";
+    String output = "\"input\":[{\"role\":\"user\",\"content\":\"hi\"},{\"type\":\"function_call_output\","
+        + "\"call_id\":\"c\",\"output\":\"x\"}]";
+    assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + input + "}")).name()).isEqualTo("f");
+    assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + output + "}"))).isNull();
+    assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + output + ",\"tool_choice\":\"required\"}")))
+        .isNotNull();
+    assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + input + ",\"tool_choice\":\"none\"}"))).isNull();
+  }
+
   @Test
   void toolChoiceDecidesWhetherToCallAndArgumentsFillTheRequiredProperties() throws Exception {
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();

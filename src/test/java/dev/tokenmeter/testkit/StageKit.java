@@ -90,6 +90,7 @@ public final class StageKit {
     private long stageLimitMillis = 30_000;
     private RequestSink alsoTo = (t, m) -> {};
     private int eventLoops = 1;
+    private RequestSource source;
 
     private Spec(URI baseUrl) {
       this.baseUrl = baseUrl;
@@ -203,8 +204,17 @@ public final class StageKit {
       return new StagePlan(0, load, stop, warmupNanos, cooldownNanos, seed);
     }
 
-    /** Every request the same short prompt, with its {@code max_tokens}. */
+    /** The requests to send (a {@code SessionSource} runs sessions), instead of one fixed prompt. */
+    public Spec source(RequestSource requests) {
+      this.source = requests;
+      return this;
+    }
+
+    /** The source set by {@link #source(RequestSource)}, else every request the same short prompt, with its {@code max_tokens}. */
     public RequestSource source() {
+      if (source != null) {
+        return source;
+      }
       LongToIntFunction max = maxTokens;
       return id ->
           new RequestSpec(

@@ -25,6 +25,7 @@ import org.HdrHistogram.Histogram;
  * @param inputTokens prompt tokens per session, summed over its turns
  * @param outputTokens output tokens per session, summed over its turns
  * @param byTurn by turn index: turns 1 to {@link #TURN_CAP}, then one bucket for every later turn
+ * @param agent the agent loops' counters ({@code --profile agent}), null for other sessions
  */
 public record Sessions(
     long started,
@@ -36,13 +37,37 @@ public record Sessions(
     Histogram turns,
     Histogram inputTokens,
     Histogram outputTokens,
-    List<ByTurn> byTurn) {
+    List<ByTurn> byTurn,
+    Agent agent) {
 
   /** Turns reported one by one; later turns share one bucket ({@code "later"}). */
   public static final int TURN_CAP = 8;
 
   public Sessions {
     byTurn = List.copyOf(byTurn);
+  }
+
+  /** Sessions that are not agent loops. */
+  public Sessions(long started, long finished, long endedByError, long endedByMaxContext, long inProgressAtEnd,
+      Histogram duration, Histogram turns, Histogram inputTokens, Histogram outputTokens, List<ByTurn> byTurn) {
+    this(started, finished, endedByError, endedByMaxContext, inProgressAtEnd, duration, turns, inputTokens,
+        outputTokens, byTurn, null);
+  }
+
+  /**
+   * The tool steps of agent sessions, over the same successful {@code MEASURED} requests as the
+   * by-turn figures (requests that offered tools).
+   *
+   * @param steps requests that offered tools and were answered
+   * @param toolCalls of those, answers that were a tool call
+   * @param toolResults of those, requests that carried a tool result answering a call ({@code tool}
+   *     message, {@code tool_result} block, {@code functionResponse}, {@code function_call_output})
+   */
+  public record Agent(long steps, long toolCalls, long toolResults) {
+    /** Tool calls over steps; NaN without steps. */
+    public double toolCallShare() {
+      return steps > 0 ? (double) toolCalls / steps : Double.NaN;
+    }
   }
 
   /** Sessions that ended of themselves: finished every turn, or stopped by the context limit. */

@@ -1,6 +1,8 @@
 package dev.tokenmeter.core.metrics;
 
 import dev.tokenmeter.core.analysis.Sessions;
+import dev.tokenmeter.core.request.Message;
+import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.core.request.SessionTurn;
 import java.util.ArrayList;
@@ -37,6 +39,9 @@ public final class SessionRecorder {
   private final Histogram[] prompt = histograms();
   private final long[] promptReportingCache = new long[BUCKETS];
   private final long[] cached = new long[BUCKETS];
+  private long agentSteps;
+  private long toolCalls;
+  private long toolResults;
 
   private static Histogram[] histograms() {
     Histogram[] h = new Histogram[BUCKETS];
@@ -77,6 +82,12 @@ public final class SessionRecorder {
       return;
     }
     int b = Sessions.bucketOf(turn.turn());
+    if (t.spec().prompt() instanceof Prompt.Chat c && !c.tools().isEmpty()) {
+      agentSteps++;
+      toolCalls += t.toolCalls().isEmpty() ? 0 : 1;
+      Message last = c.messages().get(c.messages().size() - 1);
+      toolResults += last.tool() != null && last.role().equals("tool") ? 1 : 0;
+    }
     if (m.ttftNanos() >= 0) {
       ttft[b].recordValue(m.ttftNanos());
     }
@@ -111,6 +122,7 @@ public final class SessionRecorder {
     }
     long inProgress = started - finished - endedByError - endedByMaxContext;
     return new Sessions(started, finished, endedByError, endedByMaxContext, Math.max(0, inProgress),
-        duration, turns, inputTokens, outputTokens, byTurn);
+        duration, turns, inputTokens, outputTokens, byTurn,
+        agentSteps > 0 ? new Sessions.Agent(agentSteps, toolCalls, toolResults) : null);
   }
 }

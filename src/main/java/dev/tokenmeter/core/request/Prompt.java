@@ -42,13 +42,22 @@ public sealed interface Prompt {
     }
   }
 
-  /** A chat conversation, oldest message first. */
-  record Chat(List<Message> messages) implements Prompt {
+  /**
+   * A chat conversation, oldest message first, and the tools offered to the model (empty for
+   * none).
+   */
+  record Chat(List<Message> messages, List<ToolSpec> tools) implements Prompt {
     public Chat {
       messages = List.copyOf(messages);
+      tools = List.copyOf(tools);
       if (messages.isEmpty()) {
         throw new IllegalArgumentException("a chat prompt needs at least one message");
       }
+    }
+
+    /** A conversation without tools. */
+    public Chat(List<Message> messages) {
+      this(messages, List.of());
     }
   }
 

@@ -36,6 +36,8 @@ public final class RequestTimeline {
   private final ChunkLog chunks = new ChunkLog();
   private final AnswerText content = new AnswerText();
   private long reasoningChars;
+  /** The tool calls' ids, names and arguments; null until the first tool call (most answers make none). */
+  private ToolCalls toolCalls;
 
   private int usagePromptTokens = -1;
   private int usageCompletionTokens = -1;
@@ -92,7 +94,15 @@ public final class RequestTimeline {
       case StreamItem.Done d -> sawDone = true;
       case StreamItem.Role r -> {}
       case StreamItem.ErrorEvent e -> {}
+      case StreamItem.ToolCallStart c -> calls().start(c.id(), c.name());
     }
+  }
+
+  private ToolCalls calls() {
+    if (toolCalls == null) {
+      toolCalls = new ToolCalls();
+    }
+    return toolCalls;
   }
 
   private void text(StreamItem.Text t, long nanos) {
@@ -107,6 +117,9 @@ public final class RequestTimeline {
       content.append(t.text());
     } else {
       reasoningChars += t.text().length();
+      if (t.kind() == TextKind.TOOL_CALL) {
+        calls().arguments(t.text());
+      }
     }
     lastTokenNanos = nanos;
   }
@@ -234,6 +247,15 @@ public final class RequestTimeline {
     return content;
   }
 
+  /**
+   * The tool calls the answer made, in order, each with the id and name the server sent and its
+   * arguments as received; empty when it made none.
+   */
+  public java.util.List<ToolCall> toolCalls() {
+    return toolCalls == null ? java.util.List.of() : toolCalls.calls();
+  }
+
+  /** Reasoning and tool-call characters received (not content). */
   public long reasoningChars() {
     return reasoningChars;
   }
@@ -270,5 +292,37 @@ public final class RequestTimeline {
   /** The outcome, or null while the request is in flight. */
   public Outcome outcome() {
     return outcome;
+  }
+
+  /**
+   * The tool calls of one answer as they arrive: a start (id, name), then argument pieces, which
+   * belong to the call last started (arguments with no start, as an API that names no call sends
+   * them, make a call without id or name). Allocated only when an answer has a tool call.
+   */
+  private static final class ToolCalls {
+    private final java.util.List<String> ids = new java.util.ArrayList<>(1);
+    private final java.util.List<String> names = new java.util.ArrayList<>(1);
+    private final java.util.List<StringBuilder> arguments = new java.util.ArrayList<>(1);
+
+    void start(String id, String name) {
+      ids.add(id == null ? "" : id);
+      names.add(name == null ? "" : name);
+      arguments.add(new StringBuilder());
+    }
+
+    void arguments(String piece) {
+      if (arguments.isEmpty()) {
+        start(null, null);
+      }
+      arguments.get(arguments.size() - 1).append(piece);
+    }
+
+    java.util.List<ToolCall> calls() {
+      java.util.List<ToolCall> out = new java.util.ArrayList<>(ids.size());
+      for (int i = 0; i < ids.size(); i++) {
+        out.add(new ToolCall(ids.get(i), names.get(i), arguments.get(i).toString()));
+      }
+      return out;
+    }
   }
 }

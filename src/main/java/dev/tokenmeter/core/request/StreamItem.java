@@ -20,6 +20,13 @@ public sealed interface StreamItem {
     }
   }
 
+  /**
+   * A tool call began: its id ({@code null} where the API sends none, as Gemini may) and the
+   * function's name. Its arguments follow as {@link Text} of kind {@link TextKind#TOOL_CALL}. Not
+   * a token: the arguments are.
+   */
+  record ToolCallStart(String id, String name) implements StreamItem {}
+
   /** A role-only delta ({@code {"role":"assistant"}}): not a token, does not start TTFT. */
   record Role(String role) implements StreamItem {}
 
