@@ -7,7 +7,7 @@ cd "$ROOT"
 tm_find_jdk
 export JAVA_HOME="$TOKENMETER_JAVA_HOME"
 JAVA="$JAVA_HOME/bin/java"
-JMH_JAR="$ROOT/target/tokenmeter-jmh.jar"
+JMH_JAR="$ROOT/tokenmeter-cli/target/tokenmeter-jmh.jar"
 SERVER_PID=""
 # The CPUs (a taskset list) the client and the server run on: one each by default, which is all a
 # 2-core machine has; on a bigger one e.g. CLIENT_CPUS=0-3 SERVER_CPUS=4-7 gives each side room for
@@ -22,7 +22,7 @@ bt() { "$JAVA" -cp "$JMH_JAR" dev.tokenmeter.bench.BenchTools "$@"; }
 
 build() {
   echo "building (mvnw -Pjmh package)..." >&2
-  ./mvnw -q -o -Pjmh package -DskipTests >/dev/null 2>&1 || ./mvnw -q -Pjmh package -DskipTests
+  ./mvnw -q -o -Pjmh -pl tokenmeter-cli -am package -DskipTests >/dev/null 2>&1 || ./mvnw -q -Pjmh -pl tokenmeter-cli -am package -DskipTests
 }
 
 machine() {

@@ -26,9 +26,9 @@ CLIENT_CPUS=${CLIENT_CPUS:-0}
 SERVER_CPUS=${SERVER_CPUS:-1}
 OUT=${OUT:-"$ROOT/target/bench-workers/$(date -u +%Y%m%dT%H%M%SZ)"}
 PORT=${PORT:-18471}
-[ -f target/tokenmeter.jar ] || ./mvnw -q -o -DskipTests package
+[ -f tokenmeter-cli/target/tokenmeter.jar ] || ./mvnw -q -o -DskipTests -pl tokenmeter-cli -am package
 mkdir -p "$OUT"
-TM=("$JAVA" -jar "$ROOT/target/tokenmeter.jar")
+TM=("$JAVA" -jar "$ROOT/tokenmeter-cli/target/tokenmeter.jar")
 
 taskset -c "$SERVER_CPUS" "${TM[@]}" sim serve --port "$PORT" --ttft "${TTFT_MS}ms" --itl "${ITL_MS}ms" \
   >"$OUT/sim.log" 2>&1 &

