@@ -33,7 +33,8 @@ class DocsCitationsTest {
   private static final Path DOCS = Path.of("docs");
   private static final Path HISTORY = DOCS.resolve("history");
   private static final List<Path> ROOTS =
-      List.of(Path.of("src"), Path.of("bench"), Path.of("scripts"), DOCS, Path.of("README.md"),
+      List.of(Path.of("tokenmeter-cli"), Path.of("tokenmeter-junit5"), Path.of("tokenmeter-bom"),
+          Path.of("examples"), Path.of("bench"), Path.of("scripts"), DOCS, Path.of("README.md"),
           Path.of("CONTRIBUTING.md"), Path.of("pom.xml"));
   private static final Set<String> TEXT = Set.of("java", "sh", "md", "json", "xml", "py", "txt", "yml", "yaml");
 
@@ -137,6 +138,7 @@ class DocsCitationsTest {
       try (Stream<Path> walk = Files.walk(root)) {
         walk.filter(Files::isRegularFile)
             .filter(p -> !p.startsWith(HISTORY))
+            .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/node_modules/"))
             .filter(p -> !p.getFileName().toString().equals("DocsCitationsTest.java"))
             .filter(p -> TEXT.contains(extension(p)))
             .forEach(files::add);

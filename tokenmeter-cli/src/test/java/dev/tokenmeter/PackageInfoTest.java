@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * matchers apply the rows; the table has no two rows that both cover one package).
  */
 class PackageInfoTest {
-  private static final Path ROOT = Path.of("src/main/java/dev/tokenmeter");
+  private static final Path ROOT = Path.of("tokenmeter-cli/src/main/java/dev/tokenmeter");
   private static final String MAY_USE = "<p>May use:";
   private static final String NOTHING = "nothing else in tokenmeter.";
 

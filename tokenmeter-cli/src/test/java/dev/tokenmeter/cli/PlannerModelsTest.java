@@ -56,7 +56,7 @@ class PlannerModelsTest {
   @Test
   void aConfigJsonModelSimulatesLikeItsPreset(@TempDir Path dir) throws Exception {
     JsonNode file = simulate(dir.resolve("file"), "--model-file",
-        "src/test/resources/hf/deepseek-v3.json", "--gpu", "h200", "--gpus", "8");
+        "tokenmeter-cli/src/test/resources/hf/deepseek-v3.json", "--gpu", "h200", "--gpus", "8");
     JsonNode preset = simulate(dir.resolve("preset"), "--model", "deepseek-v3", "--gpu", "h200",
         "--gpus", "8");
     // FP8 by its quantization_config, as the preset: the same engine, the same timings
@@ -90,7 +90,7 @@ class PlannerModelsTest {
 
   @Test
   void anUnmappedArchitectureIsAUsageError() {
-    Cli.Result r = Cli.run("simulate", "--model-file", "src/test/resources/hf/mamba-2.8b",
+    Cli.Result r = Cli.run("simulate", "--model-file", "tokenmeter-cli/src/test/resources/hf/mamba-2.8b",
         "--concurrency", "1", "--duration", "1s");
     assertThat(r.exitCode()).isEqualTo(2);
     assertThat(r.err()).contains("MambaForCausalLM").contains("supported model types")

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class CtrlCIT {
-  private static final Path JAR = Path.of("target", "tokenmeter.jar");
+  private static final Path JAR = Path.of("tokenmeter-cli", "target", "tokenmeter.jar");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path tmp;

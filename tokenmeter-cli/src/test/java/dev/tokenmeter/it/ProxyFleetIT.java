@@ -231,7 +231,7 @@ class ProxyFleetIT {
 
   /** The versions of the ledger's migrations in the sources ("1", "2", ...), in order. */
   private static List<String> shippedMigrations() throws java.io.IOException {
-    try (var files = java.nio.file.Files.list(Path.of("src/main/resources/dev/tokenmeter/ledger/migration"))) {
+    try (var files = java.nio.file.Files.list(Path.of("tokenmeter-cli/src/main/resources/dev/tokenmeter/ledger/migration"))) {
       return files.map(f -> f.getFileName().toString())
           .filter(n -> n.matches("V\\d+__.*\\.sql"))
           .map(n -> n.substring(1, n.indexOf("__")))

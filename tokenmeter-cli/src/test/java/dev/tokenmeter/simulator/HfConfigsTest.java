@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class HfConfigsTest {
-  private static final Path HF = Path.of("src/test/resources/hf");
+  private static final Path HF = Path.of("tokenmeter-cli/src/test/resources/hf");
 
   /** Each public config maps to the preset of that model, field for field. */
   @ParameterizedTest

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class NodeScripts {
   /** Where the install script puts the SDKs and the check scripts. */
-  public static final Path DIR = Path.of("target", "sdk-check");
+  public static final Path DIR = Path.of("tokenmeter-cli", "target", "sdk-check");
 
   private static final ObjectMapper JSON = new ObjectMapper();
 

