@@ -68,6 +68,7 @@ class ArchitectureTest {
     ARROWS.put("governance..", List.of("core..", "ledger.."));
     ARROWS.put("proxy..", List.of("core..", "sse..", "client..", "ledger..", "telemetry..", "governance.."));
     ARROWS.put("run..", List.of("core..", "client..", "simulator", "simulator.virtual..", "simulator.engine..", "report..", "scrape..", "telemetry.."));
+    ARROWS.put("api", List.of("core.time", "simulator", "simulator.engine.."));
     ARROWS.put("cli..", List.of("core..", "client..", "workload..", "tokenizer..", "simulator..", "report..", "run..", "ledger..", "proxy..", "telemetry..", "governance.."));
   }
 
@@ -128,6 +129,14 @@ class ArchitectureTest {
       }
     }
     assertThat(unused).as("arrows in the table that no class uses").isEmpty();
+  }
+
+  /** The public API is a leaf: the tool never depends on it, so it can stay stable while the tool changes. */
+  @Test
+  void nothingInTheToolUsesThePublicApi() {
+    noClasses().that().resideOutsideOfPackage(full("api"))
+        .should().dependOnClassesThat().resideInAPackage(full("api"))
+        .as("nothing in the tool uses dev.tokenmeter.api").check(CLASSES);
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -51,6 +52,7 @@ final class Generation implements Runnable {
    * @param randomSeed seeds the generated text
    * @param toolCall the tool call answered instead of text (its arguments are the tokens), or null
    * @param toolCallId the call's id ({@code call_…}, {@code toolu_…}), or null
+   * @param textPieces a scripted text's tokens ({@link Scripted.Text}; EOS an empty piece), or null
    */
   record Plan(
       GenerationRequest request,
@@ -63,7 +65,8 @@ final class Generation implements Runnable {
       String clientRequestId,
       long randomSeed,
       ToolCalls.Call toolCall,
-      String toolCallId) {}
+      String toolCallId,
+      List<String> textPieces) {}
 
   private static final byte[] EMPTY = new byte[0];
 
@@ -79,7 +82,7 @@ final class Generation implements Runnable {
   private final int faultAt;
   private final long[] intended;
   private final long[] actual;
-  /** A tool call's arguments, one piece per token; null for text. */
+  /** A tool call's arguments or a scripted text, one piece per token; null for generated text. */
   private final java.util.List<String> toolPieces;
 
   private int next;
@@ -111,7 +114,7 @@ final class Generation implements Runnable {
         WireFrames.of(
             request.api(), plan.responseId(), plan.createdSeconds(), state.config.servedModelName(),
             plan.quotedModel(), request.promptTokens(), plan.toolCall(), plan.toolCallId());
-    this.toolPieces = plan.toolCall() == null ? null : plan.toolCall().pieces();
+    this.toolPieces = plan.toolCall() != null ? plan.toolCall().pieces() : plan.textPieces();
     this.text = request.stream() ? null : new StringBuilder(n * 6);
     this.faultAt =
         plan.fault().midStream() ? Math.min(state.config.faults().afterTokens(), n - 1) : -1;

@@ -1,5 +1,7 @@
 package dev.tokenmeter.simulator;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -18,6 +20,12 @@ final class Planner {
   static Generation.Plan plan(
       ServerState state, RequestParser.Parsed parsed, long arrivalNanos, String clientRequestId)
       throws RequestParser.Rejected {
+    return plan(state, parsed, arrivalNanos, clientRequestId, null);
+  }
+
+  /** As above, answering with {@code scripted} text or tool call ({@link Script}) when not null. */
+  static Generation.Plan plan(ServerState state, RequestParser.Parsed parsed, long arrivalNanos,
+      String clientRequestId, Scripted scripted) throws RequestParser.Rejected {
     SimConfig config = state.config;
     if (parsed.model() != null && !parsed.model().equals(config.servedModelName())) {
       throw new RequestParser.Rejected(
@@ -52,8 +60,20 @@ final class Planner {
     int natural = config.outputLengths().sample(random);
     int outputTokens;
     EmissionRecord.Ending finish;
-    ToolCalls.Call call = parsed.toolCall();
-    if (call != null) {
+
+    ToolCalls.Call call = scripted instanceof Scripted.ToolCall c ? new ToolCalls.Call(c.name(), c.arguments())
+        : scripted instanceof Scripted.Text ? null : parsed.toolCall();
+    List<String> textPieces = null;
+    if (scripted instanceof Scripted.Text t) {
+      // the text's pieces, then EOS (counted in completion_tokens, as vLLM does) when it ends naturally
+      List<String> pieces = new ArrayList<>(t.pieces());
+      if (config.eosChunk() && pieces.size() < maxTokens) {
+        pieces.add("");
+      }
+      outputTokens = Math.min(pieces.size(), maxTokens);
+      finish = pieces.size() <= maxTokens ? EmissionRecord.Ending.STOP : EmissionRecord.Ending.LENGTH;
+      textPieces = List.copyOf(pieces.subList(0, outputTokens));
+    } else if (call != null) {
       // a tool call is as long as its arguments, cut at max_tokens as a real one would be
       int pieces = call.pieces().size();
       outputTokens = Math.min(pieces, maxTokens);
@@ -94,6 +114,7 @@ final class Planner {
               case ANTHROPIC -> "toolu_" + Ids.hex(config.seed(), -id);
               case GEMINI -> null; // Gemini's functionCall carries no id
               default -> "call_" + Ids.hex(config.seed(), -id);
-            });
+            },
+        textPieces);
   }
 }

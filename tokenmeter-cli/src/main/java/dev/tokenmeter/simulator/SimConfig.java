@@ -39,6 +39,7 @@ import java.util.Objects;
  *     limit and the engine's prefill (plus the chat framing of {@link PromptTokens})
  * @param prefixCacheTokens size of the {@link LruPrefixCache} stand-in that reports cached prompt
  *     tokens for a timing model without its own prefix cache; 0: none (cached tokens reported as 0)
+ * @param script scripted answers ({@link Script}), or null: the simulator answers every request itself
  */
 public record SimConfig(
     int port,
@@ -58,7 +59,8 @@ public record SimConfig(
     boolean eosChunk,
     int maxRequestBytes,
     PromptCounter promptCounter,
-    int prefixCacheTokens) {
+    int prefixCacheTokens,
+    Script script) {
 
   public SimConfig {
     if (prefixCacheTokens != 0 && prefixCacheTokens < LruPrefixCache.BLOCK_TOKENS) {
@@ -116,7 +118,8 @@ public record SimConfig(
         .eosChunk(eosChunk)
         .maxRequestBytes(maxRequestBytes)
         .promptCounter(promptCounter)
-        .prefixCacheTokens(prefixCacheTokens);
+        .prefixCacheTokens(prefixCacheTokens)
+        .script(script);
   }
 
   /**
@@ -147,6 +150,7 @@ public record SimConfig(
     private int maxRequestBytes = 8 << 20;
     private PromptCounter promptCounter = PromptCounter.charsPerFour();
     private int prefixCacheTokens = LruPrefixCache.DEFAULT_TOKENS;
+    private Script script;
 
     private Builder() {}
 
@@ -241,6 +245,12 @@ public record SimConfig(
       return this;
     }
 
+    /** Scripted answers ({@link SimConfig#script()}); null (the default): none. */
+    public Builder script(Script script) {
+      this.script = script;
+      return this;
+    }
+
     public SimConfig build() {
       return new SimConfig(
           port,
@@ -260,7 +270,8 @@ public record SimConfig(
           eosChunk,
           maxRequestBytes,
           promptCounter,
-          prefixCacheTokens);
+          prefixCacheTokens,
+          script);
     }
   }
 }

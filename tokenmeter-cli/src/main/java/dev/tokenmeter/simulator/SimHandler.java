@@ -45,6 +45,8 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
   private Generation active;
   private boolean keepAlive = true;
   private String clientRequestId;
+  /** The request being handled as a {@link Script} sees it; null without a script. */
+  private Script.Incoming incoming;
   /** The API of the request being answered, for the shape of its error bodies. */
   private GenerationRequest.Api api = GenerationRequest.Api.CHAT;
 
@@ -85,6 +87,8 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
       }
       String path = new QueryStringDecoder(request.uri()).path();
       HttpMethod method = request.method();
+      incoming = state.config.script() == null ? null
+          : new Script.Incoming(api, path, request.content().toString(java.nio.charset.StandardCharsets.UTF_8));
       switch (path) {
         case "/health" -> {
           if (method.equals(HttpMethod.GET)) {
@@ -144,16 +148,36 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
   /** Plans and starts the generation of a request of {@code api}; a rejection is answered in its error shape. */
   void generate(GenerationRequest.Api api, ApiRoutes.Parse parse, long arrivalNanos) {
     this.api = api;
+    Script script = state.config.script();
+    Script.Incoming seen = incoming == null ? null : new Script.Incoming(api, incoming.path(), incoming.body());
     RequestParser.Parsed parsed;
     Generation.Plan plan;
+    Scripted scripted = null;
     try {
       parsed = parse.get();
-      plan = Planner.plan(state, parsed, arrivalNanos, clientRequestId);
+      scripted = script == null ? null : script.answer(seen);
+      if (scripted != null && !scripted.servableOn(api)) {
+        throw new RequestParser.Rejected(500, "InternalServerError", "tokenmeter: the scripted answer " + scripted
+            + " cannot be sent on the " + api + " API (tool calls: OpenAI chat and Responses, Anthropic, Gemini)");
+      }
+      if (scripted instanceof Scripted.HttpError e) {
+        sendScriptedError(e);
+        script.served(new Script.Served(seen, e.status(), parsed.promptTokens(), 0, true));
+        return;
+      }
+      plan = Planner.plan(state, parsed, arrivalNanos, clientRequestId, scripted);
     } catch (RequestParser.Rejected e) {
       sendJson(
           HttpResponseStatus.valueOf(e.status),
           Unpooled.wrappedBuffer(ApiRoutes.error(api, e.status, e.getMessage(), e.type)));
+      if (script != null) {
+        script.served(new Script.Served(seen, e.status, 0, 0, scripted != null));
+      }
       return;
+    }
+    if (script != null) {
+      script.served(new Script.Served(seen, 200, plan.request().promptTokens(), plan.request().outputTokens(),
+          scripted != null));
     }
     state.generations.increment();
     active = new Generation(state, ctx, this, plan);
@@ -229,6 +253,24 @@ final class SimHandler extends ChannelInboundHandlerAdapter {
         HttpResponseStatus.valueOf(code),
         Unpooled.wrappedBuffer(
             ApiRoutes.error(api, code, "Simulated HTTP " + code + " (tokenmeter fault injection)", type)));
+  }
+
+  /** A scripted HTTP error in the API's error shape, with its {@code Retry-After}. */
+  private void sendScriptedError(Scripted.HttpError e) {
+    ByteBuf body = Unpooled.wrappedBuffer(ApiRoutes.error(api, e.status(), e.message(), e.type()));
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(e.status()), body);
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+    if (e.retryAfterSeconds() >= 0) {
+      response.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(e.retryAfterSeconds()));
+    }
+    HttpUtil.setContentLength(response, body.readableBytes());
+    decorate(response);
+    if (keepAlive) {
+      ctx.writeAndFlush(response);
+    } else {
+      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
   }
 
   /** Headers every response carries: the echoed request id, and close when not kept alive. */
