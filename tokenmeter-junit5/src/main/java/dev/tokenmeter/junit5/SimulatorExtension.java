@@ -174,7 +174,7 @@ public final class SimulatorExtension
       p.put("tokenmeter.simulator.base-url", sim.baseUrl());
       p.put("tokenmeter.simulator.port", Integer.toString(sim.port()));
       p.put("tokenmeter.simulator.model", sim.model());
-      p.put("spring.ai.openai.base-url", root);
+      p.put("spring.ai.openai.base-url", v1); // Spring AI 2.0 hands it to the openai-java SDK, which wants /v1
       p.put("spring.ai.anthropic.base-url", root);
       p.put("spring.ai.ollama.base-url", root);
       p.put("langchain4j.open-ai.chat-model.base-url", v1);

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *   <tr><th>property</th><th>value</th><th>read by</th></tr>
  *   <tr><td>{@code tokenmeter.simulator.url}, {@code tokenmeter.simulator.port}</td><td>{@code http://127.0.0.1:PORT}, PORT</td><td>your own configuration</td></tr>
  *   <tr><td>{@code tokenmeter.simulator.base-url}</td><td>the API's SDK base URL ({@code …/v1} for OpenAI and Anthropic)</td><td>your own configuration</td></tr>
- *   <tr><td>{@code spring.ai.openai.base-url}, {@code spring.ai.anthropic.base-url}, {@code spring.ai.ollama.base-url}</td><td>{@code http://127.0.0.1:PORT}</td><td>Spring AI's auto-configuration</td></tr>
+ *   <tr><td>{@code spring.ai.openai.base-url}</td><td>{@code http://127.0.0.1:PORT/v1}</td><td>Spring AI 2.0's auto-configuration (the openai-java SDK's base URL)</td></tr>
+ *   <tr><td>{@code spring.ai.anthropic.base-url}, {@code spring.ai.ollama.base-url}</td><td>{@code http://127.0.0.1:PORT}</td><td>Spring AI's auto-configuration</td></tr>
  *   <tr><td>{@code langchain4j.open-ai.chat-model.base-url}, {@code langchain4j.open-ai.streaming-chat-model.base-url}, {@code langchain4j.anthropic.chat-model.base-url}, {@code langchain4j.anthropic.streaming-chat-model.base-url}</td><td>{@code http://127.0.0.1:PORT/v1}</td><td>LangChain4j's Spring Boot starters</td></tr>
  *   <tr><td>{@code langchain4j.ollama.chat-model.base-url}, {@code langchain4j.ollama.streaming-chat-model.base-url}</td><td>{@code http://127.0.0.1:PORT}</td><td>LangChain4j's Spring Boot starters</td></tr>
  * </table>
