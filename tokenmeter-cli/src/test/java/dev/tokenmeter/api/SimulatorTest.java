@@ -115,7 +115,7 @@ class SimulatorTest {
   }
 
   @Test
-  void anthropicAndOllamaCarryTheSameScriptedText() throws Exception {
+  void everyApiCarriesTheSameScriptedText() throws Exception {
     sim.answer(Answer.json("{\"city\": \"Paris\", \"ok\": true}"));
     JsonNode anthropic = JSON.readTree(post("/v1/messages", """
         {"model":"tokenmeter-sim","max_tokens":64,"messages":[{"role":"user","content":"json please"}]}""").body());
@@ -123,7 +123,15 @@ class SimulatorTest {
     JsonNode ollama = JSON.readTree(post("/api/chat", """
         {"model":"tokenmeter-sim","stream":false,"messages":[{"role":"user","content":"json please"}]}""").body());
     assertThat(ollama.at("/message/content").asText()).isEqualTo("{\"city\":\"Paris\",\"ok\":true}");
-    assertThat(sim.received()).extracting(ReceivedRequest::api).containsExactly(Api.ANTHROPIC, Api.OLLAMA);
+    JsonNode gemini = JSON.readTree(post("/v1beta/models/tokenmeter-sim:generateContent", """
+        {"contents":[{"role":"user","parts":[{"text":"json please"}]}]}""").body());
+    assertThat(gemini.at("/candidates/0/content/parts/0/text").asText()).isEqualTo("{\"city\":\"Paris\",\"ok\":true}");
+    JsonNode tgi = JSON.readTree(post("/generate", """
+        {"inputs":"json please","parameters":{"max_new_tokens":64}}""").body());
+    assertThat(tgi.path("generated_text").asText()).isEqualTo("{\"city\":\"Paris\",\"ok\":true}");
+    assertThat(sim.received()).extracting(ReceivedRequest::api)
+        .containsExactly(Api.ANTHROPIC, Api.OLLAMA, Api.GEMINI, Api.TGI);
+    assertThat(sim.received()).extracting(ReceivedRequest::lastUserText).containsOnly("json please");
   }
 
   @Test
