@@ -17,6 +17,7 @@ import java.util.Objects;
  * sim.answer(Answer.toolCall("get_weather", "{\"city\":\"Paris\"}"));
  * sim.enqueue(Answer.rateLimited(Duration.ofSeconds(1)));                 // next request: 429
  * sim.answer(Answer.error(503, "overloaded"));
+ * sim.answer(Answer.refusal("I can't help with that."));                 // OpenAI chat's refusal field
  * }</pre>
  */
 public final class Answer {
@@ -61,6 +62,14 @@ public final class Answer {
   }
 
   /**
+   * A refusal, as OpenAI's structured outputs send one: {@code delta.refusal} pieces when
+   * streamed, {@code message.refusal} with {@code content} null otherwise. OpenAI chat only.
+   */
+  public static Answer refusal(String message) {
+    return new Answer(new Scripted.Refusal(Objects.requireNonNull(message, "message")));
+  }
+
+  /**
    * An HTTP error at arrival, with the API's error body.
    *
    * @param status 400-599
@@ -99,6 +108,7 @@ public final class Answer {
   public String toString() {
     return switch (scripted) {
       case Scripted.Text t -> "text(" + abbreviate(t.text()) + ")";
+      case Scripted.Refusal r -> "refusal(" + abbreviate(r.message()) + ")";
       case Scripted.ToolCall c -> "toolCall(" + c.name() + ", " + abbreviate(c.arguments()) + ")";
       case Scripted.HttpError e -> "error(" + e.status() + (e.retryAfterSeconds() >= 0 ? ", Retry-After " + e.retryAfterSeconds() : "") + ")";
     };

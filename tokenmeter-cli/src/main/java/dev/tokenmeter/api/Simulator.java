@@ -177,8 +177,8 @@ public final class Simulator implements AutoCloseable {
     boolean servable = api.endpoints().stream().anyMatch(e -> answer.scripted().servableOn(e));
     if (!servable) {
       throw new IllegalArgumentException(answer + " cannot be served on the " + api + " API: tool calls travel on"
-          + " OPENAI, ANTHROPIC and GEMINI; script Answer.text(...) instead, or start the simulator with"
-          + " Simulator.builder().api(Api.OPENAI)");
+          + " OPENAI, ANTHROPIC and GEMINI, refusals on OPENAI; script Answer.text(...) instead, or start the simulator"
+          + " with Simulator.builder().api(Api.OPENAI)");
     }
   }
 

@@ -6,7 +6,7 @@
  *   <li>{@link dev.tokenmeter.api.Simulator}: an LLM server for tests, in-process, speaking the
  *       OpenAI, Anthropic, Gemini, Ollama and TGI wire formats with real timing and token
  *       accounting; {@link dev.tokenmeter.api.Answer} scripts its answers (text, JSON, tool calls,
- *       errors such as a 429 with {@code Retry-After}); {@link dev.tokenmeter.api.ReceivedRequest}
+ *       refusals, errors such as a 429 with {@code Retry-After}); {@link dev.tokenmeter.api.ReceivedRequest}
  *       is what it received.
  *   <li>{@link dev.tokenmeter.api.LoadTest}: a short {@code tokenmeter bench} run from Java, whose
  *       {@link dev.tokenmeter.api.LoadResult} is the run's summary.json.

@@ -102,14 +102,32 @@ final class Bodies {
       int cachedTokens,
       String toolCallId,
       String toolName) {
+    return completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens,
+        toolCallId, toolName, false);
+  }
+
+  /** As above; with {@code refusal} (chat only) the text is {@code message.refusal} and {@code content} null. */
+  static byte[] completion(
+      GenerationRequest.Api api,
+      String id,
+      long createdSeconds,
+      String model,
+      String text,
+      String finishReason,
+      int promptTokens,
+      int completionTokens,
+      int cachedTokens,
+      String toolCallId,
+      String toolName,
+      boolean refusal) {
     boolean chat = api == GenerationRequest.Api.CHAT;
     Map<String, Object> choice = new LinkedHashMap<>();
     choice.put("index", 0);
     if (chat) {
       Map<String, Object> message = new LinkedHashMap<>();
       message.put("role", "assistant");
-      message.put("content", toolName == null ? text : null);
-      message.put("refusal", null);
+      message.put("content", toolName == null && !refusal ? text : null);
+      message.put("refusal", refusal ? text : null);
       message.put("annotations", null);
       message.put("audio", null);
       message.put("function_call", null);

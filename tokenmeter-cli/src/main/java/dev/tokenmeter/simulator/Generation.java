@@ -53,6 +53,7 @@ final class Generation implements Runnable {
    * @param toolCall the tool call answered instead of text (its arguments are the tokens), or null
    * @param toolCallId the call's id ({@code call_…}, {@code toolu_…}), or null
    * @param textPieces a scripted text's tokens ({@link Scripted.Text}; EOS an empty piece), or null
+   * @param refusal the text pieces are a refusal ({@link Scripted.Refusal}; chat only)
    */
   record Plan(
       GenerationRequest request,
@@ -66,7 +67,8 @@ final class Generation implements Runnable {
       long randomSeed,
       ToolCalls.Call toolCall,
       String toolCallId,
-      List<String> textPieces) {}
+      List<String> textPieces,
+      boolean refusal) {}
 
   private static final byte[] EMPTY = new byte[0];
 
@@ -115,6 +117,9 @@ final class Generation implements Runnable {
             request.api(), plan.responseId(), plan.createdSeconds(), state.config.servedModelName(),
             plan.quotedModel(), request.promptTokens(), plan.toolCall(), plan.toolCallId());
     this.toolPieces = plan.toolCall() != null ? plan.toolCall().pieces() : plan.textPieces();
+    if (plan.refusal()) {
+      frames.refusal();
+    }
     this.text = request.stream() ? null : new StringBuilder(n * 6);
     this.faultAt =
         plan.fault().midStream() ? Math.min(state.config.faults().afterTokens(), n - 1) : -1;

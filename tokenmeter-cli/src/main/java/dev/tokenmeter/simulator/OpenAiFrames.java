@@ -13,6 +13,7 @@ final class OpenAiFrames implements WireFrames {
   private final ToolCalls.Call toolCall;
   private final String toolCallId;
   private boolean toolHeaderSent;
+  private boolean refusal;
 
   OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel,
       ToolCalls.Call toolCall, String toolCallId) {
@@ -80,8 +81,17 @@ final class OpenAiFrames implements WireFrames {
   }
 
   @Override
+  public void refusal() {
+    if (api != GenerationRequest.Api.CHAT) {
+      WireFrames.super.refusal();
+    }
+    refusal = true;
+    frames.refusal();
+  }
+
+  @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
     return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens,
-        toolCallId, toolCall == null ? null : toolCall.name());
+        toolCallId, toolCall == null ? null : toolCall.name(), refusal);
   }
 }

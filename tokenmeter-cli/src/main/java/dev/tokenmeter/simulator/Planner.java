@@ -62,9 +62,11 @@ final class Planner {
     EmissionRecord.Ending finish;
 
     ToolCalls.Call call = scripted instanceof Scripted.ToolCall c ? new ToolCalls.Call(c.name(), c.arguments())
-        : scripted instanceof Scripted.Text ? null : parsed.toolCall();
+        : scripted instanceof Scripted.Text || scripted instanceof Scripted.Refusal ? null : parsed.toolCall();
     List<String> textPieces = null;
-    if (scripted instanceof Scripted.Text t) {
+    Scripted.Text t = scripted instanceof Scripted.Text text ? text
+        : scripted instanceof Scripted.Refusal r ? new Scripted.Text(r.message()) : null;
+    if (t != null) {
       // the text's pieces, then EOS (counted in completion_tokens, as vLLM does) when it ends naturally
       List<String> pieces = new ArrayList<>(t.pieces());
       if (config.eosChunk() && pieces.size() < maxTokens) {
@@ -115,6 +117,7 @@ final class Planner {
               case GEMINI -> null; // Gemini's functionCall carries no id
               default -> "call_" + Ids.hex(config.seed(), -id);
             },
-        textPieces);
+        textPieces,
+        scripted instanceof Scripted.Refusal);
   }
 }

@@ -49,6 +49,16 @@ public sealed interface Scripted {
   }
 
   /**
+   * A refusal (OpenAI chat's {@code refusal} field, as structured outputs send it): streamed as
+   * {@code delta.refusal} pieces, or {@code message.refusal} with {@code content} null. Chat only.
+   */
+  record Refusal(String message) implements Scripted {
+    public Refusal {
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
+  /**
    * An HTTP error at arrival, with the API's error body ({@code message} and {@code type}), and a
    * {@code Retry-After} header of {@code retryAfterSeconds} when it is 0 or more (-1: none).
    */
@@ -67,6 +77,7 @@ public sealed interface Scripted {
     return switch (this) {
       case Text t -> true;
       case HttpError e -> true;
+      case Refusal r -> api == GenerationRequest.Api.CHAT;
       case ToolCall c -> switch (api) {
         case CHAT, ANTHROPIC, GEMINI, RESPONSES -> true;
         case COMPLETIONS, TGI, OLLAMA, OLLAMA_GENERATE -> false;

@@ -45,7 +45,7 @@ final class StreamFrames {
 
   private final GenerationRequest.Api api;
   private final String head;
-  private final byte[] tokenPrefix;
+  private byte[] tokenPrefix;
   private final byte[] roleChunk;
 
   /**
@@ -71,6 +71,11 @@ final class StreamFrames {
             head
                 + "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
                 + "\"logprobs\":null,\"finish_reason\":null}]}");
+  }
+
+  /** Chat only: from now on tokens go in {@code delta.refusal} instead of {@code delta.content}. */
+  void refusal() {
+    tokenPrefix = SseWriter.dataStart(utf8(head + "{\"index\":0,\"delta\":{\"refusal\":\""));
   }
 
   /** Chat only: the first chunk, {@code delta: {"role":"assistant","content":""}}. */

@@ -75,6 +75,14 @@ interface WireFrames {
   }
 
   /**
+   * From now on the text is a refusal (OpenAI chat's {@code refusal} field); only chat frames can
+   * carry one ({@link Scripted#servableOn}).
+   */
+  default void refusal() {
+    throw new UnsupportedOperationException("a refusal is an OpenAI chat field");
+  }
+
+  /**
    * The frames of one response that may be a tool call ({@code toolCall} non-null: chat,
    * Anthropic, Gemini and Responses; the other APIs answer in text): each token is then a piece of
    * its arguments.

@@ -135,6 +135,27 @@ class SimulatorTest {
   }
 
   @Test
+  void aRefusalTravelsInOpenAisRefusalFieldStreamedOrNot() throws Exception {
+    sim.answer(Answer.refusal("I can't help with that."));
+    String body = """
+        {"model":"tokenmeter-sim","stream":%s,"messages":[{"role":"user","content":"something bad"}]}""";
+    JsonNode whole = JSON.readTree(post("/v1/chat/completions", body.formatted("false")).body());
+    assertThat(whole.at("/choices/0/message/refusal").asText()).isEqualTo("I can't help with that.");
+    assertThat(whole.at("/choices/0/message/content").isNull()).isTrue();
+    StringBuilder refusal = new StringBuilder();
+    for (JsonNode c : events(post("/v1/chat/completions", body.formatted("true")).body())) {
+      JsonNode delta = c.path("choices").path(0).path("delta");
+      assertThat(delta.path("content").asText("")).isEmpty();
+      refusal.append(delta.path("refusal").asText(""));
+    }
+    assertThat(refusal).hasToString("I can't help with that.");
+    try (Simulator anthropic = Simulator.builder().api(Api.ANTHROPIC).start()) {
+      assertThatThrownBy(() -> anthropic.answer(Answer.refusal("no")))
+          .hasMessageContaining("cannot be served on the ANTHROPIC API");
+    }
+  }
+
+  @Test
   void anAnswerTheChosenApiCannotCarryIsRefusedWhenScripted() {
     try (Simulator ollama = Simulator.builder().api(Api.OLLAMA).start()) {
       assertThatThrownBy(() -> ollama.answer(Answer.toolCall("get_weather", "{}")))
