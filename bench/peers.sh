@@ -45,6 +45,7 @@ if ! command -v wrk >/dev/null 2>&1; then
   command -v wrk >/dev/null 2>&1 || { echo "bench/peers.sh: wrk is missing; install the Debian package wrk" >&2; exit 1; }
 fi
 ./tokenmeter --version >/dev/null # the launcher builds its jar now when sources changed, not mid-run
+aot_prepare                        # and the bench's AOT cache (JDK 25+), not in the first client's run
 mkdir -p "$OUT"
 machine | tee "$OUT/machine.txt"
 [ -z "$VARIANT_OPTS" ] || echo "variant: tokenmeter with TOKENMETER_JAVA_OPTS+='$VARIANT_OPTS'" | tee -a "$OUT/machine.txt"
