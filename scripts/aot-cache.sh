@@ -2,13 +2,11 @@
 # `bench` (JEP 483 classes loaded and linked ahead of time, JEP 515 method profiles; one training
 # run, JEP 514's -XX:AOTCacheOutput).
 #
-# Why (docs/PERFORMANCE.md, "Client against wrk"): on one CPU a bench's start-up and the JIT's
-# warm-up are a large part of what a short run costs. With the cache, in bench/peers.sh's 40 s runs
-# at 64 streams on the loaded 2-core machine, the client's CPU before its first request fell from
-# 3.5-4.2 to 2.3-2.4 CPU-s, and its compiler threads' CPU in the run's second half from 1.2-1.4 to
-# 0.2-0.6 CPU-s per million tokens (the profiles let C2 compile the hot methods in the first
-# seconds instead of after thousands of calls). JDK 25 caches no compiled code, so C2 still
-# compiles the same methods: over the whole run the JIT's CPU did not fall beyond the noise.
+# Why (docs/PERFORMANCE.md, "Bringing the whole run down"): on one CPU a bench's start-up and the
+# JIT's warm-up are a large part of what a short run costs. With the cache the client's CPU before
+# its first request fell from 3.5-5.8 to 2.3-2.9 CPU-s (bench/peers.sh, 64 streams, 7 pairs on the
+# loaded 2-core machine). JDK 25 caches profiles, not compiled code, so C2 still compiles the same
+# methods (earlier): over a whole 40 s run no effect on the CPU per token was shown (3 pairs).
 #
 # - Only `bench`, only on JDK 25+ (JDK 21-24 run as before), off with TOKENMETER_AOT=0.
 # - The cache is target/aot/bench.aot, trained once per jar and JDK: when it is missing or older than
