@@ -17,9 +17,15 @@
 # - A cache the JVM cannot use (another jar path, other module options) is skipped silently
 #   (-Xlog:aot=off), costing only the start-up it would have saved.
 
-# tm_aot_wanted ARGS...: true when this command line should run with the cache.
+# tm_aot_wanted ARGS...: true when this command line should run with the cache (not for a bench
+# that only prints its help or version: those would wait for a training they do not need).
 tm_aot_wanted() {
-  [ "${1:-}" = bench ] && [ "${TOKENMETER_AOT:-1}" != 0 ] && [ "${TOKENMETER_JAVA_MAJOR:-21}" -ge 25 ]
+  local a
+  [ "${1:-}" = bench ] && [ "${TOKENMETER_AOT:-1}" != 0 ] && [ "${TOKENMETER_JAVA_MAJOR:-21}" -ge 25 ] || return 1
+  for a in "$@"; do
+    case "$a" in -h | --help | -V | --version) return 1 ;; esac
+  done
+  return 0
 }
 
 # tm_aot_stale JAR CACHE: true when CACHE is missing or older than JAR or the JDK's module image.
@@ -37,7 +43,7 @@ tm_aot_prepare() {
   local jar=$1 dir cache log out
   dir="$(dirname "$jar")/aot"
   cache="$dir/bench.aot"
-  mkdir -p "$dir"
+  { mkdir -p "$dir" && [ -w "$dir" ]; } 2>/dev/null || return 0 # a read-only install runs without
   if tm_aot_stale "$jar" "$cache"; then
     if [ -f "$cache.failed" ] && ! [ "$jar" -nt "$cache.failed" ]; then
       return 0
@@ -80,7 +86,7 @@ tm_aot_opts() {
   shift
   tm_aot_wanted "$@" || return 0
   saved=("${TM_JAVA_OPTS[@]}")
-  cache=$(tm_aot_prepare "$jar")
+  cache=$(tm_aot_prepare "$jar") || cache=""
   TM_JAVA_OPTS=("${saved[@]}")
   [ -n "$cache" ] || return 0
   TM_JAVA_OPTS+=("-XX:AOTCache=$cache" -Xlog:aot=off -Xlog:cds=off)

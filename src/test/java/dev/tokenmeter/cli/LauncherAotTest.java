@@ -53,6 +53,16 @@ class LauncherAotTest {
     assertThat(wanted("bench --concurrency 64", "25", "0")).isFalse();
     assertThat(wanted("sim serve --port 0", "25", null)).isFalse();
     assertThat(wanted("proxy", "25", null)).isFalse();
+    assertThat(wanted("bench --help", "25", null)).isFalse(); // no 30 s training for a help text
+    assertThat(wanted("bench -V", "25", null)).isFalse();
+  }
+
+  @Test
+  void aFolderItCannotCreateMeansNoCacheAndNoFailure() throws Exception {
+    Path jar = Files.writeString(dir.resolve("tokenmeter.jar"), "jar");
+    Files.writeString(dir.resolve("aot"), "a file where the cache's folder would go");
+    assertThat(opts(jar)).contains("-XX:+UseSerialGC").noneMatch(o -> o.startsWith("-XX:AOTCache"))
+        .noneMatch(o -> o.startsWith("tokenmeter: training"));
   }
 
   /** The options a bench gets with this jar and cache folder, and JAVA_HOME's modules. */
