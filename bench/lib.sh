@@ -20,6 +20,18 @@ EVENT_LOOPS=${EVENT_LOOPS:-auto}
 
 bt() { "$JAVA" -cp "$JMH_JAR" dev.tokenmeter.bench.BenchTools "$@"; }
 
+# aot_prepare: trains the bench's AOT cache now (JDK 25+, scripts/aot-cache.sh) when the jar is newer,
+# so that the first measured client does not train it in its own run.
+aot_prepare() {
+  # shellcheck source=../scripts/heap-for-run.sh
+  . "$ROOT/scripts/heap-for-run.sh"
+  # shellcheck source=../scripts/aot-cache.sh
+  . "$ROOT/scripts/aot-cache.sh"
+  if tm_aot_wanted bench; then
+    tm_aot_prepare "$ROOT/target/tokenmeter.jar" >/dev/null
+  fi
+}
+
 build() {
   echo "building (mvnw -Pjmh package)..." >&2
   ./mvnw -q -o -Pjmh -pl tokenmeter-cli -am package -DskipTests >/dev/null 2>&1 || ./mvnw -q -Pjmh -pl tokenmeter-cli -am package -DskipTests
@@ -37,6 +49,7 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # client's JVM options.
 begin_results() {
   [ "${SKIP_BUILD:-0}" = 1 ] || build
+  aot_prepare
   mkdir -p "$OUT"
   machine | tee "$OUT/machine.txt"
   echo "client JVM options: TOKENMETER_JAVA_OPTS='${TOKENMETER_JAVA_OPTS:-}'" | tee -a "$OUT/machine.txt"

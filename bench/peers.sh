@@ -9,6 +9,12 @@
 #
 #   bench/peers.sh                                  # 64 and 256 streams; 20-, 40- and 120-second runs
 #   CONCURRENCY=64 LENGTHS=40 REPEATS=3 bench/peers.sh
+#   VARIANT_OPTS="-XX:TieredStopAtLevel=1" CONCURRENCY=64 LENGTHS=40 bench/peers.sh
+#
+# VARIANT_OPTS adds a third client to every pair: tokenmeter with these JVM options after its own
+# (TOKENMETER_JAVA_OPTS for that run), on the same feed, in the same rotation; its line is labelled
+# "variant" and the pair line gives its ratio to wrk beside the default's, so a JVM setting is
+# judged side by side against the same reference instead of across sessions whose load differs.
 #
 # For every run the server samples the client's CPU (/proc/PID/stat) and its own token count every
 # 100 ms (bench/feed-timeline.mjs reads the samples), and two figures come out:
@@ -29,6 +35,7 @@ INTERVAL_MS=${INTERVAL_MS:-1}     # with RATE=0: one token per stream every INTE
 OUTPUT_TOKENS=${OUTPUT_TOKENS:-256}
 TOLERANCE=${TOLERANCE:-0.02}
 PORT=${PORT:-18600}
+VARIANT_OPTS=${VARIANT_OPTS:-}
 OUT=${OUT:-results/peers-$(date -u +%Y%m%dT%H%M%SZ)}
 FEED_PID=""
 
@@ -38,8 +45,10 @@ if ! command -v wrk >/dev/null 2>&1; then
   command -v wrk >/dev/null 2>&1 || { echo "bench/peers.sh: wrk is missing; install the Debian package wrk" >&2; exit 1; }
 fi
 ./tokenmeter --version >/dev/null # the launcher builds its jar now when sources changed, not mid-run
+aot_prepare                        # and the bench's AOT cache (JDK 25+), not in the first client's run
 mkdir -p "$OUT"
 machine | tee "$OUT/machine.txt"
+[ -z "$VARIANT_OPTS" ] || echo "variant: tokenmeter with TOKENMETER_JAVA_OPTS+='$VARIANT_OPTS'" | tee -a "$OUT/machine.txt"
 echo "wrk: $(wrk -v 2>&1 | head -n1); node $(node --version); feed: one token per write, $([ "$RATE" != 0 ] && echo "$RATE tokens/s in all" || echo "every $INTERVAL_MS ms per stream"), $OUTPUT_TOKENS tokens per answer" | tee -a "$OUT/machine.txt"
 
 cat >"$OUT/chat.lua" <<EOF
@@ -65,7 +74,9 @@ run() {
     taskset -c "$CLIENT_CPUS" bash -c "$watch wrk -t 1 -c $c -d ${secs}s --timeout 30s -s '$OUT/chat.lua' '$url/v1/chat/completions'" \
       >"$dir/client.log" 2>&1 || echo "wrk failed: see $dir/client.log" >&2
   else
-    taskset -c "$CLIENT_CPUS" bash -c "$watch bench/client.sh bench --url '$url' --model feed --concurrency $c --event-loops $EVENT_LOOPS \
+    local opts=${TOKENMETER_JAVA_OPTS:-}
+    [ "$who" = tokenmeter ] || opts="$opts $VARIANT_OPTS"
+    TOKENMETER_JAVA_OPTS=$opts taskset -c "$CLIENT_CPUS" bash -c "$watch bench/client.sh bench --url '$url' --model feed --concurrency $c --event-loops $EVENT_LOOPS \
       --warmup 0s --duration ${secs}s --cooldown 0s --input-tokens 16 --output-tokens $OUTPUT_TOKENS -q --out '$dir'" \
       >"$dir/client.log" 2>&1 || echo "bench failed: see $dir/client.log" >&2
   fi
@@ -94,6 +105,9 @@ for c in $CONCURRENCY; do
     for rep in $(seq 1 "$REPEATS"); do
       # Alternate which client goes first, so a drift in the neighbours' load favours neither.
       if [ $((rep % 2)) = 1 ]; then order="wrk tokenmeter"; else order="tokenmeter wrk"; fi
+      if [ -n "$VARIANT_OPTS" ]; then
+        if [ $((rep % 2)) = 1 ]; then order="wrk tokenmeter variant"; else order="variant tokenmeter wrk"; fi
+      fi
       declare -A res=()
       for who in $order; do
         dir="$OUT/$who-c$c-${secs}s-r$rep"
@@ -104,6 +118,11 @@ for c in $CONCURRENCY; do
       read -r wwt wwc wtt wtc <<<"${res[wrk]}"
       echo "pair c=$c ${secs}s run $rep: tokenmeter / wrk CPU per token: $(ratio whole "$twt" "$twc" "$wwt" "$wwc"); $(ratio steady "$ttt" "$ttc" "$wtt" "$wtc")" |
         tee -a "$OUT/results.txt"
+      if [ -n "$VARIANT_OPTS" ]; then
+        read -r vwt vwc vtt vtc <<<"${res[variant]}"
+        echo "pair c=$c ${secs}s run $rep: variant / wrk CPU per token: $(ratio whole "$vwt" "$vwc" "$wwt" "$wwc"); $(ratio steady "$vtt" "$vtc" "$wtt" "$wtc")" |
+          tee -a "$OUT/results.txt"
+      fi
       unset res
     done
   done
