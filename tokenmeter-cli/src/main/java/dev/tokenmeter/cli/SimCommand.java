@@ -34,7 +34,7 @@ final class SimCommand {
       sortOptions = false,
       description = {
         "Serves an OpenAI-compatible streaming API on 127.0.0.1 from a simulated inference engine until Ctrl-C.",
-        "/v1/chat/completions, /v1/completions and /v1/models stream every token when a simulated continuous-batching engine makes it (--model, --gpu, --gpus), or, with --ttft/--itl or --zero-delay, on a fixed schedule. GET /metrics serves vLLM's Prometheus metrics computed from the engine (docs/SIMULATOR.md, \"/metrics\")."
+        "/v1/chat/completions, /v1/completions and /v1/models stream every token when a simulated continuous-batching engine makes it (--model, --gpu, --gpus), or, with --ttft/--itl or --zero-delay, on a fixed schedule. GET /metrics serves vLLM's Prometheus metrics computed from the engine (docs/SIM-SERVE.md, \"/metrics\")."
       },
       footerHeading = "%nExamples:%n",
       footer = {

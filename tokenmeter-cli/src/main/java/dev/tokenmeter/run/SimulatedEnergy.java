@@ -17,7 +17,7 @@ import java.util.Locale;
  * {@code simulate}'s energy: each stage's GPU figures from the engine's {@link EnergyMeter} over
  * its window, printed after the stage's table, and at the end the energy-optimal stage (the least
  * joules per output token among the stages that met the SLO, or among all without one).
- * docs/SIMULATOR.md, "Power and energy".
+ * docs/ENERGY.md, "Power and energy".
  */
 final class SimulatedEnergy {
   private SimulatedEnergy() {}
@@ -45,7 +45,7 @@ final class SimulatedEnergy {
       out.println(GpuWords.stage(last, currency) + " [power model: "
           + GpuPower.of(config.gpu().id()).map(p -> p.tdpSource()).orElse("") + "]");
     } else if (stages.size() == 1 && GpuPower.of(config.gpu().id()).isEmpty()) {
-      out.println("Energy: unknown for GPU " + config.gpu().id() + " (no power data for it; docs/SIMULATOR.md,"
+      out.println("Energy: unknown for GPU " + config.gpu().id() + " (no power data for it; docs/ENERGY.md,"
           + " \"Power and energy\")");
     }
   }

@@ -42,7 +42,7 @@ public record EmissionRecord(
     STOP,
     /** All tokens sent, {@code finish_reason} "length" ({@code max_tokens} reached). */
     LENGTH,
-    /** A tool call's arguments all sent, {@code finish_reason} "tool_calls" (docs/SIMULATOR.md, "Tool calls"). */
+    /** A tool call's arguments all sent, {@code finish_reason} "tool_calls" (docs/SIM-SERVE.md, "Tool calls"). */
     TOOL_CALLS,
     /** An injected HTTP error status (429, 500, 503) instead of a response. */
     HTTP_ERROR,

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * When the simulator answers with a tool call, and with which arguments (docs/SIMULATOR.md, "Tool
+ * When the simulator answers with a tool call, and with which arguments (docs/SIM-SERVE.md, "Tool
  * calls"). Stateless, thread-safe.
  *
  * <p>The rule, the same in OpenAI's chat, Anthropic's Messages, Gemini and the Responses API: a request with tools gets a

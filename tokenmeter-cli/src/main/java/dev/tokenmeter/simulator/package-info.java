@@ -57,7 +57,7 @@
  *       "stop_reason":null} (vLLM sends no separate empty-delta chunk), then, with {@code
  *       stream_options.include_usage}, {@code "choices":[],"usage":{"prompt_tokens":P,
  *       "total_tokens":P+C,"completion_tokens":C,"prompt_tokens_details":{"cached_tokens":K}}} (K:
- *       the prompt tokens the prefix cache served, docs/SIMULATOR.md), then {@code data: [DONE]}.
+ *       the prompt tokens the prefix cache served, docs/SIM-SERVE.md), then {@code data: [DONE]}.
  *       The usage chunk and
  *       {@code [DONE]} go in a second flush right after the last token.
  *   <li>Natural stop: vLLM counts EOS as a generated token but does not detokenize it, so the last

@@ -19,7 +19,7 @@ import java.util.Map;
 
 /**
  * An observed workload, as {@code tokenmeter proxy export-workload} writes it and {@code bench} and
- * {@code simulate} read it with {@code --workload FILE} (docs/PROXY.md, "Exporting the workload"):
+ * {@code simulate} read it with {@code --workload FILE} (docs/TRACES.md, "Exporting the workload"):
  * input and output lengths as 101 quantiles each (p0..p100), the arrival rate overall and by UTC
  * hour of day, the model mix, the share of prompt tokens the server reported as cached, and, when
  * clients sent conversation keys, the conversations' turns, think times and cached share by turn.

@@ -19,7 +19,9 @@ import picocli.CommandLine;
 /**
  * Every {@code --flag} the README and docs/ name is an option of some tokenmeter command (read
  * from the command line's own model), or one of the other tools' flags listed below with the tool
- * it belongs to: a renamed or removed option left in the docs fails here.
+ * it belongs to: a renamed or removed option left in the docs fails here. And the other way: every
+ * long option of every command is named in the README or a page of docs/, so a new flag that only
+ * its {@code --help} describes fails too.
  */
 class DocumentedFlagsTest {
   private static final Pattern FLAG = Pattern.compile("(?<![\\w-])(--[a-z][a-z0-9-]*[a-z0-9])(?![\\w-]*\\*)");
@@ -75,6 +77,54 @@ class DocumentedFlagsTest {
     }
     assertThat(checked).as("flags found in the docs").isGreaterThan(200);
     assertThat(unknown).as("flags the docs name that no tokenmeter command has (nor another tool listed here)").isEmpty();
+  }
+
+  @Test
+  void everyOptionIsDocumented() throws IOException {
+    StringBuilder text = new StringBuilder();
+    for (Path doc : docs()) {
+      text.append(Files.readString(doc)).append('\n');
+    }
+    Set<String> documented = new HashSet<>();
+    Matcher m = FLAG.matcher(text);
+    while (m.find()) {
+      documented.add(m.group(1));
+    }
+    List<String> undocumented = new ArrayList<>();
+    int checked = 0;
+    for (CommandLine c : commands(new CommandLine(new Main()), new ArrayList<>())) {
+      for (CommandLine.Model.OptionSpec o : c.getCommandSpec().options()) {
+        if (o.usageHelp() || o.versionHelp() || o.hidden()) {
+          continue;
+        }
+        List<String> longNames = Stream.of(o.names()).filter(n -> n.startsWith("--")).toList();
+        if (longNames.isEmpty()) {
+          continue;
+        }
+        checked++;
+        if (longNames.stream().noneMatch(documented::contains)
+            && longNames.stream().noneMatch(n -> documented.contains("--no-" + n.substring(2)))) {
+          undocumented.add(c.getCommandSpec().qualifiedName() + " " + String.join("/", longNames));
+        }
+      }
+    }
+    assertThat(checked).as("options of the commands").isGreaterThan(200);
+    assertThat(undocumented).as("options that no page of the README or docs/ names").isEmpty();
+  }
+
+  private static List<Path> docs() throws IOException {
+    try (Stream<Path> files = Files.list(Path.of("docs"))) {
+      return Stream.concat(Stream.of(Path.of("README.md"), Path.of("CONTRIBUTING.md")),
+          files.filter(p -> p.toString().endsWith(".md"))).toList();
+    }
+  }
+
+  private static List<CommandLine> commands(CommandLine c, List<CommandLine> into) {
+    if (!(c.getCommandSpec().userObject() instanceof CommandLine.HelpCommand) && !into.contains(c)) {
+      into.add(c);
+      c.getSubcommands().values().forEach(s -> commands(s, into));
+    }
+    return into;
   }
 
   private static void collect(CommandLine c, Set<String> into) {

@@ -67,6 +67,15 @@ class HelpTextTest {
     }
   }
 
+  @Test
+  void everySynopsisFitsInThreeLines() {
+    for (CommandLine c : commands()) {
+      String synopsis = c.getHelp().synopsis(0);
+      assertTrue(synopsis.strip().lines().count() <= 3,
+          () -> name(c) + "'s synopsis runs past 3 lines (abbreviateSynopsis = true gives [OPTIONS]): " + synopsis);
+    }
+  }
+
   private static List<CommandLine> commands() {
     List<CommandLine> all = new ArrayList<>();
     collect(new CommandLine(new Main()), all);

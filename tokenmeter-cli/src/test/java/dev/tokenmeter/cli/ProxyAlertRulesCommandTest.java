@@ -2,8 +2,6 @@ package dev.tokenmeter.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -14,14 +12,8 @@ import picocli.CommandLine;
 class ProxyAlertRulesCommandTest {
   @TempDir Path dir;
 
-  private record Run(int exit, String err) {}
-
-  private Run run(String... args) {
-    CommandLine cl = new CommandLine(new ProxyAlertRulesCommand());
-    StringWriter err = new StringWriter();
-    cl.setErr(new PrintWriter(err));
-    UsageErrors.mapped(cl);
-    return new Run(cl.execute(args), err.toString());
+  private CommandHarness.Run run(String... args) {
+    return CommandHarness.run(new ProxyAlertRulesCommand(), args);
   }
 
   @Test
@@ -49,11 +41,11 @@ class ProxyAlertRulesCommandTest {
         upstreams: [{name: h100, url: "http://127.0.0.1:8000"}]
         slos: [{objective: "errors<=1%", upstream: b200}]
         """);
-    Run r = run("--config", config.toString(), "--out", dir.resolve("r.yml").toString());
+    CommandHarness.Run r = run("--config", config.toString(), "--out", dir.resolve("r.yml").toString());
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("tokenmeter: SLO 'errors<=1%': no upstream 'b200'; upstreams: h100" + System.lineSeparator());
 
-    Run off = run("--slo", "ttft.p99<=800ms", "--out", dir.resolve("r.yml").toString());
+    CommandHarness.Run off = run("--slo", "ttft.p99<=800ms", "--out", dir.resolve("r.yml").toString());
     assertThat(off.exit()).isEqualTo(2);
     assertThat(off.err()).contains("800 ms is not a bucket boundary", "750, 1000").doesNotContain("Exception");
     assertThat(dir.resolve("r.yml")).doesNotExist();

@@ -28,6 +28,6 @@ class SimulatedEnergyTest {
     stages.add(null);
     SimulatedEnergy.print(out, stages, c, "USD");
     assertThat(bytes.toString(StandardCharsets.UTF_8).lines().toList()).containsExactly(
-        "Energy: unknown for GPU my-accelerator (no power data for it; docs/SIMULATOR.md, \"Power and energy\")");
+        "Energy: unknown for GPU my-accelerator (no power data for it; docs/ENERGY.md, \"Power and energy\")");
   }
 }

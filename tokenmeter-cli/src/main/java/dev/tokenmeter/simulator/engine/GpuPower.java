@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  * {@code u_c} is the share of the iteration's time the tensor cores work at the rate the engine
  * reaches (its compute time c over the iteration's duration) and {@code u_m} the share HBM streams
  * at the engine's bandwidth (its memory time m plus sampling, over the duration). Host time
- * (scheduling, launches) counts as idle. docs/SIMULATOR.md, "Power and energy".
+ * (scheduling, launches) counts as idle. docs/ENERGY.md, "Power and energy".
  *
  * <pre>{@code
  * GpuPower p = GpuPower.of("h100-sxm").orElseThrow();

@@ -33,7 +33,7 @@ public final class Presets {
           dense("qwen2.5-72b", "Qwen/Qwen2.5-72B-Instruct",
               80, 8192, 64, 8, 29568, 152_064, true, 72_706_203_648L, 32_768),
           // 2026 fleets: totals counted from the configs' shapes (HfConfigs; the published
-          // totals in docs/SIMULATOR.md), MTP layers and vision towers not counted
+          // totals in docs/PLANNER.md), MTP layers and vision towers not counted
           hf("deepseek-v3", "deepseek-ai/DeepSeek-V3", 61, 7168, 128, 128, 192, 2048, 129_280,
               false, 671_026_419_200L, 37_552_297_472L, 256, 8, 163_840,
               new Architecture("DeepseekV3ForCausalLM", 512, 64, 128, 128, 1, 3, 0, 0,
