@@ -13,7 +13,7 @@ public interface Script {
 
   /**
    * The answer to {@code request}, or null for the simulator's own (generated text, or a tool
-   * call when the request's tools ask for one, docs/SIMULATOR.md "Tool calls").
+   * call when the request's tools ask for one, docs/SIM-SERVE.md, "Tool calls in `sim serve`").
    */
   Scripted answer(Incoming request);
 
