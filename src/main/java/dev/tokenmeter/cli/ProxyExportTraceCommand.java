@@ -23,13 +23,12 @@ import picocli.CommandLine.Option;
     name = "export-trace",
     mixinStandardHelpOptions = true,
     description = {
-      "Writes the requests the proxy metered in a window of its ledger as a trace in tokenmeter's JSONL format, for 'bench --trace' and 'simulate --trace' to replay.",
-      "Each completed request: its arrival (at_ms after the first), input and output tokens, its prompt's blocks as hash_ids (from the keyed hashes the proxy took at admission, renumbered; never the text), block_tokens, and its conversation as session and turn (docs/PROXY.md, Capturing a trace; docs/TRACES.md)."
+      "Writes the proxy's traffic in a window of its ledger as a trace that bench and simulate replay.",
+      "The trace is tokenmeter's JSONL format, for 'bench --trace' and 'simulate --trace'. Each completed request: its arrival (at_ms after the first), input and output tokens, its prompt's blocks as hash_ids (from the keyed hashes the proxy took at admission, renumbered; never the text), block_tokens, and its conversation as session and turn (docs/PROXY.md, Capturing a trace; docs/TRACES.md)."
     },
     footerHeading = "%nExamples:%n",
     footer = {
-      "  tokenmeter proxy export-trace --ledger tokenmeter-ledger.db --since 24h --out trace.jsonl",
-      "  tokenmeter bench --url http://candidate:8000 --model M --trace trace.jsonl --extra-body '{\"ignore_eos\":true}'"
+      "  tokenmeter proxy export-trace --ledger tokenmeter-ledger.db --since 24h --out trace.jsonl"
     })
 final class ProxyExportTraceCommand extends ProxyLedgerReader {
   @Option(names = "--since", defaultValue = "24h", paramLabel = "WHEN",
