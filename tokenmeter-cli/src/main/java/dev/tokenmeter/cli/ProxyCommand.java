@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
     abbreviateSynopsis = true,
     sortOptions = false,
     subcommands = {ProxyCommand.HashKey.class, ProxyUsageCommand.class, ProxyReportCommand.class, ProxyAlertRulesCommand.class,
-        ProxyDriftCommand.class, ProxyExportWorkloadCommand.class},
+        ProxyDriftCommand.class, ProxyExportWorkloadCommand.class, ProxyExportTraceCommand.class},
     description = {
       "Meters production traffic: a reverse proxy in front of LLM servers that records every request.",
       "Every request and response passes through unchanged; per request it records tokens in and out, TTFT, TPOT, ITL, E2E, outcome, tenant and cost in a ledger, serves /metrics and a dashboard, and enforces budgets and SLO alerts when given (docs/PROXY.md)."
@@ -75,6 +75,9 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(names = "--conversation-header", paramLabel = "HEADER", description = "A request header carrying the conversation key the ledger records (e.g. x-session-id); it wins over the body's prompt_cache_key, user and metadata.user_id (docs/PROXY.md, Conversations).")
   String conversationHeader;
+
+  @Option(names = "--trace-capture", paramLabel = "on|off", description = "Hash each prompt into keyed blocks (never the text) for 'proxy export-trace' (default: on; the key from TOKENMETER_TRACE_KEY, else random per run; docs/PROXY.md, Capturing a trace).")
+  String traceCapture;
 
   @Option(names = "--config", paramLabel = "FILE", description = "Settings file (YAML or JSON) with everything the flags say; flags given too win.")
   Path config;
@@ -225,6 +228,13 @@ final class ProxyCommand implements Callable<Integer> {
     }
     flags.routeHeader = routeHeader;
     flags.conversationHeader = conversationHeader;
+    if (traceCapture != null) {
+      switch (traceCapture.strip().toLowerCase(java.util.Locale.ROOT)) {
+        case "on" -> flags.traceCapture = true;
+        case "off" -> flags.traceCapture = false;
+        default -> throw new UsageException("--trace-capture " + traceCapture + ": give on or off");
+      }
+    }
     flags.balance = balance;
     flags.fluidTps = fluidTps;
     flags.tpsSeeds.putAll(tpsSeeds);

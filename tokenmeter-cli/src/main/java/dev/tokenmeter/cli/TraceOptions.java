@@ -36,11 +36,11 @@ final class TraceOptions {
   @Option(names = "--trace", paramLabel = "FILE", description = "Replay a request trace: each record sent at its timestamp (open loop; the trace is the schedule), its prompt of its input length, its output length as max_tokens; records naming prompt blocks (hash_ids) share those blocks' text, so a prefix cache sees the trace's sharing. Formats: docs/TRACES.md.")
   Path file;
 
-  @Option(names = "--trace-format", paramLabel = "NAME", description = "mooncake, burstgpt, azure or tokenmeter (default: detected from the file's first line).")
+  @Option(names = "--trace-format", paramLabel = "NAME", description = "mooncake, bailian, burstgpt, azure or tokenmeter (default: detected from the file's first line).")
   String format;
 
-  @Option(names = "--trace-block-tokens", paramLabel = "N", description = "Tokens per block of the trace's hash_ids (default: ${DEFAULT-VALUE}, Mooncake's).")
-  int blockTokens = 512;
+  @Option(names = "--trace-block-tokens", paramLabel = "N", description = "Tokens per block of the trace's hash_ids (default: the format's own: 512 for Mooncake, 16 for Bailian, a tokenmeter trace's block_tokens, else 512).")
+  Integer blockTokens;
 
   @Option(names = "--trace-speed", paramLabel = "X", description = "Replay X times faster: arrival times divided by X (default: ${DEFAULT-VALUE}).")
   double speed = 1;
@@ -74,10 +74,10 @@ final class TraceOptions {
       throw new UsageException("--trace replays the whole trace: drop --duration/--requests (cut it with --trace-window)");
     }
     this.seed = load.seed;
-    if (blockTokens < 1) {
+    if (blockTokens != null && blockTokens < 1) {
       throw new UsageException("--trace-block-tokens must be at least 1, got " + blockTokens);
     }
-    Trace t = Trace.read(file, format == null ? null : TraceFormat.parse(format), blockTokens);
+    Trace t = Trace.read(file, format == null ? null : TraceFormat.parse(format), blockTokens == null ? 0 : blockTokens);
     if (window != null) {
       long[] w = window(window);
       long span = t.spanNanos();

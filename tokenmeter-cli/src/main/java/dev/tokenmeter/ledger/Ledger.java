@@ -149,6 +149,36 @@ public final class Ledger {
     }
   }
 
+  /**
+   * Hands every request that started at or after {@code since} and was sent upstream (not refused by
+   * the proxy) to {@code each}, oldest first, in one streamed pass: what trace export reads.
+   *
+   * @throws LedgerException when the ledger cannot be read
+   */
+  public void trace(java.time.Instant since, java.util.function.Consumer<TraceRow> each) {
+    String sql = "SELECT started_at_epoch_ms, error_class, input_tokens, output_tokens, conversation, prompt_blocks,"
+        + " prompt_chars FROM requests WHERE started_at_epoch_ms >= ? AND upstream <> ?"
+        + " ORDER BY started_at_epoch_ms, request_id";
+    try (Connection c = connect()) {
+      c.setAutoCommit(false); // PostgreSQL streams rows only inside a transaction
+      try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setFetchSize(10_000);
+        ps.setLong(1, since.toEpochMilli());
+        ps.setString(2, MeteredRequest.NO_UPSTREAM);
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            each.accept(new TraceRow(rs.getLong(1), rs.getString(2) == null, RequestsTable.count(rs, "input_tokens"),
+                RequestsTable.count(rs, "output_tokens"), rs.getString(5), RequestsTable.blocks(rs)));
+          }
+        }
+      } finally {
+        c.rollback();
+      }
+    } catch (SQLException | IllegalArgumentException e) {
+      throw new LedgerException("cannot read the ledger " + target.display() + ": " + e.getMessage(), e);
+    }
+  }
+
   /** When the row's answer ended: start + the proxy's queue + E2E, in milliseconds; -1 when E2E is unknown. */
   private static long ended(java.sql.ResultSet rs) throws SQLException {
     double e2e = rs.getDouble("e2e_ms");

@@ -51,6 +51,8 @@ import java.util.Objects;
  * @param currency the price table's currency code, or null when unpriced
  * @param conversation the conversation key the client sent (a configured header, OpenAI's {@code
  *     prompt_cache_key} or {@code user}, Anthropic's {@code metadata.user_id}), or null
+ * @param promptBlocksOrNull the prompt's keyed block hashes for {@code proxy export-trace}
+ *     ({@link PromptBlocks}; ledger migration V4), or null when capture is off or there was no prompt
  */
 public record MeteredRequest(
     String requestId,
@@ -80,7 +82,20 @@ public record MeteredRequest(
     int inFlightAtStart,
     double cost,
     String currency,
-    String conversation) {
+    String conversation,
+    PromptBlocks promptBlocksOrNull) {
+
+  /** A request without captured prompt blocks (the form before ledger migration V4). */
+  public MeteredRequest(String requestId, long startedAtEpochMillis, String tenant, String model, String upstream,
+      String endpoint, boolean streamed, int httpStatus, ErrorClass errorClass, String error, String finishReason,
+      int inputTokens, int outputTokens, TokenCountSource outputTokensSource, int reasoningTokens, int cachedTokens,
+      long proxyQueueNanos, long ttftNanos, double tpotNanos, long e2eNanos, long itlP50Nanos, long itlP99Nanos,
+      long itlMaxNanos, int chunks, int inFlightAtStart, double cost, String currency, String conversation) {
+    this(requestId, startedAtEpochMillis, tenant, model, upstream, endpoint, streamed, httpStatus, errorClass, error,
+        finishReason, inputTokens, outputTokens, outputTokensSource, reasoningTokens, cachedTokens, proxyQueueNanos,
+        ttftNanos, tpotNanos, e2eNanos, itlP50Nanos, itlP99Nanos, itlMaxNanos, chunks, inFlightAtStart, cost, currency,
+        conversation, null);
+  }
 
   /** A request without a conversation key (the form before ledger migration V3). */
   public MeteredRequest(String requestId, long startedAtEpochMillis, String tenant, String model, String upstream,
@@ -91,7 +106,7 @@ public record MeteredRequest(
     this(requestId, startedAtEpochMillis, tenant, model, upstream, endpoint, streamed, httpStatus, errorClass, error,
         finishReason, inputTokens, outputTokens, outputTokensSource, reasoningTokens, cachedTokens, proxyQueueNanos,
         ttftNanos, tpotNanos, e2eNanos, itlP50Nanos, itlP99Nanos, itlMaxNanos, chunks, inFlightAtStart, cost, currency,
-        null);
+        null, null);
   }
 
   /** The tenant name used when a request carries no known key or tenant header. */

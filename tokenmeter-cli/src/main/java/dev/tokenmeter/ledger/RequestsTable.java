@@ -9,7 +9,7 @@ import java.sql.Types;
 import java.util.List;
 
 /**
- * The {@code requests} table (migrations V1, V2, V3: {@code conversation}): its columns in order, and the mapping between a
+ * The {@code requests} table (migrations V1, V2, V3: {@code conversation}, V4: {@code prompt_blocks}, {@code prompt_chars}): its columns in order, and the mapping between a
  * {@link MeteredRequest} and a row, plus {@code proxy_id}, the writing proxy's id (V2). Times are stored in milliseconds ({@code nanos / 1e6}, not
  * rounded, so the nanoseconds read back exactly); unknown values ({@code -1}, NaN, null) as NULL.
  */
@@ -47,7 +47,9 @@ final class RequestsTable {
           "in_flight_at_start",
           "cost",
           "currency",
-          "conversation");
+          "conversation",
+          "prompt_blocks",
+          "prompt_chars");
 
   /** {@link #COLUMNS}, then {@code proxy_id}. */
   static final String INSERT =
@@ -93,6 +95,9 @@ final class RequestsTable {
     real(ps, i++, r.cost());
     ps.setString(i++, text(r.currency()));
     ps.setString(i++, r.conversation());
+    PromptBlocks blocks = r.promptBlocksOrNull();
+    ps.setString(i++, blocks == null ? null : blocks.encoded());
+    count(ps, i++, blocks == null ? -1 : blocks.chars());
     ps.setString(i, proxyId);
   }
 
@@ -128,7 +133,15 @@ final class RequestsTable {
         rs.getInt("in_flight_at_start"),
         real(rs, "cost"),
         rs.getString("currency"),
-        rs.getString("conversation"));
+        rs.getString("conversation"),
+        blocks(rs));
+  }
+
+  /** The row's prompt blocks, or null when it has none (capture off, or a row from before V4). */
+  static PromptBlocks blocks(ResultSet rs) throws SQLException {
+    String encoded = rs.getString("prompt_blocks");
+    int chars = count(rs, "prompt_chars");
+    return encoded == null || chars < 0 ? null : PromptBlocks.decode(encoded, chars);
   }
 
   /** The class whose wire name is {@code wireName}. */

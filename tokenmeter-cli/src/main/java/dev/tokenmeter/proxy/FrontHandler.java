@@ -231,7 +231,8 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     RequestInfo info =
         new RequestInfo(
             r.requestId(), r.pending().epochMillis(), r.pending().nanos(), r.tenant(),
-            r.model(), upstream.name(), r.path(), r.route(), -1, r.conversation());
+            r.model(), upstream.name(), r.path(), r.route(), -1, r.conversation(),
+            r.route().generation() ? ctx.config.promptCapture().blocks(parsed.treeOrNull()) : null);
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
     waitingHold = hold;

@@ -284,7 +284,8 @@ final class Meter implements SseFramer.Listener, Consumer<StreamItem> {
         info.inFlightAtStart(),
         cost,
         Double.isNaN(cost) ? null : prices.currency(),
-        info.conversationOrNull());
+        info.conversationOrNull(),
+        info.promptBlocksOrNull());
   }
 
   /**

@@ -26,6 +26,8 @@ import java.util.Objects;
  * @param tlsOrNull TLS on the listener, or null for plain HTTP
  * @param conversationHeaderOrNull a request header whose value is the conversation key the ledger
  *     records (it wins over the body's keys; docs/PROXY.md, "Conversations"), or null for none
+ * @param promptCapture whether and how prompts are hashed for {@code proxy export-trace}
+ *     ({@link PromptCapture}; docs/PROXY.md, "Capturing a trace")
  */
 public record ProxyConfig(
     InetSocketAddress listen,
@@ -41,7 +43,8 @@ public record ProxyConfig(
     List<LiveSlo> slos,
     AdmissionLimits admission,
     ListenerTls tlsOrNull,
-    String conversationHeaderOrNull) {
+    String conversationHeaderOrNull,
+    PromptCapture promptCapture) {
 
   /** 64 MiB: a long-context chat request with images inlined fits. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 64 << 20;
@@ -56,6 +59,7 @@ public record ProxyConfig(
     Objects.requireNonNull(prices, "prices");
     Objects.requireNonNull(budgets, "budgets");
     Objects.requireNonNull(admission, "admission");
+    Objects.requireNonNull(promptCapture, "promptCapture");
     slos = List.copyOf(slos);
     if (!routing.upstreams().keySet().containsAll(admission.maxInFlightByUpstream().keySet())) {
       throw new IllegalArgumentException("in-flight limits name upstreams that are not configured: "
@@ -71,12 +75,17 @@ public record ProxyConfig(
       int recordThreads, int recordQueueCapacity, int maxRequestBytes, BudgetPlan budgets, String adminTokenOrNull,
       List<LiveSlo> slos, AdmissionLimits admission, ListenerTls tlsOrNull) {
     this(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets,
-        adminTokenOrNull, slos, admission, tlsOrNull, null);
+        adminTokenOrNull, slos, admission, tlsOrNull, null, PromptCapture.randomKey(PromptCapture.DEFAULT_BLOCK_CHARS));
   }
 
   /** This configuration with a conversation header (null: none). */
   public ProxyConfig withConversationHeader(String headerOrNull) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, headerOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, headerOrNull, promptCapture);
+  }
+
+  /** This configuration with {@code capture} ({@link PromptCapture#OFF}: none). */
+  public ProxyConfig withPromptCapture(PromptCapture capture) {
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, capture);
   }
 
   /** A configuration with the default admission limits. */
@@ -114,51 +123,51 @@ public record ProxyConfig(
 
   /** This configuration with other tenants. */
   public ProxyConfig withTenants(Tenants t) {
-    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, t, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with other prices. */
   public ProxyConfig withPrices(Prices p) {
-    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, p, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with other routing. */
   public ProxyConfig withRouting(Routing r) {
-    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, r, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with other budgets. */
   public ProxyConfig withBudgets(BudgetPlan b) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, b, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with other SLOs. */
   public ProxyConfig withSlos(List<LiveSlo> s) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, s, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, s, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with record queues of {@code capacity} events. */
   public ProxyConfig withRecordQueue(int capacity) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, capacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with the dashboard's admin token (null for none). */
   public ProxyConfig withAdminToken(String tokenOrNull) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, tokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with other admission limits. */
   public ProxyConfig withAdmission(AdmissionLimits a) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, a, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, a, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with a request body limit of {@code bytes}. */
   public ProxyConfig withMaxRequestBytes(int bytes) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, bytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, bytes, budgets, adminTokenOrNull, slos, admission, tlsOrNull, conversationHeaderOrNull, promptCapture);
   }
 
   /** This configuration with TLS on the listener (null: plain HTTP). */
   public ProxyConfig withTls(ListenerTls tls) {
-    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tls, conversationHeaderOrNull);
+    return new ProxyConfig(listen, routing, tenants, prices, ioThreads, recordThreads, recordQueueCapacity, maxRequestBytes, budgets, adminTokenOrNull, slos, admission, tls, conversationHeaderOrNull, promptCapture);
   }
 }

@@ -38,6 +38,9 @@ import java.util.Set;
  * tps_seeds: {h100: results/h100-sweep}
  * route_header: x-upstream
  * conversation_header: x-session-id   # the conversation key the ledger records
+ * trace_capture: true               # hash prompts into blocks for proxy export-trace (default on)
+ * trace_key_env: TOKENMETER_TRACE_KEY   # the hashes' key, shared by a fleet (default: that variable, else random)
+ * trace_block_chars: 256            # characters per hashed block
  * tenants: {keys_file: keys.txt, header: x-tenant, unknown: refuse}
  * prices_file: prices.yaml
  * ledger: tokenmeter-ledger.db      # or jdbc:postgresql://host:5432/db, or none
@@ -69,7 +72,7 @@ public final class ProxySettings {
           "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
           "tps_seeds", "budgets", "budget_default_output_tokens", "context_lengths", "budget_sync_ms", "proxy_id", "alert_webhook", "admin_token", "slos",
           "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms",
-          "tls_cert", "tls_key");
+          "tls_cert", "tls_key", "trace_capture", "trace_key_env", "trace_block_chars");
 
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
@@ -111,6 +114,12 @@ public final class ProxySettings {
   public String routeHeader;
   /** A request header carrying the conversation key (docs/PROXY.md, "Conversations"); null: none. */
   public String conversationHeader;
+  /** Whether prompts are hashed for proxy export-trace (docs/PROXY.md, "Capturing a trace"); null: on. */
+  public Boolean traceCapture;
+  /** The environment variable holding the hashes' key; null: {@link PromptCapture#DEFAULT_KEY_ENV} or random. */
+  public String traceKeyEnv;
+  /** Characters per hashed block; null: {@link PromptCapture#DEFAULT_BLOCK_CHARS}. */
+  public Integer traceBlockChars;
   public String keysFile;
   public String tenantHeader;
   public String unknownKeys;
@@ -200,6 +209,16 @@ public final class ProxySettings {
     s.listen = s.text(root, "listen");
     s.routeHeader = s.text(root, "route_header");
     s.conversationHeader = s.text(root, "conversation_header");
+    JsonNode capture = root.get("trace_capture");
+    if (capture != null && !capture.isNull()) {
+      if (capture.isBoolean()) {
+        s.traceCapture = capture.asBoolean();
+      } else {
+        s.problems.add("trace_capture: expected true or false, got '" + capture.asText() + "'");
+      }
+    }
+    s.traceKeyEnv = s.text(root, "trace_key_env");
+    s.traceBlockChars = s.integer(root, "trace_block_chars");
     s.pricesFile = path(dir, s.text(root, "prices_file"));
     s.caCert = path(dir, s.text(root, "ca_cert"));
     s.ioThreads = s.integer(root, "io_threads");
@@ -278,6 +297,9 @@ public final class ProxySettings {
     m.routes = flags.routes.isEmpty() ? routes : flags.routes;
     m.routeHeader = or(flags.routeHeader, routeHeader);
     m.conversationHeader = or(flags.conversationHeader, conversationHeader);
+    m.traceCapture = or(flags.traceCapture, traceCapture);
+    m.traceKeyEnv = or(flags.traceKeyEnv, traceKeyEnv);
+    m.traceBlockChars = or(flags.traceBlockChars, traceBlockChars);
     m.keysFile = or(flags.keysFile, keysFile);
     m.tenantHeader = or(flags.tenantHeader, tenantHeader);
     m.unknownKeys = or(flags.unknownKeys, unknownKeys);
@@ -344,6 +366,7 @@ public final class ProxySettings {
     AdmissionLimits admission = AdmissionSettings.resolve(maxInFlight, maxInFlightByUpstream, maxQueued,
         queueTimeoutMillis, maxConnections, idleTimeoutMillis, declared, errors);
     ListenerTls tls = ServerTls.settings(tlsCert, tlsKey, errors);
+    PromptCapture capture = PromptCapture.resolve(traceCapture, traceBlockChars, traceKeyEnv, env, errors);
     int io = positive("io_threads", ioThreads, 1, errors);
     int rec = positive("record_threads", recordThreads, 1, errors);
     int queue = positive("record_queue", recordQueue, ProxyConfig.DEFAULT_RECORD_QUEUE, errors);
@@ -360,7 +383,7 @@ public final class ProxySettings {
               + String.join("\n  ", errors));
     }
     return new ProxyConfig(address, new Routing(byName, routeList, routeHeader, pools), tenants, prices,
-        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission, tls, conversationHeader);
+        io, rec, queue, ProxyConfig.DEFAULT_MAX_REQUEST_BYTES, plan, adminToken == null ? null : adminToken.strip(), live, admission, tls, conversationHeader, capture);
   }
 
   /**

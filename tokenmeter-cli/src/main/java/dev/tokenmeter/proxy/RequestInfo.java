@@ -15,6 +15,7 @@ package dev.tokenmeter.proxy;
  *     {@linkplain Route#generation() generation} routes' bodies are parsed
  * @param inFlightAtStart requests in flight to the upstream when this one started, itself excluded
  * @param conversationOrNull the conversation key the client sent ({@link ConversationKey}), or null
+ * @param promptBlocksOrNull the prompt's keyed block hashes ({@link PromptCapture}), or null
  */
 record RequestInfo(
     String requestId,
@@ -26,13 +27,21 @@ record RequestInfo(
     String endpoint,
     Route route,
     int inFlightAtStart,
-    String conversationOrNull) {
+    String conversationOrNull,
+    dev.tokenmeter.ledger.PromptBlocks promptBlocksOrNull) {
+
+  /** A request without captured prompt blocks. */
+  RequestInfo(String requestId, long startedAtEpochMillis, long receivedNanos, String tenant, String model,
+      String upstream, String endpoint, Route route, int inFlightAtStart, String conversationOrNull) {
+    this(requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, inFlightAtStart,
+        conversationOrNull, null);
+  }
 
   /** This request with the in-flight count taken when its exchange started. */
   RequestInfo withInFlightAtStart(int n) {
     return new RequestInfo(
         requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, n,
-        conversationOrNull);
+        conversationOrNull, promptBlocksOrNull);
   }
 
   /** Whether the route's responses carry tokens. */

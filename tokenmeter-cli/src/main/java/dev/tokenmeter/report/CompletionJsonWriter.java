@@ -26,6 +26,9 @@ final class CompletionJsonWriter {
     StageJsonWriter.distribution(g, "ttft_completed_ms", Distribution.of(c.ttft(), NS_PER_MS));
     g.writeStringField("server_stops_on_cancel", c.serverStop().wireName());
     g.writeStringField("in_words", c.inWords());
+    g.writeObjectFieldStart("histograms");
+    SessionsJsonWriter.histogram(g, "ttft", "ns", c.ttft());
+    g.writeEndObject();
     g.writeEndObject();
   }
 }

@@ -14,12 +14,12 @@ public final class CostReport {
     if (c.tokens() != null) {
       Cost.Figures f = c.tokens();
       sb.append(String.format(Locale.ROOT, "  cost (tokens at %s in / %s out per 1M%s): %s%n",
-          money(m.priceInPerMillion()), money(m.priceOutPerMillion()), cur, common(m, f, cur)));
+          money(m.priceInPerMillion()), money(m.priceOutPerMillion()), cur, common(m, c, f, cur)));
     }
     if (c.gpu() != null) {
       Cost.Figures f = c.gpu();
       sb.append(String.format(Locale.ROOT, "  cost (%d GPU%s at %s%s/h, at this stage's throughput): %s%n",
-          m.gpus(), m.gpus() == 1 ? "" : "s", money(m.gpuCostPerHour()), cur, common(m, f, cur)));
+          m.gpus(), m.gpus() == 1 ? "" : "s", money(m.gpuCostPerHour()), cur, common(m, c, f, cur)));
       if (f.deployments() > 0) {
         sb.append(String.format(Locale.ROOT,
             "    the traffic needs %d deployment%s of %d GPU%s at this stage's request rate (spread evenly, always on)%n",
@@ -29,11 +29,14 @@ public final class CostReport {
     return sb.toString();
   }
 
-  private static String common(Cost.Model m, Cost.Figures f, String cur) {
+  private static String common(Cost.Model m, Cost.StageCost c, Cost.Figures f, String cur) {
     StringBuilder sb = new StringBuilder();
     sb.append(money(f.perRequest())).append(cur).append(" per request, ")
         .append(money(f.perMillionOutputTokens())).append(cur).append(" per 1M output tokens");
-    if (m.turnsPerConversation() > 1) {
+    if (c.fromSessions()) {
+      sb.append(", ").append(money(f.perConversation())).append(cur).append(String.format(Locale.ROOT,
+          " per conversation (as the measured sessions went: %.1f turns each on average)", c.sessionTurns()));
+    } else if (m.turnsPerConversation() > 1) {
       sb.append(", ").append(money(f.perConversation())).append(cur)
           .append(" per conversation (").append(m.turnsPerConversation()).append(" requests)");
     }

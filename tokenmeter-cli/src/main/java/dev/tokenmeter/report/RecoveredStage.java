@@ -103,7 +103,7 @@ final class RecoveredStage {
         counts(phases), errors, tokens(sources, words, wordTokens), finishes.result(), notAssessed(),
         ClientHealth.assess(new Histogram(3), new Histogram(3), ClientCpu.UNKNOWN, end - start, 0,
             plan.load() instanceof LoadModel.Open),
-        series, okKept, failedKept);
+        series, okKept, failedKept, RecoveredSessions.of(lines));
   }
 
   /** The window as planned, cut at the last request's end: never complete unless the plan's end passed. */

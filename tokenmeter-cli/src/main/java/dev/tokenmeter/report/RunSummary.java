@@ -60,7 +60,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.10";
+  public static final String SCHEMA_VERSION = "1.11";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");

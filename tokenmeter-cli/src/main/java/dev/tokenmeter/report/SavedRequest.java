@@ -15,6 +15,10 @@ import dev.tokenmeter.core.request.TokenCountSource;
  * @param source where {@code outputTokens} came from
  * @param finishReason the server's last finish reason, null when none came
  * @param maxTokens the request's {@code max_tokens}, -1 when it named none
+ * @param session the session it belongs to ({@code bench --turns}), -1 when none
+ * @param turn its turn in the session (1 first), 0 when none
+ * @param cachedTokens the cached prompt tokens the server reported ({@code usage_cached_tokens}),
+ *     -1 when it reported none
  */
 public record SavedRequest(
     long id,
@@ -38,7 +42,10 @@ public record SavedRequest(
     long reasoningChars,
     int inputTokens,
     String finishReason,
-    int maxTokens) {
+    int maxTokens,
+    long session,
+    int turn,
+    int cachedTokens) {
 
   private static final double NS_PER_MS = 1e6;
 
@@ -78,7 +85,10 @@ public record SavedRequest(
         line.path("reasoning_chars").asLong(0),
         line.path("input_tokens").asInt(-1),
         line.hasNonNull("finish_reason") ? line.get("finish_reason").asText() : null,
-        line.path("max_tokens").asInt(-1));
+        line.path("max_tokens").asInt(-1),
+        line.path("session").asLong(-1),
+        line.path("turn").asInt(0),
+        line.path("usage_cached_tokens").asInt(-1));
   }
 
   /** When the first token arrived, -1 when none did. */

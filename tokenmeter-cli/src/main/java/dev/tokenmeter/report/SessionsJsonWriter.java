@@ -35,6 +35,14 @@ final class SessionsJsonWriter {
       StageJsonWriter.distribution(g, "tpot_ms", Distribution.of(t.tpot(), NS_PER_MS));
       StageJsonWriter.distribution(g, "prompt_tokens", Distribution.of(t.promptTokens(), 1));
       StageJsonWriter.number(g, "cached_share", t.cachedShare());
+      g.writeNumberField("prompt_tokens_reporting_cache", t.promptTokensReportingCache());
+      g.writeNumberField("cached_tokens", t.cachedTokens());
+      g.writeObjectFieldStart("histograms");
+      histogram(g, "ttft", "ns", t.ttft());
+      histogram(g, "ttft_from_scheduled", "ns", t.ttftFromScheduled());
+      histogram(g, "tpot", "ns", t.tpot());
+      histogram(g, "prompt_tokens", "tokens", t.promptTokens());
+      g.writeEndObject();
       g.writeEndObject();
     }
     g.writeEndArray();
@@ -42,6 +50,25 @@ final class SessionsJsonWriter {
       agent(g, s);
     }
     g.writeStringField("in_words", SessionWords.of(s));
+    g.writeObjectFieldStart("histograms");
+    histogram(g, "duration", "ns", s.duration());
+    histogram(g, "turns", "turns", s.turns());
+    histogram(g, "input_tokens", "tokens", s.inputTokens());
+    histogram(g, "output_tokens", "tokens", s.outputTokens());
+    g.writeEndObject();
+    g.writeEndObject();
+  }
+
+  /**
+   * One raw histogram in the form of {@code stages[].histograms}' entries, so merged folders
+   * ({@code tokenmeter merge}, {@code bench --workers}) add the parts' sessions exactly.
+   */
+  static void histogram(JsonGenerator g, String field, String unit, org.HdrHistogram.Histogram h) throws IOException {
+    g.writeObjectFieldStart(field);
+    g.writeStringField("unit", unit);
+    g.writeStringField("encoding", HistogramCodec.ENCODING);
+    g.writeNumberField("count", h.getTotalCount());
+    g.writeStringField("data", HistogramCodec.encode(h));
     g.writeEndObject();
   }
 

@@ -28,6 +28,8 @@ import java.util.List;
  * @param server {@code server}: the server's own metrics over the stage; null when absent
  * @param gpu {@code gpu}: the GPUs' power and energy over the stage; null when absent
  * @param sessions {@code sessions}: the stage's conversations ({@code bench --turns}); null when absent
+ * @param completion {@code completion}: the stage's code-completion traffic ({@code --profile
+ *     completion}); null when absent
  */
 public record StageDetail(
     String loadModel,
@@ -44,7 +46,17 @@ public record StageDetail(
     long tpotUndefined,
     dev.tokenmeter.scrape.ServerStage server,
     dev.tokenmeter.scrape.GpuStage gpu,
-    SavedSessions sessions) {
+    SavedSessions sessions,
+    SavedCompletion completion) {
+
+  /** Without code-completion figures. */
+  public StageDetail(String loadModel, int concurrency, double ratePerSecond, double windowStartSeconds,
+      double windowEndSeconds, boolean windowComplete, String steadyStateReason, double wordsPerOutputToken,
+      Health health, Series series, Cost.StageCost cost, long tpotUndefined, dev.tokenmeter.scrape.ServerStage server,
+      dev.tokenmeter.scrape.GpuStage gpu, SavedSessions sessions) {
+    this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
+        steadyStateReason, wordsPerOutputToken, health, series, cost, tpotUndefined, server, gpu, sessions, null);
+  }
 
   /** Without GPU figures and sessions. */
   public StageDetail(
@@ -62,7 +74,7 @@ public record StageDetail(
       long tpotUndefined,
       dev.tokenmeter.scrape.ServerStage server) {
     this(loadModel, concurrency, ratePerSecond, windowStartSeconds, windowEndSeconds, windowComplete,
-        steadyStateReason, wordsPerOutputToken, health, series, cost, tpotUndefined, server, null, null);
+        steadyStateReason, wordsPerOutputToken, health, series, cost, tpotUndefined, server, null, null, null);
   }
 
 

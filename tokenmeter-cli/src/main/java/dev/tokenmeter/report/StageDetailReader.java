@@ -74,7 +74,8 @@ final class StageDetailReader {
         s.path("requests").path("tpot_undefined").asLong(-1),
         ServerStageJson.read(s.get("server")),
         GpuStageJson.read(s.get("gpu")),
-        SavedSessions.read(s));
+        SavedSessions.read(s),
+        SavedCompletion.read(s));
   }
 
   private static StageDetail.Health health(JsonNode h) throws IOException {

@@ -88,7 +88,52 @@ final class StageMerger {
     out.set("time_series", TimeSeriesMerger.merge(parts));
     out.set("histograms", encoded(histograms));
     out.set("failed_histograms", encoded(failedHistograms));
+    conversations(out, parts, warnings);
     return out;
+  }
+
+  /**
+   * The parts' {@code sessions} and {@code completion}, merged from their raw histograms and
+   * written by the writers a measured stage uses; left out, with a warning, when a part has them
+   * without histograms (a folder written before schema 1.11) or not at all.
+   */
+  private static void conversations(ObjectNode out, List<JsonNode> parts, List<String> warnings) {
+    String label = out.get("label").asText();
+    if (parts.stream().anyMatch(p -> p.has("sessions"))) {
+      List<dev.tokenmeter.core.analysis.Sessions> s = new java.util.ArrayList<>();
+      for (JsonNode p : parts) {
+        dev.tokenmeter.core.analysis.Sessions one = p.has("sessions") ? SessionsJsonReader.sessions(p.get("sessions")) : null;
+        if (one == null) {
+          warnings.add("stage " + label + ": a part's sessions have no raw histograms (written before schema 1.11):"
+              + " the merged stage has no sessions");
+          s = null;
+          break;
+        }
+        s.add(one);
+      }
+      if (s != null) {
+        dev.tokenmeter.core.analysis.Sessions merged = dev.tokenmeter.core.analysis.Sessions.merge(s);
+        out.set("sessions", written(g -> SessionsJsonWriter.write(g, merged)).get("sessions"));
+      }
+    }
+    if (parts.stream().anyMatch(p -> p.has("completion"))) {
+      List<dev.tokenmeter.core.analysis.Completions> c = new java.util.ArrayList<>();
+      for (JsonNode p : parts) {
+        dev.tokenmeter.core.analysis.Completions one =
+            p.has("completion") ? SessionsJsonReader.completion(p.get("completion")) : null;
+        if (one == null) {
+          warnings.add("stage " + label + ": a part's completion figures have no raw histograms (written before"
+              + " schema 1.11): the merged stage has none");
+          c = null;
+          break;
+        }
+        c.add(one);
+      }
+      if (c != null) {
+        dev.tokenmeter.core.analysis.Completions merged = dev.tokenmeter.core.analysis.Completions.merge(c);
+        out.set("completion", written(g -> CompletionJsonWriter.write(g, merged)).get("completion"));
+      }
+    }
   }
 
   /** Sums the load (concurrency, rate, cap) into {@code load}; returns the label of the sum. */

@@ -161,6 +161,9 @@ public final class SimulateRun {
         results.add(r);
         out.println();
         out.print(ConsoleReport.stage(r, planned, /* virtualTime= */ true));
+        if (r.sessions() != null) {
+          out.println("  conversations: " + dev.tokenmeter.report.SessionWords.of(r.sessions()));
+        }
         if (r.completions() != null) {
           out.println("  completion: " + r.completions().inWords());
         }

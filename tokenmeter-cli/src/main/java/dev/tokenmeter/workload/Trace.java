@@ -90,9 +90,12 @@ public final class Trace {
    * problem is a {@link WorkloadException} naming the file, line and field: an unknown format, an
    * empty trace, a missing or non-positive length, timestamps out of order, more hash ids than
    * {@code blockTokens}-token blocks in the prompt.
+   *
+   * @param blockTokens tokens per block of the hash ids, or 0 for the format's own ({@link
+   *     TraceFormat#defaultBlockTokens}; a tokenmeter trace's {@code block_tokens} when it has one)
    */
   public static Trace read(Path file, TraceFormat format, int blockTokens) {
-    if (blockTokens < 1) {
+    if (blockTokens < 0) {
       throw new WorkloadException("--trace-block-tokens must be at least 1, got " + blockTokens);
     }
     List<String> lines;
@@ -101,8 +104,8 @@ public final class Trace {
     } catch (NoSuchFileException e) {
       throw new WorkloadException("--trace " + file + ": no such file");
     } catch (java.nio.charset.CharacterCodingException e) {
-      throw new WorkloadException(file + ": not UTF-8 text, so not a trace format tokenmeter reads (Mooncake or"
-          + " tokenmeter JSONL, BurstGPT or Azure CSV; docs/TRACES.md)");
+      throw new WorkloadException(file + ": not UTF-8 text, so not a trace format tokenmeter reads (Mooncake,"
+          + " Bailian or tokenmeter JSONL, BurstGPT or Azure CSV; docs/TRACES.md)");
     } catch (IOException e) {
       throw new WorkloadException("--trace " + file + ": cannot read it (" + e.getMessage() + ")");
     }
@@ -115,12 +118,12 @@ public final class Trace {
     }
     TraceFormat f = format != null ? format : TraceFormat.detect(lines.get(first));
     if (f == null) {
-      throw new WorkloadException(file + ":" + (first + 1) + ": not a trace format tokenmeter reads (Mooncake or"
-          + " tokenmeter JSONL, BurstGPT or Azure CSV with their header): give --trace-format or convert it (docs/TRACES.md)");
+      throw new WorkloadException(file + ":" + (first + 1) + ": not a trace format tokenmeter reads (Mooncake,"
+          + " Bailian or tokenmeter JSONL, BurstGPT or Azure CSV with their header): give --trace-format or convert it (docs/TRACES.md)");
     }
     Reader reader = new Reader(file, f, blockTokens);
     switch (f) {
-      case MOONCAKE, TOKENMETER -> {
+      case MOONCAKE, TOKENMETER, BAILIAN -> {
         for (int i = first; i < lines.size(); i++) {
           if (!lines.get(i).isBlank()) {
             reader.json(lines.get(i), i + 1);
@@ -140,15 +143,21 @@ public final class Trace {
       throw new WorkloadException(file + ": the trace has no request to send (" + reader.skipped
           + " rows with 0 tokens skipped)");
     }
-    return new Trace(file, f, blockTokens, reader.normalised(), reader.skipped);
+    return new Trace(file, f, reader.blockTokens(), reader.normalised(), reader.skipped);
   }
 
   /** Parses one file's lines into records, remembering where it is for messages. */
   private static final class Reader {
     private final Path file;
     private final TraceFormat format;
-    private final int blockTokens;
+    /** Tokens per block the caller named, 0 for the format's own. */
+    private final int givenBlockTokens;
+    /** A tokenmeter trace's own block_tokens, 0 until a record names it. */
+    private int fileBlockTokens;
+    private long fileBlockLine;
     private final List<Record> records = new ArrayList<>();
+    /** Bailian: each chat id's session (its root chat's id). */
+    private final Map<Long, String> sessionOfChat = new HashMap<>();
     private long skipped;
     private long lastRawNanos = Long.MIN_VALUE;
     private long lastLine;
@@ -157,7 +166,15 @@ public final class Trace {
     Reader(Path file, TraceFormat format, int blockTokens) {
       this.file = file;
       this.format = format;
-      this.blockTokens = blockTokens;
+      this.givenBlockTokens = blockTokens;
+    }
+
+    /** Tokens per block of the hash ids: given, else the file's own, else the format's. */
+    int blockTokens() {
+      if (givenBlockTokens > 0) {
+        return givenBlockTokens;
+      }
+      return fileBlockTokens > 0 ? fileBlockTokens : format.defaultBlockTokens();
     }
 
     private WorkloadException bad(long line, String what) {
@@ -175,28 +192,82 @@ public final class Trace {
         throw bad(line, "not a JSON object: one request per line");
       }
       boolean ours = format == TraceFormat.TOKENMETER;
+      boolean bailian = format == TraceFormat.BAILIAN;
       String timeField = ours ? "at_ms" : "timestamp";
       JsonNode t = n.get(timeField);
       if (t == null || !t.isNumber() || !(t.asDouble() >= 0)) {
-        throw bad(line, "\"" + timeField + "\" must be a number of milliseconds >= 0, got " + t);
+        throw bad(line, "\"" + timeField + "\" must be a number of " + (bailian ? "seconds" : "milliseconds")
+            + " >= 0, got " + t);
       }
       int in = length(n, ours ? "input_tokens" : "input_length", line);
       int out = length(n, ours ? "output_tokens" : "output_length", line);
+      if (ours) {
+        fileBlockTokens(n.get("block_tokens"), line);
+      }
       long[] ids = hashIds(n.get("hash_ids"), in, line);
       String session = null;
       int turn = 0;
+      if (bailian) {
+        session = bailianSession(n, line);
+        turn = turn(n.get("turn"), line);
+        add(Math.round(t.asDouble() * 1e9), in, out, ids, session, turn, line);
+        return;
+      }
       if (ours) {
         JsonNode s = n.get("session");
         session = s == null || s.isNull() ? null : s.asText();
-        JsonNode tn = n.get("turn");
-        if (tn != null && !tn.isNull()) {
-          if (!tn.canConvertToInt() || tn.asInt() < 1) {
-            throw bad(line, "\"turn\" must be a whole number >= 1, got " + tn);
-          }
-          turn = tn.asInt();
-        }
+        turn = turn(n.get("turn"), line);
       }
       add(Math.round(t.asDouble() * NANOS_PER_MILLI), in, out, ids, session, turn, line);
+    }
+
+    private int turn(JsonNode tn, long line) {
+      if (tn == null || tn.isNull()) {
+        return 0;
+      }
+      if (!tn.canConvertToInt() || tn.asInt() < 1) {
+        throw bad(line, "\"turn\" must be a whole number >= 1, got " + tn);
+      }
+      return tn.asInt();
+    }
+
+    /** A tokenmeter record's block_tokens: the same on every record that has one. */
+    private void fileBlockTokens(JsonNode v, long line) {
+      if (v == null || v.isNull()) {
+        return;
+      }
+      if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < 1) {
+        throw bad(line, "\"block_tokens\" must be a whole number >= 1, got " + v);
+      }
+      int b = v.asInt();
+      if (fileBlockTokens == 0) {
+        if (givenBlockTokens > 0 && givenBlockTokens != b) {
+          throw bad(line, "the trace's blocks are " + b + " tokens (\"block_tokens\") but --trace-block-tokens says "
+              + givenBlockTokens + ": drop --trace-block-tokens");
+        }
+        fileBlockTokens = b;
+        fileBlockLine = line;
+      } else if (b != fileBlockTokens) {
+        throw bad(line, "\"block_tokens\" is " + b + " here but " + fileBlockTokens + " on line " + fileBlockLine
+            + ": one trace has one block size");
+      }
+    }
+
+    /**
+     * A Bailian record's session: the chat id of its conversation's root (parent_chat_id -1), found
+     * through the parents read before it; a parent not in the file is taken as the root.
+     */
+    private String bailianSession(JsonNode n, long line) {
+      JsonNode chat = n.get("chat_id");
+      JsonNode parent = n.get("parent_chat_id");
+      if (chat == null || !chat.isIntegralNumber()) {
+        throw bad(line, "\"chat_id\" must be a whole number, got " + chat);
+      }
+      long parentId = parent == null || parent.isNull() ? -1 : parent.asLong(-1);
+      String session = parentId < 0 ? "chat-" + chat.asLong()
+          : sessionOfChat.getOrDefault(parentId, "chat-" + parentId);
+      sessionOfChat.put(chat.asLong(), session);
+      return session;
     }
 
     private int length(JsonNode n, String field, long line) {
@@ -222,6 +293,7 @@ public final class Trace {
         }
         ids[i] = id.asLong();
       }
+      int blockTokens = blockTokens();
       long blocks = (inputTokens + (long) blockTokens - 1) / blockTokens;
       if (ids.length > blocks) {
         throw bad(line, "\"hash_ids\" names " + ids.length + " blocks of " + blockTokens + " tokens but the prompt is "

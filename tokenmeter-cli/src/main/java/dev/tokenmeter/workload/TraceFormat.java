@@ -18,17 +18,27 @@ import java.util.Locale;
  * - azure: CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens; TIMESTAMP an absolute
  *   date-time such as 2023-11-16 18:15:46.6805900 (Azure/AzurePublicDataset,
  *   AzureLLMInferenceTrace_{code,conv}.csv, 2023 and 2024).
- * - tokenmeter: JSONL, {"at_ms", "input_tokens", "output_tokens", optional "hash_ids", "session",
- *   "turn"}: this tool's own, for traces a proxy exports.
- * - Alibaba's Bailian traces (alibaba-edu/qwen-bailian-usagetraces-anon) are not read: no
- *   description of their fields was found to build and test a reader from.
+ * - bailian: JSONL, {"chat_id", "parent_chat_id" (-1 for a conversation's first request),
+ *   "timestamp": seconds since the trace's start, "input_length", "output_length", "type"
+ *   (text/search/image/file), "turn", "hash_ids": [salted SipHash-2-4 of each 16-token block,
+ *   remapped to sequential integers]} (alibaba-edu/qwen-bailian-usagetraces-anon, README "Data
+ *   Specification of the Traces" and "Anonymization Process"; Wang et al., KVCache Cache in the
+ *   Wild, USENIX ATC '25). A session is the chat id of the root its parent_chat_id chain reaches.
+ * - tokenmeter: JSONL, {"at_ms", "input_tokens", "output_tokens", optional "hash_ids",
+ *   "block_tokens", "session", "turn"}: this tool's own, what proxy export-trace writes.
  * </pre>
  */
 public enum TraceFormat {
   MOONCAKE,
   BURSTGPT,
   AZURE,
-  TOKENMETER;
+  TOKENMETER,
+  BAILIAN;
+
+  /** Tokens per block of the format's hash ids when the trace does not say: Bailian's 16, else Mooncake's 512. */
+  public int defaultBlockTokens() {
+    return this == BAILIAN ? 16 : 512;
+  }
 
   /** The name on the command line: {@code mooncake}. */
   public String label() {
@@ -42,13 +52,14 @@ public enum TraceFormat {
         return f;
       }
     }
-    throw new WorkloadException("--trace-format " + name + " is not a trace format: give mooncake, burstgpt, azure or"
-        + " tokenmeter (Alibaba's Bailian traces are not read yet; docs/TRACES.md)");
+    throw new WorkloadException("--trace-format " + name + " is not a trace format: give mooncake, bailian, burstgpt,"
+        + " azure or tokenmeter (docs/TRACES.md)");
   }
 
   /**
    * The format of a file whose first non-blank line is {@code firstLine}, or null when none fits:
-   * JSON with {@code at_ms} is tokenmeter's, JSON with {@code input_length} Mooncake's; a CSV header
+   * JSON with {@code at_ms} is tokenmeter's, with {@code chat_id} Bailian's, with {@code
+   * input_length} Mooncake's; a CSV header
    * with {@code ContextTokens} Azure's, with {@code Request tokens} BurstGPT's.
    */
   static TraceFormat detect(String firstLine) {
@@ -56,6 +67,9 @@ public enum TraceFormat {
     if (line.startsWith("{")) {
       if (line.contains("\"at_ms\"")) {
         return TOKENMETER;
+      }
+      if (line.contains("\"chat_id\"")) {
+        return BAILIAN;
       }
       if (line.contains("\"input_length\"")) {
         return MOONCAKE;

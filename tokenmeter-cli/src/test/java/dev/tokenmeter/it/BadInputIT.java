@@ -91,7 +91,7 @@ class BadInputIT {
         row("trace missing", "no such file", "simulate", "--trace", "{missing}"),
         row("trace empty", "the trace is empty", "simulate", "--trace", "{empty}"),
         row("trace binary", "not a trace format", "simulate", "--trace", "{binary}"),
-        row("trace format unknown", "not a trace format", "simulate", "--trace", "{empty}", "--trace-format", "bailian"),
+        row("trace format unknown", "not a trace format", "simulate", "--trace", "{empty}", "--trace-format", "sharegpt"),
         row("trace with a rate", "--trace is the schedule", "simulate", "--trace", "{empty}", "--rate", "2"),
         row("trace speed 0", "--trace-speed", "simulate", "--trace", "tokenmeter-cli/src/test/resources/dev/tokenmeter/workload/traces/mooncake.jsonl", "--trace-speed", "0"),
         row("unknown option", "Unknown option", "simulate", "--concurrency", "1", "--nope"),

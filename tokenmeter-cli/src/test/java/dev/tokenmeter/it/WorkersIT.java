@@ -108,6 +108,40 @@ class WorkersIT {
   }
 
   @Test
+  void sessionsOfTwoWorkersAreMergedExactly() throws Exception {
+    Path out = tmp.resolve("sessions");
+    try (SimFixture sim = SimFixture.start(SimFixture.config(20, 5));
+        CliProcess p = CliProcess.start("bench", "--url", sim.baseUrl(), "--concurrency", "4", "--turns", "3",
+            "--duration", "3s", "--warmup", "0s", "--cooldown", "0s", "--input-tokens", "16", "--output-tokens", "8",
+            "--extra-body", "{\"ignore_eos\":true}", "--workers", "2", "--out", out.toString(), "-q")) {
+      assertThat(p.waitFor(Duration.ofSeconds(200))).as("stderr: %s", p.err()).isZero();
+    }
+    JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
+    assertThat(JsonSchemaSubset.check(SCHEMA, summary)).isEmpty();
+    JsonNode merged = summary.at("/stages/0/sessions");
+    assertThat(merged.isObject()).as("the merged stage has its sessions").isTrue();
+    long started = 0;
+    long firstTurns = 0;
+    Histogram turns = null;
+    for (int i = 0; i < 2; i++) {
+      JsonNode part = JSON.readTree(out.resolve("workers/worker-" + i + "/summary.json").toFile()).at("/stages/0/sessions");
+      started += part.get("started").asLong();
+      firstTurns += part.at("/by_turn/0/requests").asLong();
+      Histogram h = HistogramCodec.decode(part.at("/histograms/turns/data").asText());
+      if (turns == null) {
+        turns = h.copy();
+      } else {
+        turns.add(h);
+      }
+    }
+    assertThat(started).isPositive();
+    assertThat(merged.get("started").asLong()).isEqualTo(started);
+    assertThat(merged.at("/by_turn/0/requests").asLong()).isEqualTo(firstTurns);
+    assertThat(HistogramCodec.decode(merged.at("/histograms/turns/data").asText())).isEqualTo(turns);
+    assertThat(merged.get("in_words").asText()).isNotEmpty();
+  }
+
+  @Test
   void aKilledWorkerLeavesAPartialRunThatNamesItsShare() throws Exception {
     Path out = tmp.resolve("killed");
     int code;

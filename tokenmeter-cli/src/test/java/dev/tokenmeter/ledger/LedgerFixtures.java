@@ -49,7 +49,8 @@ final class LedgerFixtures {
         (int) (i % 64),
         unknowns ? Double.NaN : 0.000_125 * (i % 40),
         unknowns ? null : "USD",
-        unknowns || i % 4 == 1 ? null : "conv-" + (i % 50) + " \"é\"");
+        unknowns || i % 4 == 1 ? null : "conv-" + (i % 50) + " \"é\"",
+        unknowns || i % 3 == 2 ? null : new PromptBlocks(new long[] {i, 0xfedcba987654L, i % 3}, 1000 + (int) i, 256));
   }
 
   /** A request with the figures that usage adds up; the others plain. */
@@ -113,6 +114,6 @@ final class LedgerFixtures {
         r.endpoint(), r.streamed(), r.httpStatus(), r.errorClass(), error, r.finishReason(), r.inputTokens(),
         r.outputTokens(), r.outputTokensSource(), r.reasoningTokens(), r.cachedTokens(), r.proxyQueueNanos(),
         r.ttftNanos(), tpot, r.e2eNanos(), r.itlP50Nanos(), r.itlP99Nanos(), r.itlMaxNanos(), r.chunks(),
-        r.inFlightAtStart(), r.cost(), r.currency(), r.conversation());
+        r.inFlightAtStart(), r.cost(), r.currency(), r.conversation(), r.promptBlocksOrNull());
   }
 }

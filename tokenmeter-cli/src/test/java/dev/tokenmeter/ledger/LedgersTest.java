@@ -25,8 +25,8 @@ class LedgersTest {
         Statement s = c.createStatement();
         var rs = s.executeQuery("SELECT count(*), max(version) FROM flyway_schema_history WHERE success = 1")) {
       rs.next();
-      assertThat(rs.getInt(1)).isEqualTo(3);
-      assertThat(rs.getString(2)).isEqualTo("3");
+      assertThat(rs.getInt(1)).isEqualTo(4);
+      assertThat(rs.getString(2)).isEqualTo("4");
     }
     try (Connection c = again.connect();
         Statement s = c.createStatement();

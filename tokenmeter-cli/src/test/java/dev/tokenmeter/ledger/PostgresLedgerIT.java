@@ -48,7 +48,7 @@ class PostgresLedgerIT {
         for (MeteredRequest r : sent) {
           assertThat(LedgerFixtures.same(r, byId.get(r.requestId()))).as("%s intact", r.requestId()).isTrue();
         }
-        assertThat(appliedMigrations(ledger)).as("migrated once, though both proxies opened it").isEqualTo(3);
+        assertThat(appliedMigrations(ledger)).as("migrated once, though both proxies opened it").isEqualTo(4);
 
         UsageReport usage = ledger.usage(new UsageQuery(Instant.ofEpochMilli(T0), null, UsageQuery.GroupBy.TENANT));
         assertThat(usage.total().requests()).isEqualTo(2 * PER_PROXY);
@@ -99,7 +99,8 @@ class PostgresLedgerIT {
         r.endpoint(), r.streamed(), r.httpStatus(), dev.tokenmeter.core.request.ErrorClass.PROTOCOL, error,
         r.finishReason(), r.inputTokens(), r.outputTokens(), r.outputTokensSource(), r.reasoningTokens(),
         r.cachedTokens(), r.proxyQueueNanos(), r.ttftNanos(), r.tpotNanos(), r.e2eNanos(), r.itlP50Nanos(),
-        r.itlP99Nanos(), r.itlMaxNanos(), r.chunks(), r.inFlightAtStart(), r.cost(), r.currency(), r.conversation());
+        r.itlP99Nanos(), r.itlMaxNanos(), r.chunks(), r.inFlightAtStart(), r.cost(), r.currency(), r.conversation(),
+        r.promptBlocksOrNull());
   }
 
   private static int appliedMigrations(Ledger ledger) throws Exception {

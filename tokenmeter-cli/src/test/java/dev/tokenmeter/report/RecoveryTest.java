@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.Sessions;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.load.Arrivals;
 import dev.tokenmeter.core.load.LoadModel;
@@ -99,6 +100,35 @@ class RecoveryTest {
     assertThat(r.steadyState().reason()).startsWith("not assessed");
     assertThat(r.finishes().answers()).as("the measured answers; these lines name no finish reason").isEqualTo(3);
     assertThat(r.finishes().byClass()).containsEntry(dev.tokenmeter.core.request.FinishClass.OTHER, 3L);
+  }
+
+  @Test
+  void sessionsAreRebuiltByTurnFromTheirLines() throws Exception {
+    // session 7: turns 1 and 2 answered; session 8: turn 1 answered, turn 2 failed; lines without a session: none
+    List<SavedRequest> lines = RequestsJsonlReader.read(jsonl(
+        turn(line(1, "measured", true, null, 11_500, 100, 1_000, 10), 7, 1, 0),
+        turn(line(2, "measured", true, null, 12_000, 200, 1_100, 10), 8, 1, 0),
+        turn(line(3, "measured", true, null, 12_500, 300, 1_200, 10), 7, 2, 80),
+        turn(line(4, "measured", false, "http_5xx", 13_000, -1, 5, 0), 8, 2, -1),
+        line(5, "measured", true, null, 13_100, 900, 1_200, 10))).requests();
+    Sessions s = RecoveredStage.build(RUNNING, lines).sessions();
+    assertThat(s.started()).isEqualTo(2);
+    assertThat(s.endedByError()).isEqualTo(1);
+    assertThat(s.inProgressAtEnd()).isEqualTo(1);
+    assertThat(s.finished()).isZero();
+    assertThat(s.byTurn()).extracting(Sessions.ByTurn::firstTurn).containsExactly(1, 2);
+    assertThat(s.byTurn().get(0).requests()).isEqualTo(2);
+    assertThat(s.byTurn().get(0).ttft().getValueAtPercentile(100)).isBetween(199 * MS, 201 * MS);
+    assertThat(s.byTurn().get(1).requests()).isEqualTo(1);
+    assertThat(s.byTurn().get(1).cachedShare()).isEqualTo(80 / 100.0);
+    assertThat(s.byTurn().get(0).cachedShare()).isZero();
+    assertThat(RecoveredStage.build(RUNNING, sample().requests()).sessions()).as("no session named").isNull();
+  }
+
+  /** {@code line} with a session, turn and (when >= 0) reported cached tokens. */
+  private static String turn(String line, long session, int turn, int cached) {
+    return line.replace("}\n", ",\"session\":" + session + ",\"turn\":" + turn
+        + (cached >= 0 ? ",\"usage_cached_tokens\":" + cached : "") + "}\n");
   }
 
   @Test

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tokenmeter.core.analysis.Completions;
+import dev.tokenmeter.core.analysis.Sessions;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -119,6 +121,76 @@ class SummaryMergerTest {
         .hasMessageContaining("part 1 has target/model \"qwen3-8b\", part 0 \"llama-3.1-8b\"")
         .hasMessageContaining("stage 0 of part 1 is c=99");
     assertThat(SummaryMerger.merge(parts(run, other), List.of(), true).warnings()).hasSize(2);
+  }
+
+  @Test
+  void sessionsAndCompletionFiguresAreMergedFromTheirHistograms() throws Exception {
+    JsonNode run = JSON.readTree(SummaryJsonWriter.toJson(SampleRun.summary()));
+    JsonNode a = withConversations(run, sessions(100, 4, 0), completions(20, 5, Completions.ServerStop.STOPPED));
+    JsonNode b = withConversations(run, sessions(300, 6, 3),
+        completions(10, 2, Completions.ServerStop.NOT_KNOWN));
+    SummaryMerger.Result r = SummaryMerger.merge(parts(a, b), List.of("tokenmeter", "merge"), false);
+    assertThat(r.warnings()).isEmpty();
+    assertThat(JsonSchemaSubset.check(JSON.readTree(Path.of("docs/summary.schema.json").toFile()), r.summary())).isEmpty();
+    JsonNode s = r.summary().at("/stages/0/sessions");
+    assertThat(s.get("started").asLong()).isEqualTo(4 + 6);
+    assertThat(s.get("ended_by_error").asLong()).isEqualTo(3);
+    JsonNode byTurn = s.get("by_turn");
+    assertThat(byTurn).hasSize(3); // turns 1 and 2 from both parts, "later" from b only
+    assertThat(byTurn.get(0).get("requests").asLong()).isEqualTo(4 + 6);
+    // p50 of the union: 4 requests at 100 ms and 6 at 300 ms
+    assertThat(byTurn.get(0).at("/ttft_ms/p50").asDouble()).isCloseTo(300, org.assertj.core.data.Offset.offset(0.5));
+    assertThat(byTurn.get(1).get("cached_share").asDouble()).isEqualTo((4 * 50 + 6 * 50) / (4 * 400.0 + 6 * 400.0));
+    assertThat(byTurn.get(2).get("turn").asText()).isEqualTo("later");
+    assertThat(s.at("/turns/count").asLong()).isEqualTo(10);
+    assertThat(s.at("/agent/tool_calls").asLong()).isEqualTo(6); // only b ran agents
+    assertThat(s.get("in_words").asText()).contains("TTFT p50");
+    JsonNode c = r.summary().at("/stages/0/completion");
+    assertThat(c.get("requests_sent").asLong()).isEqualTo(30);
+    assertThat(c.get("superseded").asLong()).isEqualTo(7);
+    assertThat(c.at("/ttft_completed_ms/count").asLong()).isEqualTo(30 - 7);
+    assertThat(c.get("server_stops_on_cancel").asText()).isEqualTo("not_known"); // one part could not tell
+    assertThat(r.summary().at("/stages/1").has("sessions")).isFalse();
+
+    ObjectNode old = (ObjectNode) a.deepCopy();
+    ((ObjectNode) old.at("/stages/0/sessions")).remove("histograms");
+    SummaryMerger.Result mixed = SummaryMerger.merge(parts(old, b), List.of(), false);
+    assertThat(mixed.summary().at("/stages/0").has("sessions")).isFalse();
+    assertThat(mixed.warnings()).singleElement().asString().contains("written before schema 1.11");
+  }
+
+  private static Sessions sessions(long ttftMs, int n, int errors) {
+    List<Sessions.ByTurn> byTurn = new java.util.ArrayList<>();
+    for (int turn : errors > 0 ? new int[] {1, 2, 9} : new int[] {1, 2}) {
+      byTurn.add(new Sessions.ByTurn(turn, hist(ttftMs * 1_000_000, n), hist(ttftMs * 1_000_000, n),
+          hist(20_000_000, n), hist(400L * turn, n), 400L * n, 50L * n));
+    }
+    return new Sessions(n, n - errors, errors, 0, 0, hist(5_000_000_000L, n), hist(2, n), hist(900, n), hist(90, n),
+        byTurn, errors > 0 ? new Sessions.Agent(n, n, n / 2) : null);
+  }
+
+  private static Completions completions(int sent, int superseded, Completions.ServerStop stop) {
+    return new Completions(sent, sent - superseded, superseded, 0, 0, 0, hist(40_000_000, sent - superseded), stop);
+  }
+
+  private static org.HdrHistogram.Histogram hist(long value, int n) {
+    org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3);
+    h.recordValueWithCount(value, n);
+    return h;
+  }
+
+  /** {@code run} with stage 0 carrying {@code s} and {@code c}, as the stage writer writes them. */
+  private static JsonNode withConversations(JsonNode run, Sessions s, Completions c) throws Exception {
+    java.io.StringWriter w = new java.io.StringWriter();
+    try (com.fasterxml.jackson.core.JsonGenerator g = JSON.createGenerator(w)) {
+      g.writeStartObject();
+      SessionsJsonWriter.write(g, s);
+      CompletionJsonWriter.write(g, c);
+      g.writeEndObject();
+    }
+    ObjectNode copy = run.deepCopy();
+    ((ObjectNode) copy.at("/stages/0")).setAll((ObjectNode) JSON.readTree(w.toString()));
+    return copy;
   }
 
   private static List<SummaryMerger.Part> parts(JsonNode... summaries) {

@@ -88,7 +88,7 @@ class SummarySchemaTest {
             "$.stages[0].throughput: property tokens_per_fortnight is not in the schema",
             "$.stages[0].requests.completed: expected \"integer\", got STRING",
             "$.stages[1].histograms.ttft.unit: \"furlongs\" is not one of "
-                + "[\"ns\",\"milli_tokens_per_s\",\"tokens\"]");
+                + "[\"ns\",\"milli_tokens_per_s\",\"tokens\",\"turns\"]");
   }
 
   @Test

@@ -67,6 +67,40 @@ class TraceTest {
   }
 
   @Test
+  void bailianIsDetectedWithSixteenTokenBlocksAndSessionsFromParentChats() {
+    Trace t = Trace.read(sample("bailian.jsonl"), null, 0);
+    assertThat(t.format()).isEqualTo(TraceFormat.BAILIAN);
+    assertThat(t.blockTokens()).isEqualTo(16);
+    assertThat(t.offsetsNanos()).containsExactly(0, 1_112_000_000L, 1_498_000_000L, 2_248_000_000L);
+    // 159's parent is 55 (a root), 161's is 159: one conversation; 160 is a root of its own.
+    assertThat(t.records()).extracting(Trace.Record::session).containsExactly("chat-55", "chat-55", "chat-160",
+        "chat-55");
+    assertThat(t.records()).extracting(Trace.Record::turn).containsExactly(1, 2, 1, 3);
+    assertThat(t.records().get(1).inputTokens()).isEqualTo(521);
+    assertThat(t.records().get(1).outputTokens()).isEqualTo(132);
+    assertThat(t.records().get(1).hashIds()).hasSize(33).startsWith(1089, 1090);
+    // Read as 512-token blocks, the 33 ids of a 521-token prompt are too many: the format's own size matters.
+    assertThatThrownBy(() -> Trace.read(sample("bailian.jsonl"), null, 512))
+        .hasMessageContaining("bailian.jsonl:1:").hasMessageContaining("19 blocks of 512 tokens");
+  }
+
+  @Test
+  void aTokenmeterTraceNamesItsOwnBlockSize() throws IOException {
+    Path f = dir.resolve("export.jsonl");
+    Files.writeString(f, "{\"at_ms\": 0, \"input_tokens\": 100, \"output_tokens\": 5, \"hash_ids\": [0, 1, 2, 3],"
+        + " \"block_tokens\": 30}\n{\"at_ms\": 9, \"input_tokens\": 40, \"output_tokens\": 5}\n");
+    assertThat(Trace.read(f, null, 0).blockTokens()).isEqualTo(30);
+    assertThat(Trace.read(f, null, 30).blockTokens()).isEqualTo(30);
+    assertThatThrownBy(() -> Trace.read(f, null, 512)).isInstanceOf(WorkloadException.class)
+        .hasMessageContaining("export.jsonl:1:").hasMessageContaining("blocks are 30 tokens")
+        .hasMessageContaining("drop --trace-block-tokens");
+    Files.writeString(f, "{\"at_ms\": 0, \"input_tokens\": 100, \"output_tokens\": 5, \"block_tokens\": 30}\n"
+        + "{\"at_ms\": 9, \"input_tokens\": 40, \"output_tokens\": 5, \"block_tokens\": 16}\n");
+    assertThatThrownBy(() -> Trace.read(f, null, 0)).hasMessageContaining("export.jsonl:2:")
+        .hasMessageContaining("\"block_tokens\" is 16 here but 30 on line 1");
+  }
+
+  @Test
   void anExplicitFormatOverridesDetection() {
     assertThatThrownBy(() -> Trace.read(sample("azure.csv"), TraceFormat.BURSTGPT, 512))
         .isInstanceOf(WorkloadException.class)
@@ -132,7 +166,8 @@ class TraceTest {
   @Test
   void formatNamesParse() {
     assertThat(TraceFormat.parse("Mooncake")).isEqualTo(TraceFormat.MOONCAKE);
-    assertThatThrownBy(() -> TraceFormat.parse("bailian")).hasMessageContaining("not a trace format")
-        .hasMessageContaining("Bailian");
+    assertThat(TraceFormat.parse("bailian")).isEqualTo(TraceFormat.BAILIAN);
+    assertThatThrownBy(() -> TraceFormat.parse("sharegpt")).hasMessageContaining("not a trace format")
+        .hasMessageContaining("mooncake, bailian, burstgpt, azure or tokenmeter");
   }
 }

@@ -1,5 +1,6 @@
 package dev.tokenmeter.core.analysis;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import org.HdrHistogram.Histogram;
@@ -80,6 +81,32 @@ public record Completions(
   /** This tally with {@code stop} as what is known of the server. */
   public Completions withServerStop(ServerStop stop) {
     return new Completions(sent, completed, superseded, cancelledAfter, failed, cutAtStageEnd, ttft, stop);
+  }
+
+  /**
+   * The completion requests of load generators that ran side by side: counts add, TTFT histograms
+   * add; the server stopped when every part saw it stop, kept generating when any part saw it go
+   * on, else not known.
+   */
+  public static Completions merge(List<Completions> parts) {
+    Histogram ttft = new Histogram(3);
+    ttft.setAutoResize(true);
+    long[] n = new long[6];
+    boolean allStopped = true;
+    boolean anyKept = false;
+    for (Completions c : parts) {
+      n[0] += c.sent;
+      n[1] += c.completed;
+      n[2] += c.superseded;
+      n[3] += c.cancelledAfter;
+      n[4] += c.failed;
+      n[5] += c.cutAtStageEnd;
+      ttft.add(c.ttft);
+      allStopped &= c.serverStop == ServerStop.STOPPED;
+      anyKept |= c.serverStop == ServerStop.KEPT_GENERATING;
+    }
+    ServerStop stop = anyKept ? ServerStop.KEPT_GENERATING : allStopped ? ServerStop.STOPPED : ServerStop.NOT_KNOWN;
+    return new Completions(n[0], n[1], n[2], n[3], n[4], n[5], ttft, stop);
   }
 
   /** One sentence for the terminal and the report. */

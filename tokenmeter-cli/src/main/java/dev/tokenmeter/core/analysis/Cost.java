@@ -91,8 +91,20 @@ public final class Cost {
    *
    * @param tokens under token pricing, null without it
    * @param gpu under GPU pricing, null without it
+   * @param sessionTurns the mean turns of the stage's ended sessions when its per-conversation
+   *     figures follow them ({@code bench --turns}), else NaN
    */
-  public record StageCost(Figures tokens, Figures gpu) {}
+  public record StageCost(Figures tokens, Figures gpu, double sessionTurns) {
+    /** A stage whose conversation is {@link Model#turnsPerConversation()} requests. */
+    public StageCost(Figures tokens, Figures gpu) {
+      this(tokens, gpu, Double.NaN);
+    }
+
+    /** Whether the per-conversation figures follow the stage's measured sessions. */
+    public boolean fromSessions() {
+      return !Double.isNaN(sessionTurns);
+    }
+  }
 
   /**
    * Costs stage {@code r} under {@code m}. A stage of real conversations ({@code bench --turns})
@@ -108,7 +120,9 @@ public final class Cost {
         ? gpu(m, r.throughput().requestsPerSecond(), r.throughput().outputTokensPerSecond())
         : null;
     Sessions s = r.sessions();
+    double sessionTurns = Double.NaN;
     if (s != null && s.ended() > 0) {
+      sessionTurns = s.turns().getMean();
       if (tokens != null) {
         double perConversation = (s.inputTokens().getMean() * m.priceInPerMillion()
             + s.outputTokens().getMean() * m.priceOutPerMillion()) / 1e6;
@@ -118,7 +132,7 @@ public final class Cost {
         gpu = withPerConversation(gpu, gpu.perRequest() * s.turns().getMean());
       }
     }
-    return new StageCost(tokens, gpu);
+    return new StageCost(tokens, gpu, sessionTurns);
   }
 
   private static Figures withPerConversation(Figures f, double perConversation) {

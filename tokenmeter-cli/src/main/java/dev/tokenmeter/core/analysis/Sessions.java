@@ -135,6 +135,66 @@ public record Sessions(
     return merged;
   }
 
+  /**
+   * The sessions of load generators that ran side by side ({@code tokenmeter merge}, {@code bench
+   * --workers}): counts and the agents' counters add, histograms add (so every distribution is of
+   * all the parts' sessions together), turn buckets merge by index. The agent counters are present
+   * when any part's are.
+   */
+  public static Sessions merge(List<Sessions> parts) {
+    long started = 0;
+    long finished = 0;
+    long byError = 0;
+    long byMaxContext = 0;
+    long inProgress = 0;
+    Histogram duration = empty();
+    Histogram turns = empty();
+    Histogram input = empty();
+    Histogram output = empty();
+    java.util.TreeMap<Integer, ByTurn> buckets = new java.util.TreeMap<>();
+    Agent agent = null;
+    for (Sessions p : parts) {
+      started += p.started;
+      finished += p.finished;
+      byError += p.endedByError;
+      byMaxContext += p.endedByMaxContext;
+      inProgress += p.inProgressAtEnd;
+      duration.add(p.duration);
+      turns.add(p.turns);
+      input.add(p.inputTokens);
+      output.add(p.outputTokens);
+      for (ByTurn t : p.byTurn) {
+        buckets.merge(t.firstTurn(), copy(t), Sessions::add);
+      }
+      if (p.agent != null) {
+        agent = agent == null ? p.agent
+            : new Agent(agent.steps() + p.agent.steps(), agent.toolCalls() + p.agent.toolCalls(),
+                agent.toolResults() + p.agent.toolResults());
+      }
+    }
+    return new Sessions(started, finished, byError, byMaxContext, inProgress, duration, turns, input, output,
+        List.copyOf(buckets.values()), agent);
+  }
+
+  private static Histogram empty() {
+    Histogram h = new Histogram(3);
+    h.setAutoResize(true);
+    return h;
+  }
+
+  private static ByTurn copy(ByTurn t) {
+    return add(new ByTurn(t.firstTurn(), empty(), empty(), empty(), empty(), 0, 0), t);
+  }
+
+  private static ByTurn add(ByTurn into, ByTurn t) {
+    into.ttft().add(t.ttft());
+    into.ttftFromScheduled().add(t.ttftFromScheduled());
+    into.tpot().add(t.tpot());
+    into.promptTokens().add(t.promptTokens());
+    return new ByTurn(into.firstTurn(), into.ttft(), into.ttftFromScheduled(), into.tpot(), into.promptTokens(),
+        into.promptTokensReportingCache() + t.promptTokensReportingCache(), into.cachedTokens() + t.cachedTokens());
+  }
+
   /** The bucket of turn {@code turn} (1-based): its own up to {@link #TURN_CAP}, then "later". */
   public static int bucketOf(int turn) {
     return Math.min(Math.max(turn, 1), TURN_CAP + 1) - 1;

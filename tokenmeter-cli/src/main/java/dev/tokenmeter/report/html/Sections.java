@@ -55,6 +55,7 @@ final class Sections {
             .append(Html.esc(d.steadyStateReason())).append("</p>\n");
       }
       sessions(b, i, d.sessions());
+      completion(b, i, d.completion());
       figure(b, "chart-stage-" + i + "-tps", label + ": aggregate output tokens/s and requests in flight per second;"
           + " warm-up and cool-down shaded");
       figure(b, "chart-stage-" + i + "-latency", label + ": mean TTFT of the requests whose first token arrived"
@@ -96,6 +97,38 @@ final class Sections {
           .append("</td></tr>\n");
     }
     b.append("</tbody></table>\n</div>\n");
+  }
+
+  /**
+   * The stage's code-completion traffic ({@code --profile completion}): the sentence and how the
+   * measured requests ended; cancelled ones are the user's doing, never errors.
+   */
+  private static void completion(StringBuilder b, int i, dev.tokenmeter.report.SavedCompletion c) {
+    if (c == null) {
+      return;
+    }
+    String server = switch (c.serverStopsOnCancel()) {
+      case "stopped" -> "stopped generating";
+      case "kept_generating" -> "went on generating";
+      default -> "not known";
+    };
+    b.append("<div class=\"completion\" id=\"completion-").append(i).append("\">\n<h4>Code completion</h4>\n")
+        .append("<p class=\"answer-completion\">").append(Html.esc(c.inWords())).append("</p>\n")
+        .append("<table class=\"completion-counts\"><caption>Measured completion requests, by how they ended"
+            + " (cancelled ones are the user's doing, in no error count)</caption>\n<thead><tr>")
+        .append("<th scope=\"col\">Sent</th><th scope=\"col\">Completed</th><th scope=\"col\">Superseded</th>")
+        .append("<th scope=\"col\">Cancelled after</th><th scope=\"col\">Failed</th>")
+        .append("<th scope=\"col\">Cut at stage end</th><th scope=\"col\">Cancelled share</th>")
+        .append("<th scope=\"col\">TTFT p50 ms</th><th scope=\"col\">TTFT p99 ms</th>")
+        .append("<th scope=\"col\">Server on cancel</th></tr></thead>\n<tbody>\n<tr><td>").append(c.sent())
+        .append("</td><td>").append(c.completed()).append("</td><td>").append(c.superseded()).append("</td><td>")
+        .append(c.cancelledAfter()).append("</td><td>").append(c.failed()).append("</td><td>")
+        .append(c.cutAtStageEnd()).append("</td><td>")
+        .append(Double.isNaN(c.cancelledShare()) ? "-"
+            : Html.esc(String.format(java.util.Locale.ROOT, "%.0f%%", 100 * c.cancelledShare())))
+        .append("</td><td>").append(Html.esc(Headline.num(c.ttftP50Millis()))).append("</td><td>")
+        .append(Html.esc(Headline.num(c.ttftP99Millis()))).append("</td><td>").append(Html.esc(server))
+        .append("</td></tr>\n</tbody></table>\n</div>\n");
   }
 
   /** The server's side of the stage ({@code --server-metrics}): its state and the TTFT decomposition, a chart. */

@@ -10,6 +10,7 @@ import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.StreamItem;
 import dev.tokenmeter.core.request.TextKind;
+import dev.tokenmeter.core.request.ToolSpec;
 import dev.tokenmeter.simulator.PromptTokens;
 import dev.tokenmeter.simulator.engine.BatchEngine;
 import dev.tokenmeter.simulator.engine.BlockHashes;
@@ -54,6 +55,7 @@ public final class EngineEndpoint implements Endpoint {
   private static final StreamItem.Text TOKEN = new StreamItem.Text(" tok", TextKind.CONTENT);
 
   private static final StreamItem.Finish LENGTH = new StreamItem.Finish("length");
+  private static final StreamItem.Finish TOOL_CALLS = new StreamItem.Finish("tool_calls");
   private static final StreamItem.Done DONE = new StreamItem.Done();
   private static final Outcome COMPLETED = new Outcome.Completed("length");
 
@@ -210,7 +212,16 @@ public final class EngineEndpoint implements Endpoint {
     requestsStarted++;
     int prompt = Math.max(1, spec.promptTokens());
     int output = spec.maxTokens().orElse(defaultMaxTokens);
+    ToolSpec tool = toolToCall(spec.prompt());
+    List<String> arguments = tool == null ? null : dev.tokenmeter.simulator.ToolArguments.pieces(tool.parametersJson());
+    if (arguments != null && output >= 1) {
+      output = Math.min(output, arguments.size()); // the call's arguments are the answer, cut at max_tokens
+    }
     Stream s = new Stream(nextEngineId++, prompt, output, listener);
+    if (arguments != null) {
+      s.tool = tool.name();
+      s.arguments = arguments;
+    }
     listener.sent(now);
     if (output < 1 || (long) prompt + output > maxModelLen) {
       String body =
@@ -234,6 +245,20 @@ public final class EngineEndpoint implements Endpoint {
       loop.schedule(() -> arrive(s, hashes), delay);
     }
     return s;
+  }
+
+  /**
+   * The tool a request's answer calls, as sim serve decides with {@code tool_choice} auto
+   * (docs/SIM-SERVE.md, "Tool calls in `sim serve`"): the first tool offered, unless the last message is a tool
+   * result, which is answered in text; null for a request without tools.
+   */
+  static ToolSpec toolToCall(Prompt p) {
+    if (!(p instanceof Prompt.Chat c) || c.tools().isEmpty()) {
+      return null;
+    }
+    List<Message> m = c.messages();
+    boolean answersTool = !m.isEmpty() && "tool".equals(m.get(m.size() - 1).role());
+    return answersTool ? null : c.tools().get(0);
   }
 
   /** The request reaches the scheduler now, unless it was cancelled on the way. */
@@ -329,6 +354,10 @@ public final class EngineEndpoint implements Endpoint {
     /** Prompt tokens the prefix cache served when the engine first scheduled it (usage's cached). */
     int cachedTokens;
     boolean ended;
+    /** The tool its answer calls, or null for a text answer. */
+    String tool;
+    /** The call's arguments, one piece per output token. */
+    List<String> arguments;
 
     Stream(long engineId, int promptTokens, int outputTokens, ExchangeListener listener) {
       this.engineId = engineId;
@@ -338,9 +367,16 @@ public final class EngineEndpoint implements Endpoint {
     }
 
     void token(int index, long now) {
-      listener.item(TOKEN, now);
+      if (tool == null) {
+        listener.item(TOKEN, now);
+      } else {
+        if (index == 0) {
+          listener.item(new StreamItem.ToolCallStart("call_" + engineId, tool), now);
+        }
+        listener.item(new StreamItem.Text(arguments.get(index), TextKind.TOOL_CALL), now);
+      }
       if (index == outputTokens - 1) {
-        listener.item(LENGTH, now);
+        listener.item(tool == null || outputTokens < arguments.size() ? LENGTH : TOOL_CALLS, now);
         listener.item(new StreamItem.Usage(promptTokens, outputTokens, -1, cachedTokens), now);
         listener.item(DONE, now);
         streams.remove(engineId); // the engine already let the sequence go
