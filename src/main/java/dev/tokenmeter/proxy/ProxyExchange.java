@@ -55,7 +55,7 @@ final class ProxyExchange {
   private final RequestInfo info;
   private final boolean clientKeepAlive;
   private final BudgetBook.Hold hold;
-  private Meter meter;
+  private RequestState recordState;
   private boolean addUsage;
   private byte[] bodyWithUsage;
   private Channel upstream;
@@ -106,7 +106,7 @@ final class ProxyExchange {
     if (ctx.metricsOrNull != null) {
       ctx.metricsOrNull.started(target.name());
     }
-    meter = ctx.record.open(info.withInFlightAtStart(inFlight), hold);
+    recordState = ctx.record.open(info.withInFlightAtStart(inFlight), hold);
     addUsage = info.route().takesUsageOption() && parsed.canAddUsage() && !state.refusesUsageOption.get();
     connect(/* fresh= */ false);
   }
@@ -167,7 +167,7 @@ final class ProxyExchange {
                 return;
               }
               if (f.isSuccess()) {
-                ctx.record.offer(new RecordEvent.Sent(meter, ctx.ticker.nanos()));
+                ctx.record.offer(new RecordEvent.Sent(recordState, ctx.ticker.nanos()));
               } else if (this.reused && !anyResponse) {
                 // A pooled connection the upstream had closed: nothing reached it, send again.
                 link.detach();
@@ -211,8 +211,8 @@ final class ProxyExchange {
     int status = resp.status().code();
     String ct = resp.headers().get(HttpHeaderNames.CONTENT_TYPE);
     ct = ct == null ? "" : ct.toLowerCase(Locale.ROOT);
-    ctx.record.offer(new RecordEvent.Headers(meter, status, ct, nanos));
-    recordBody = meter.info.generation() || status < 200 || status >= 300;
+    ctx.record.offer(new RecordEvent.Headers(recordState, status, ct, nanos));
+    recordBody = recordState.info.generation() || status < 200 || status >= 300;
     HttpHeaders h = HopByHop.strip(resp.headers().copy());
     boolean bodyless = request.method().equals(HttpMethod.HEAD) || status == 204 || status == 304;
     if (!bodyless && !HttpUtil.isContentLengthSet(resp)) {
@@ -247,7 +247,7 @@ final class ProxyExchange {
       return;
     }
     if (recordBody) {
-      ctx.record.offer(new RecordEvent.Bytes(meter, ByteBufUtil.getBytes(content), nanos));
+      ctx.record.offer(new RecordEvent.Bytes(recordState, ByteBufUtil.getBytes(content), nanos));
     }
     if (filter != null) {
       filter.forward(content, this::writeClient);
@@ -316,7 +316,7 @@ final class ProxyExchange {
     held400Body = null;
     forwardHeaders(resp, held400Nanos);
     if (b.isReadable()) {
-      ctx.record.offer(new RecordEvent.Bytes(meter, ByteBufUtil.getBytes(b), held400Nanos));
+      ctx.record.offer(new RecordEvent.Bytes(recordState, ByteBufUtil.getBytes(b), held400Nanos));
       writeClient(b);
     } else {
       b.release();
@@ -419,7 +419,7 @@ final class ProxyExchange {
     if (ctx.metricsOrNull != null) {
       ctx.metricsOrNull.ended(target.name());
     }
-    ctx.record.offer(new RecordEvent.Ended(meter, ending, message, nanos));
+    ctx.record.offer(new RecordEvent.Ended(recordState, ending, message, nanos));
     front.exchangeEnded(this, clientReusable);
   }
 

@@ -7,7 +7,7 @@ import dev.tokenmeter.governance.DriftMonitor;
 import dev.tokenmeter.governance.DriftNotice;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerWriter;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import dev.tokenmeter.telemetry.OtlpPush;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import java.io.PrintStream;
@@ -87,7 +87,7 @@ public final class ProxyRun implements AutoCloseable {
   private void open(Ticker ticker, InstantSource clock) {
     ProxyConfig cfg = parts.config();
     Ledger ledger = parts.ledgerOrNull();
-    List<RecordSink> sinks = new ArrayList<>();
+    List<MeteredRequestSink> sinks = new ArrayList<>();
     if (ledger != null) {
       writer = ledger.writer(parts.proxyId());
       sinks.add(writer);

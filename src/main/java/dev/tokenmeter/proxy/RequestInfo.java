@@ -15,6 +15,8 @@ package dev.tokenmeter.proxy;
  *     {@linkplain Route#generation() generation} routes' bodies are parsed
  * @param inFlightAtStart requests in flight to the upstream when this one started, itself excluded
  * @param conversationOrNull the conversation key the client sent ({@link ConversationKey}), or null
+ * @param streamRequested whether the request asked for a stream ({@link RequestBody#streams}): a
+ *     line-delimited API's JSON answer is then read line by line, as bench reads it
  */
 record RequestInfo(
     String requestId,
@@ -26,13 +28,14 @@ record RequestInfo(
     String endpoint,
     Route route,
     int inFlightAtStart,
-    String conversationOrNull) {
+    String conversationOrNull,
+    boolean streamRequested) {
 
   /** This request with the in-flight count taken when its exchange started. */
   RequestInfo withInFlightAtStart(int n) {
     return new RequestInfo(
         requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, n,
-        conversationOrNull);
+        conversationOrNull, streamRequested);
   }
 
   /** Whether the route's responses carry tokens. */
