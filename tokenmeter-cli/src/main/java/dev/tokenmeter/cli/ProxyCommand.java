@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -172,39 +171,11 @@ final class ProxyCommand implements Callable<Integer> {
     DriftBaseline driftBaseline = baseline == null ? null : DriftOptions.baseline(baseline); // before the ledger opens
     java.time.Duration window = DriftOptions.window(driftWindow);
     Ledger ledger = openLedger(settings.ledger == null ? DEFAULT_LEDGER : settings.ledger);
-    ProxyRun run;
     try {
-      run = ProxyRun.start(new ProxyRun.Parts(cfg, ledger, driftBaseline, window, otlpSettings, tokenCounters(),
-          settings.proxyIdOrDefault()),
-          Ticker.system(), InstantSource.system(), System.err);
+      ProxyRun.serveUntilStopped(new ProxyRun.Parts(cfg, ledger, driftBaseline, window, otlpSettings, tokenCounters(),
+          settings.proxyIdOrDefault()), Ticker.system(), InstantSource.system(), System.err);
     } catch (ProxyRun.CannotStart e) {
       throw new RunFailedException(e.getMessage());
-    }
-    System.err.println(run.startLine());
-    CountDownLatch stop = new CountDownLatch(1);
-    CountDownLatch closed = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      stop.countDown();
-      try {
-        closed.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    Runtime.getRuntime().addShutdownHook(hook);
-    try {
-      stop.await();
-    } catch (InterruptedException e) {
-      // stopped by the thread that runs us (tests, an embedding program): same as Ctrl-C
-    } finally {
-      run.close();
-      System.err.println(run.stopLine());
-      closed.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook is running: it waited for us
-      }
     }
     return 0;
   }

@@ -9,8 +9,9 @@
  * decoding; event-stream bodies go through {@code sse}'s framer, newline-delimited JSON through
  * {@link dev.tokenmeter.client.LineFramer}, and each API's {@link
  * dev.tokenmeter.client.StreamDecoder} turns payloads into the core's {@code StreamItem}s ({@link
- * dev.tokenmeter.client.ChunkParser} for OpenAI's, with a byte-level fast path in front). The
- * proxy meters what it forwards with these same decoders.
+ * dev.tokenmeter.client.ChunkParser} for OpenAI's, with a byte-level fast path in front). {@link
+ * dev.tokenmeter.client.ResponseReader} is the one reader of a response (body modes, end and
+ * outcome rules) for bench's exchanges and for the proxy, which meters what it forwards with it.
  *
  * <p>May use: core.., sse..
  */

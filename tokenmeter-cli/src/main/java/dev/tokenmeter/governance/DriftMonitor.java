@@ -1,7 +1,7 @@
 package dev.tokenmeter.governance;
 
 import dev.tokenmeter.ledger.MeteredRequest;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -21,7 +21,7 @@ import java.util.Objects;
  * millisecond at 5,000): it runs on the record thread, never the stream path. Thread-safe: one
  * lock; the listener is called under it and must not block.
  */
-public final class DriftMonitor implements RecordSink {
+public final class DriftMonitor implements MeteredRequestSink {
   /** Longest gap between checks while requests keep coming. */
   static final Duration CHECK_AT_LEAST_EVERY = Duration.ofMinutes(1);
 

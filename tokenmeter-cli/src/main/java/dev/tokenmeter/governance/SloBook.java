@@ -2,7 +2,7 @@ package dev.tokenmeter.governance;
 
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.ledger.MeteredRequest;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +29,7 @@ import java.util.Objects;
  *
  * <p>Thread-safe; the listener is called under the lock and must not block.
  */
-public final class SloBook implements RecordSink {
+public final class SloBook implements MeteredRequestSink {
   /** What the book tells. */
   public interface Listener {
     /** The burn rate of {@code slo} over {@code window} now (NaN: no request in it). */

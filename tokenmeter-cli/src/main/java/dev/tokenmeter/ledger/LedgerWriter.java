@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safe: {@link #accept} may be called from any number of threads.
  */
-public final class LedgerWriter implements RecordSink, AutoCloseable {
+public final class LedgerWriter implements MeteredRequestSink, AutoCloseable {
   /** What a commit may take, twice (the batch before and this one), in the stated bound. */
   static final long COMMIT_ALLOWANCE_NANOS = 300_000_000L;
   private static final long MAX_RETRY_NANOS = 5_000_000_000L;

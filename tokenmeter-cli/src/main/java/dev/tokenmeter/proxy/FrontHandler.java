@@ -231,7 +231,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     RequestInfo info =
         new RequestInfo(
             r.requestId(), r.pending().epochMillis(), r.pending().nanos(), r.tenant(),
-            r.model(), upstream.name(), r.path(), r.route(), -1, r.conversation(),
+            r.model(), upstream.name(), r.path(), r.route(), -1, r.conversation(), parsed.streams(r.route()),
             r.route().generation() ? ctx.config.promptCapture().blocks(parsed.treeOrNull()) : null);
     HttpRequest head =
         new DefaultHttpRequest(req.protocolVersion(), req.method(), req.uri(), req.headers().copy());
@@ -272,7 +272,7 @@ final class FrontHandler extends ChannelInboundHandlerAdapter {
     ctx.refused(reason);
     RequestInfo info =
         new RequestInfo(r.requestId(), r.pending().epochMillis(), r.pending().nanos(), r.tenant(), r.model(),
-            MeteredRequest.NO_UPSTREAM, r.path(), r.route(), -1, r.conversation());
+            MeteredRequest.NO_UPSTREAM, r.path(), r.route(), -1, r.conversation(), false);
     ctx.record.offer(new RecordEvent.Refused(ctx.record.open(info), response.status().code(), message));
   }
 

@@ -7,12 +7,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +42,8 @@ import java.util.Locale;
  */
 final class ProxyExchange {
   private static final int MAX_HELD_400_BYTES = 64 << 10;
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  private static final int CRLF = ('\r' << 8) | '\n';
   private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
 
   private final ProxyContext ctx;
@@ -55,7 +58,7 @@ final class ProxyExchange {
   private final RequestInfo info;
   private final boolean clientKeepAlive;
   private final BudgetBook.Hold hold;
-  private Meter meter;
+  private RequestState recordState;
   private boolean addUsage;
   private byte[] bodyWithUsage;
   private Channel upstream;
@@ -69,6 +72,15 @@ final class ProxyExchange {
   private boolean pendingFlush;
   private boolean ended;
   private UsageChunkFilter filter;
+  /**
+   * Where the response's body goes: the client pipeline's HTTP codec, written past (toward the
+   * socket), so each read leaves as one buffer instead of the encoder's chunk header, content and
+   * CRLF (three buffers, a promise combiner and its listeners per token). Headers and the last
+   * chunk still go through the encoder, which keeps its state.
+   */
+  private ChannelHandlerContext bodyOut;
+  /** Whether the client's response is chunked: each body buffer is framed here. */
+  private boolean chunkedToClient;
   private HttpResponse held400;
   private ByteBuf held400Body;
   private long held400Nanos;
@@ -106,7 +118,7 @@ final class ProxyExchange {
     if (ctx.metricsOrNull != null) {
       ctx.metricsOrNull.started(target.name());
     }
-    meter = ctx.record.open(info.withInFlightAtStart(inFlight), hold);
+    recordState = ctx.record.open(info.withInFlightAtStart(inFlight), hold);
     addUsage = info.route().takesUsageOption() && parsed.canAddUsage() && !state.refusesUsageOption.get();
     connect(/* fresh= */ false);
   }
@@ -167,7 +179,7 @@ final class ProxyExchange {
                 return;
               }
               if (f.isSuccess()) {
-                ctx.record.offer(new RecordEvent.Sent(meter, ctx.ticker.nanos()));
+                ctx.record.offer(new RecordEvent.Sent(recordState, ctx.ticker.nanos()));
               } else if (this.reused && !anyResponse) {
                 // A pooled connection the upstream had closed: nothing reached it, send again.
                 link.detach();
@@ -211,11 +223,12 @@ final class ProxyExchange {
     int status = resp.status().code();
     String ct = resp.headers().get(HttpHeaderNames.CONTENT_TYPE);
     ct = ct == null ? "" : ct.toLowerCase(Locale.ROOT);
-    ctx.record.offer(new RecordEvent.Headers(meter, status, ct, nanos));
-    recordBody = meter.info.generation() || status < 200 || status >= 300;
+    ctx.record.offer(new RecordEvent.Headers(recordState, status, ct, nanos));
+    recordBody = recordState.info.generation() || status < 200 || status >= 300;
     HttpHeaders h = HopByHop.strip(resp.headers().copy());
     boolean bodyless = request.method().equals(HttpMethod.HEAD) || status == 204 || status == 304;
-    if (!bodyless && !HttpUtil.isContentLengthSet(resp)) {
+    chunkedToClient = !bodyless && !HttpUtil.isContentLengthSet(resp);
+    if (chunkedToClient) {
       h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     if (!h.contains("x-request-id")) {
@@ -247,10 +260,12 @@ final class ProxyExchange {
       return;
     }
     if (recordBody) {
-      ctx.record.offer(new RecordEvent.Bytes(meter, ByteBufUtil.getBytes(content), nanos));
+      ctx.record.offer(new RecordEvent.Bytes(recordState, ByteBufUtil.getBytes(content), nanos));
     }
     if (filter != null) {
       filter.forward(content, this::writeClient);
+    } else if (chunkedToClient) {
+      writeChunk(content);
     } else {
       writeClient(content.retainedDuplicate());
     }
@@ -259,9 +274,45 @@ final class ProxyExchange {
     }
   }
 
+  /** Writes {@code b} to the client as body bytes, and releases it. */
   private void writeClient(ByteBuf b) {
-    client.write(new DefaultHttpContent(b));
+    if (chunkedToClient) {
+      writeChunk(b);
+      b.release();
+    } else if (b.isReadable()) {
+      bodyOut().write(b);
+      pendingFlush = true;
+    } else {
+      b.release();
+    }
+  }
+
+  /**
+   * Writes {@code b}'s readable bytes as one HTTP chunk, framing and all, in one buffer; {@code b}
+   * is not released. An empty {@code b} writes nothing (an empty chunk would end the body).
+   */
+  private void writeChunk(ByteBuf b) {
+    int n = b.readableBytes();
+    if (n == 0) {
+      return;
+    }
+    int digits = (35 - Integer.numberOfLeadingZeros(n)) >> 2; // hex digits of n > 0
+    ByteBuf out = client.alloc().buffer(digits + n + 4);
+    for (int shift = (digits - 1) << 2; shift >= 0; shift -= 4) {
+      out.writeByte(HEX[(n >>> shift) & 0xF]);
+    }
+    out.writeShort(CRLF);
+    out.writeBytes(b, b.readerIndex(), n);
+    out.writeShort(CRLF);
+    bodyOut().write(out);
     pendingFlush = true;
+  }
+
+  private ChannelHandlerContext bodyOut() {
+    if (bodyOut == null) {
+      bodyOut = client.pipeline().context(HttpServerCodec.class);
+    }
+    return bodyOut;
   }
 
   void onLast(long nanos) {
@@ -316,7 +367,7 @@ final class ProxyExchange {
     held400Body = null;
     forwardHeaders(resp, held400Nanos);
     if (b.isReadable()) {
-      ctx.record.offer(new RecordEvent.Bytes(meter, ByteBufUtil.getBytes(b), held400Nanos));
+      ctx.record.offer(new RecordEvent.Bytes(recordState, ByteBufUtil.getBytes(b), held400Nanos));
       writeClient(b);
     } else {
       b.release();
@@ -419,7 +470,7 @@ final class ProxyExchange {
     if (ctx.metricsOrNull != null) {
       ctx.metricsOrNull.ended(target.name());
     }
-    ctx.record.offer(new RecordEvent.Ended(meter, ending, message, nanos));
+    ctx.record.offer(new RecordEvent.Ended(recordState, ending, message, nanos));
     front.exchangeEnded(this, clientReusable);
   }
 

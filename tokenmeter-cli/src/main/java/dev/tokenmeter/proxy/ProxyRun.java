@@ -7,7 +7,7 @@ import dev.tokenmeter.governance.DriftMonitor;
 import dev.tokenmeter.governance.DriftNotice;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerWriter;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import dev.tokenmeter.telemetry.OtlpPush;
 import dev.tokenmeter.telemetry.PrometheusProxyMetrics;
 import java.io.PrintStream;
@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
 /**
@@ -87,7 +88,7 @@ public final class ProxyRun implements AutoCloseable {
   private void open(Ticker ticker, InstantSource clock) {
     ProxyConfig cfg = parts.config();
     Ledger ledger = parts.ledgerOrNull();
-    List<RecordSink> sinks = new ArrayList<>();
+    List<MeteredRequestSink> sinks = new ArrayList<>();
     if (ledger != null) {
       writer = ledger.writer(parts.proxyId());
       sinks.add(writer);
@@ -121,6 +122,47 @@ public final class ProxyRun implements AutoCloseable {
     LedgerWriter w = writer;
     watch = new ProxyWatch(w == null ? null : () -> ProxyWatch.LedgerCounts.of(w), server::refusals, log, ticker).start();
     server.board().ledgerHealth(watch::ledgerHealth); // the dashboard's banner while the ledger fails
+  }
+
+  /**
+   * The proxy's whole life on the command line: starts it, prints its start line to {@code log},
+   * serves until Ctrl-C (a shutdown hook) or until the calling thread is interrupted (tests, an
+   * embedding program), then closes it (requests in flight end, the ledger drains) and prints its
+   * stop line. Ctrl-C's hook waits for that close, so the JVM exits with every record written.
+   *
+   * @throws CannotStart when it cannot start (nothing is left open)
+   */
+  public static void serveUntilStopped(Parts parts, Ticker ticker, InstantSource clock, PrintStream log) {
+    ProxyRun run = start(parts, ticker, clock, log);
+    log.println(run.startLine());
+    CountDownLatch stop = new CountDownLatch(1);
+    CountDownLatch closed = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      stop.countDown();
+      try {
+        closed.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "tokenmeter-proxy-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      stop.await();
+    } catch (InterruptedException e) {
+      // stopped by the thread that runs us: same as Ctrl-C
+    } finally {
+      try {
+        run.close();
+        log.println(run.stopLine());
+      } finally {
+        closed.countDown();
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook is running: it waited for us
+        }
+      }
+    }
   }
 
   /** The server's address ({@code http://127.0.0.1:8080}). */

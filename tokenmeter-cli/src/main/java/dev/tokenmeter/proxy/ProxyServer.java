@@ -2,7 +2,7 @@ package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.governance.BudgetBook;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import dev.tokenmeter.proxy.balance.Balance;
 import dev.tokenmeter.proxy.balance.Balancer;
 import dev.tokenmeter.proxy.dashboard.LiveBoard;
@@ -92,7 +92,7 @@ public final class ProxyServer implements AutoCloseable {
    */
   public static ProxyServer start(
       ProxyConfig config,
-      List<RecordSink> sinks,
+      List<MeteredRequestSink> sinks,
       ProxyMetrics metricsOrNull,
       TokenCounters counters,
       Ticker ticker,
@@ -101,8 +101,8 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /** The dashboard's SLO panel: the live SLOs among the record sinks, if any. */
-  private static SloSource sloSource(List<RecordSink> sinks) {
-    for (RecordSink sink : sinks) {
+  private static SloSource sloSource(List<MeteredRequestSink> sinks) {
+    for (MeteredRequestSink sink : sinks) {
       if (sink instanceof dev.tokenmeter.governance.SloBook book) {
         return new dev.tokenmeter.proxy.dashboard.SloBookSource(book);
       }
@@ -117,7 +117,7 @@ public final class ProxyServer implements AutoCloseable {
    */
   public static ProxyServer start(
       ProxyConfig config,
-      List<RecordSink> sinks,
+      List<MeteredRequestSink> sinks,
       ProxyMetrics metricsOrNull,
       BudgetBook budgetsOrNull,
       TokenCounters counters,
@@ -132,7 +132,7 @@ public final class ProxyServer implements AutoCloseable {
     Class<? extends Channel> clientClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(config.ioThreads(), io);
     ChannelGroup channels = new DefaultChannelGroup(group.next());
-    List<RecordSink> all = new ArrayList<>(sinks);
+    List<MeteredRequestSink> all = new ArrayList<>(sinks);
     if (metricsOrNull != null) {
       all.add(metricsOrNull);
     }

@@ -40,6 +40,6 @@ final class RecordContext {
           Arrays.fill(itl, itlCount, (int) (itlCount + count), valueNanos);
           itlCount += (int) count;
         });
-    return Meter.summary(itl, itlCount);
+    return RequestState.summary(itl, itlCount);
   }
 }

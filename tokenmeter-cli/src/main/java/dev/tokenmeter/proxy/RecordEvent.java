@@ -5,26 +5,26 @@ package dev.tokenmeter.proxy;
  * event loop, consumed on a record thread. Bytes are the request's own copy.
  */
 sealed interface RecordEvent {
-  Meter meter();
+  RequestState state();
 
   /** The request's last byte was handed to the upstream socket. */
-  record Sent(Meter meter, long nanos) implements RecordEvent {}
+  record Sent(RequestState state, long nanos) implements RecordEvent {}
 
   /** The upstream's response headers arrived. {@code contentType} is lower-case, "" when none. */
-  record Headers(Meter meter, int status, String contentType, long nanos) implements RecordEvent {}
+  record Headers(RequestState state, int status, String contentType, long nanos) implements RecordEvent {}
 
   /** One upstream read's body bytes, as the upstream wrote them, read at {@code nanos}. */
-  record Bytes(Meter meter, byte[] bytes, long nanos) implements RecordEvent {}
+  record Bytes(RequestState state, byte[] bytes, long nanos) implements RecordEvent {}
 
   /**
    * The proxy refused the request itself (no key, a tenant not allowed, over budget, no such
    * upstream, not HTTP): answered with {@code status}, never sent upstream. The only event of its
    * request.
    */
-  record Refused(Meter meter, int status, String message) implements RecordEvent {}
+  record Refused(RequestState state, int status, String message) implements RecordEvent {}
 
   /** The exchange ended; nothing follows. */
-  record Ended(Meter meter, Ending ending, String message, long nanos) implements RecordEvent {}
+  record Ended(RequestState state, Ending ending, String message, long nanos) implements RecordEvent {}
 
   /** How the stream path saw the exchange end. */
   enum Ending {

@@ -2,7 +2,7 @@ package dev.tokenmeter.proxy;
 
 import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.ledger.MeteredRequest;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import dev.tokenmeter.telemetry.ProxyMetrics;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +47,7 @@ final class RecordPath implements AutoCloseable {
 
   private final List<BlockingQueue<RecordEvent>> lanes = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
-  private final List<RecordSink> sinks;
+  private final List<MeteredRequestSink> sinks;
   private final ProxyMetrics metricsOrNull;
   private final AtomicLong nextLane = new AtomicLong();
   private final LongAdder dropped = new LongAdder();
@@ -59,7 +59,7 @@ final class RecordPath implements AutoCloseable {
   RecordPath(
       int threads,
       int queueCapacity,
-      List<RecordSink> sinks,
+      List<MeteredRequestSink> sinks,
       ProxyMetrics metricsOrNull,
       TokenCounters counters,
       Prices prices) {
@@ -80,18 +80,18 @@ final class RecordPath implements AutoCloseable {
   }
 
   /** A new request's record, on one lane. Stream path. */
-  Meter open(RequestInfo info) {
+  RequestState open(RequestInfo info) {
     return open(info, BudgetBook.Hold.NONE);
   }
 
   /** A new request's record, on one lane, that settles {@code hold} when it ends. Stream path. */
-  Meter open(RequestInfo info, BudgetBook.Hold hold) {
-    return new Meter(info, (int) (nextLane.getAndIncrement() % lanes.size()), hold);
+  RequestState open(RequestInfo info, BudgetBook.Hold hold) {
+    return new RequestState(info, (int) (nextLane.getAndIncrement() % lanes.size()), hold);
   }
 
   /** Queues {@code e} without waiting; a full queue loses the request's record. Stream path. */
   void offer(RecordEvent e) {
-    Meter m = e.meter();
+    RequestState m = e.state();
     if (m.lost()) {
       return;
     }
@@ -163,7 +163,7 @@ final class RecordPath implements AutoCloseable {
   }
 
   private void handle(RecordEvent e, RecordContext ctx) {
-    Meter m = e.meter();
+    RequestState m = e.state();
     if (m.lost()) {
       return;
     }
@@ -180,7 +180,7 @@ final class RecordPath implements AutoCloseable {
    * Settles {@code m}'s budget hold with what {@code r} used. A failed request with no count (no
    * answer, an error status) used nothing; an unknown count otherwise keeps its reservation.
    */
-  private static MeteredRequest settled(Meter m, MeteredRequest r) {
+  private static MeteredRequest settled(RequestState m, MeteredRequest r) {
     boolean nothing = !r.ok() && r.inputTokens() < 0 && r.outputTokens() <= 0
         && (r.httpStatus() < 200 || r.httpStatus() >= 300);
     if (nothing) {
@@ -193,7 +193,7 @@ final class RecordPath implements AutoCloseable {
 
   private void deliver(MeteredRequest r) {
     recorded.increment();
-    for (RecordSink sink : sinks) {
+    for (MeteredRequestSink sink : sinks) {
       try {
         sink.accept(r);
       } catch (RuntimeException ex) {

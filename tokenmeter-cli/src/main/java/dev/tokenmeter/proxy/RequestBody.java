@@ -58,6 +58,21 @@ record RequestBody(String model, boolean stream, boolean clientAskedUsage, Objec
         object);
   }
 
+  /**
+   * Whether the request asks for a stream: {@code stream: true}, or, for a line-delimited API
+   * (Ollama, whose {@code stream} defaults to true), no {@code stream: false}. An unread body counts
+   * as a stream for such an API.
+   */
+  boolean streams(Route route) {
+    if (stream) {
+      return true;
+    }
+    if (!route.lineDelimited()) {
+      return false;
+    }
+    return treeOrNull == null || !treeOrNull.has("stream") || !treeOrNull.get("stream").isBoolean();
+  }
+
   /** Whether asking for usage on the client's behalf applies: a stream that did not ask. */
   boolean canAddUsage() {
     return treeOrNull != null

@@ -15,6 +15,8 @@ package dev.tokenmeter.proxy;
  *     {@linkplain Route#generation() generation} routes' bodies are parsed
  * @param inFlightAtStart requests in flight to the upstream when this one started, itself excluded
  * @param conversationOrNull the conversation key the client sent ({@link ConversationKey}), or null
+ * @param streamRequested whether the request asked for a stream ({@link RequestBody#streams}): a
+ *     line-delimited API's JSON answer is then read line by line, as bench reads it
  * @param promptBlocksOrNull the prompt's keyed block hashes ({@link PromptCapture}), or null
  */
 record RequestInfo(
@@ -28,20 +30,22 @@ record RequestInfo(
     Route route,
     int inFlightAtStart,
     String conversationOrNull,
+    boolean streamRequested,
     dev.tokenmeter.ledger.PromptBlocks promptBlocksOrNull) {
 
   /** A request without captured prompt blocks. */
   RequestInfo(String requestId, long startedAtEpochMillis, long receivedNanos, String tenant, String model,
-      String upstream, String endpoint, Route route, int inFlightAtStart, String conversationOrNull) {
+      String upstream, String endpoint, Route route, int inFlightAtStart, String conversationOrNull,
+      boolean streamRequested) {
     this(requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, inFlightAtStart,
-        conversationOrNull, null);
+        conversationOrNull, streamRequested, null);
   }
 
   /** This request with the in-flight count taken when its exchange started. */
   RequestInfo withInFlightAtStart(int n) {
     return new RequestInfo(
         requestId, startedAtEpochMillis, receivedNanos, tenant, model, upstream, endpoint, route, n,
-        conversationOrNull, promptBlocksOrNull);
+        conversationOrNull, streamRequested, promptBlocksOrNull);
   }
 
   /** Whether the route's responses carry tokens. */

@@ -5,8 +5,9 @@
  * (and any other HTTP/1.1) traffic through unchanged and meters every request into {@code ledger}
  * records. Two paths that never mix (docs/ARCHITECTURE.md, "The proxy"): the stream path on Netty
  * event loops ({@code FrontHandler}, {@code ProxyExchange}, {@code UpstreamLink}) only frames,
- * timestamps and forwards; the record path ({@code RecordPath}, {@code Meter}) runs on its own
- * threads behind bounded queues that drop rather than wait, decodes with {@code client}'s decoders,
+ * timestamps and forwards; the record path ({@code RecordPath}, {@code RequestState}) runs on its own
+ * threads behind bounded queues that drop rather than wait, reads each response with {@code
+ * client}'s {@code ResponseReader} (bench's own reader: the same record for the same response),
  * counts, prices and hands records to the sinks. At the edge: tenants from API keys ({@link
  * dev.tokenmeter.proxy.Tenants}), routing ({@link dev.tokenmeter.proxy.Routing}, pools balanced by
  * {@code proxy.balance}), in-flight limits ({@link dev.tokenmeter.proxy.AdmissionLimits}) and

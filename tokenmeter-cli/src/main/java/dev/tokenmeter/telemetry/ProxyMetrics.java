@@ -1,6 +1,6 @@
 package dev.tokenmeter.telemetry;
 
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -8,12 +8,12 @@ import java.util.List;
 /**
  * The proxy's live metrics, exposed at {@code /metrics} in the Prometheus text format under the
  * OpenTelemetry GenAI semantic-convention names (docs/PROXY.md). Finished requests arrive through
- * {@link RecordSink#accept}; requests in flight per upstream (the queue depth) through {@link
+ * {@link MeteredRequestSink#accept}; requests in flight per upstream (the queue depth) through {@link
  * #started} and {@link #ended}, which the stream path may call: they must be wait-free.
  *
  * <p>Thread-safe.
  */
-public interface ProxyMetrics extends RecordSink {
+public interface ProxyMetrics extends MeteredRequestSink {
   /** The queue whose overflow {@link #dropped} names: the record path's lanes. */
   String RECORD_QUEUE = "record_queue";
 

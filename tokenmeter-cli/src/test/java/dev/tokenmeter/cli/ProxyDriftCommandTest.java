@@ -9,6 +9,7 @@ import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -46,9 +47,10 @@ class ProxyDriftCommandTest {
   }
 
   private static MeteredRequest request(Instant at, String model, int in, int out, int cached) {
-    return new MeteredRequest("r" + at.toEpochMilli() + model, at.toEpochMilli(), "acme", model, "vllm",
-        model == null ? "/v1/models" : "/v1/chat/completions", model != null, 200, null, null, "stop", in, out,
-        TokenCountSource.USAGE, 0, cached, 1000, 10_000_000, 1e6, 50_000_000, -1, -1, -1, out, 0, Double.NaN, null);
+    return MeteredRequestBuilder.chat("acme", model, "vllm").id("r" + at.toEpochMilli() + model)
+        .startedAt(at.toEpochMilli()).endpoint(model == null ? "/v1/models" : "/v1/chat/completions")
+        .streamed(model != null).tokens(in, out, 0, cached).source(TokenCountSource.USAGE)
+        .times(1000, 10_000_000, 1e6, 50_000_000).chunks(out).build();
   }
 
   /** A bench run's folder: a minimal summary.json and a requests.jsonl of 60 fixed-length requests. */

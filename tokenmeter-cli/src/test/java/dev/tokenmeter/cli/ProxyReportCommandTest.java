@@ -10,6 +10,7 @@ import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -33,10 +34,11 @@ class ProxyReportCommandTest {
 
   static MeteredRequest request(String id, Instant at, String tenant, int inFlight, double tps, ErrorClass error) {
     double tpotNanos = error == null ? 1e9 / tps : Double.NaN;
-    return new MeteredRequest(id, at.toEpochMilli(), tenant, "llama", "vllm", "/v1/chat/completions", true,
-        error == null ? 200 : 503, error, error == null ? null : "HTTP 503", "stop", 100, error == null ? 50 : -1,
-        TokenCountSource.USAGE, 0, 0, 1000, error == null ? 80_000_000L : -1, tpotNanos,
-        error == null ? 900_000_000L : -1, -1, -1, -1, 50, inFlight, 0.01, "USD");
+    return MeteredRequestBuilder.chat(tenant, "llama", "vllm").id(id).startedAt(at.toEpochMilli())
+        .failed(error, error == null ? 200 : 503).error(error == null ? null : "HTTP 503").finishReason("stop")
+        .tokens(100, error == null ? 50 : -1, 0, 0).source(TokenCountSource.USAGE)
+        .times(1000, error == null ? 80_000_000L : -1, tpotNanos, error == null ? 900_000_000L : -1).chunks(50)
+        .inFlightAtStart(inFlight).cost(0.01, "USD").build();
   }
 
   private Path ledger() {

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tokenmeter.core.request.TokenCountSource;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerWriter;
 import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -39,9 +39,9 @@ class ProxyUsageCommandTest {
   }
 
   private static MeteredRequest request(String tenant, Instant at, long ttftNanos, double tpotNanos) {
-    return new MeteredRequest("r" + at.toEpochMilli(), at.toEpochMilli(), tenant, "llama", "vllm", "/v1/chat/completions",
-        true, 200, null, null, "stop", 100, 50, TokenCountSource.USAGE, 0, 0, 1000, ttftNanos, tpotNanos,
-        ttftNanos + 1_000_000_000L, -1, -1, -1, 50, 1, 0.01, "USD");
+    return MeteredRequestBuilder.chat(tenant, "llama", "vllm").id("r" + at.toEpochMilli()).startedAt(at.toEpochMilli())
+        .tokens(100, 50, 0, 0).times(1000, ttftNanos, tpotNanos, ttftNanos + 1_000_000_000L).inFlightAtStart(1)
+        .cost(0.01, "USD").build();
   }
 
   @Test

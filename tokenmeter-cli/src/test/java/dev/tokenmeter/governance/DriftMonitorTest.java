@@ -3,6 +3,7 @@ package dev.tokenmeter.governance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,8 +23,9 @@ class DriftMonitorTest {
   }
 
   private static MeteredRequest request(long atMillis, String model, int in, int out, int inFlight) {
-    return new MeteredRequest("r" + atMillis, atMillis, "acme", model, "u", "/v1/chat/completions", true, 200, null,
-        null, "length", in, out, null, -1, -1, 0, 1_000_000, 1e7, 2_000_000, -1, -1, -1, out, inFlight, Double.NaN, null);
+    return MeteredRequestBuilder.chat("acme", model, "u").id("r" + atMillis).startedAt(atMillis).finishReason("length")
+        .tokens(in, out, -1, -1).source(null).times(0, 1_000_000, 1e7, 2_000_000).chunks(out).inFlightAtStart(inFlight)
+        .build();
   }
 
   @Test
@@ -116,9 +118,9 @@ class DriftMonitorTest {
           public void notice(DriftNotice notice) {}
         });
     long t = clock.instant().toEpochMilli();
-    MeteredRequest failed = new MeteredRequest("x", t, "acme", "llama", "u", "/v1/chat/completions", true, 500,
-        dev.tokenmeter.core.request.ErrorClass.values()[0], "boom", null, 9999, -1, null, -1, -1, 0, -1, Double.NaN,
-        -1, -1, -1, -1, 0, 0, Double.NaN, null);
+    MeteredRequest failed = MeteredRequestBuilder.chat("acme", "llama", "u").id("x").startedAt(t)
+        .failed(dev.tokenmeter.core.request.ErrorClass.values()[0], 500).error("boom").tokens(9999, -1, -1, -1)
+        .times(0, -1, Double.NaN, -1).build();
     m.accept(failed);
     for (int i = 0; i < 80; i++) {
       m.accept(request(t, "llama", 512, 256, 3));

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.governance.LiveSlo.Judgement;
 import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -54,10 +55,9 @@ class LiveSloTest {
     assertThat(s.judge(SloRequests.failed("beta", "llama-3"))).isEqualTo(Judgement.NOT_COUNTED);
     assertThat(s.judge(SloRequests.request("acme", "llama-3", dev.tokenmeter.core.request.ErrorClass.CANCELLED, 5_000_000L,
         Double.NaN))).as("the client hung up").isEqualTo(Judgement.NOT_COUNTED);
-    MeteredRequest overBudget = new MeteredRequest("r", 0, "acme", "llama-3", MeteredRequest.NO_UPSTREAM,
-        "/v1/chat/completions", false, 429, dev.tokenmeter.core.request.ErrorClass.HTTP_429,
-        "HTTP 429: refused by the proxy: over budget", null, -1, -1, null, -1, -1, -1, -1, Double.NaN, -1, -1, -1, -1,
-        0, -1, Double.NaN, null);
+    MeteredRequest overBudget = MeteredRequestBuilder.chat("acme", "llama-3", MeteredRequest.NO_UPSTREAM).id("r")
+        .startedAt(0).streamed(false).failed(dev.tokenmeter.core.request.ErrorClass.HTTP_429, 429)
+        .error("HTTP 429: refused by the proxy: over budget").inFlightAtStart(-1).build();
     assertThat(s.judge(overBudget)).as("the proxy's own policy refused it: not the service failing")
         .isEqualTo(Judgement.NOT_COUNTED);
     assertThat(s.judge(SloRequests.failed("acme", "gpt-4o"))).isEqualTo(Judgement.NOT_COUNTED);

@@ -1,8 +1,8 @@
 package dev.tokenmeter.governance;
 
 import dev.tokenmeter.core.request.ErrorClass;
-import dev.tokenmeter.core.request.TokenCountSource;
 import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 
 /** Metered requests for the SLO tests: only what an SLI reads is set. */
 final class SloRequests {
@@ -19,9 +19,8 @@ final class SloRequests {
   }
 
   static MeteredRequest request(String tenant, String model, ErrorClass error, long ttftNanos, double tpotNanos) {
-    return new MeteredRequest("r", 0, tenant, model, "default", "/v1/chat/completions", true,
-        error == null ? 200 : 503, error, error == null ? null : "boom", error == null ? "stop" : null, 10, 20,
-        TokenCountSource.USAGE, -1, -1, 0, ttftNanos, tpotNanos, ttftNanos < 0 ? -1 : ttftNanos + 1_000_000_000L,
-        -1, -1, -1, 20, 0, Double.NaN, null);
+    return MeteredRequestBuilder.chat(tenant, model, "default").id("r").startedAt(0)
+        .failed(error, error == null ? 200 : 503).error(error == null ? null : "boom").tokens(10, 20, -1, -1)
+        .times(0, ttftNanos, tpotNanos, ttftNanos < 0 ? -1 : ttftNanos + 1_000_000_000L).build();
   }
 }

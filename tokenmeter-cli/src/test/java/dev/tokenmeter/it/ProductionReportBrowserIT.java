@@ -12,6 +12,7 @@ import dev.tokenmeter.ledger.Ledgers;
 import dev.tokenmeter.ledger.MeteredRequest;
 import dev.tokenmeter.testkit.Cli;
 import dev.tokenmeter.testkit.HeadlessChromium;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -66,10 +67,11 @@ class ProductionReportBrowserIT {
 
   private static MeteredRequest request(String id, Instant at, String tenant, int inFlight, double tps, ErrorClass error) {
     boolean ok = error == null;
-    return new MeteredRequest(id, at.toEpochMilli(), tenant, "llama", "vllm", "/v1/chat/completions", true,
-        ok ? 200 : 503, error, ok ? null : "failed", "stop", 120, ok ? 64 : -1, TokenCountSource.USAGE, 0, 0, 1000,
-        ok ? 50_000_000L + inFlight * 20_000_000L : -1, ok ? 1e9 / tps : Double.NaN, ok ? 2_000_000_000L : -1,
-        -1, -1, -1, 64, inFlight, 0.002, "USD");
+    return MeteredRequestBuilder.chat(tenant, "llama", "vllm").id(id).startedAt(at.toEpochMilli())
+        .failed(error, ok ? 200 : 503).error(ok ? null : "failed").finishReason("stop").tokens(120, ok ? 64 : -1, 0, 0)
+        .source(TokenCountSource.USAGE).times(1000, ok ? 50_000_000L + inFlight * 20_000_000L : -1,
+            ok ? 1e9 / tps : Double.NaN, ok ? 2_000_000_000L : -1)
+        .chunks(64).inFlightAtStart(inFlight).cost(0.002, "USD").build();
   }
 
   @AfterAll

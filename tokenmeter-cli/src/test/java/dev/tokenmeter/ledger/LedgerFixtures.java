@@ -2,6 +2,7 @@ package dev.tokenmeter.ledger;
 
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.TokenCountSource;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,69 +22,40 @@ final class LedgerFixtures {
     boolean unknowns = i % 5 == 4;
     ErrorClass error = i % 7 == 6 ? ErrorClass.values()[(int) (i % ErrorClass.values().length)] : null;
     int out = unknowns ? -1 : (int) (i % 500) + 2;
-    return new MeteredRequest(
-        "req-" + i,
-        startedAtEpochMillis,
-        "tenant-" + (i % 3),
-        unknowns ? null : "model-" + (i % 2),
-        "up-" + (i % 2),
-        "/v1/chat/completions",
-        i % 2 == 0,
-        unknowns ? -1 : 200,
-        error,
-        error == null ? null : "failure " + i + ", \"quoted\"\nsecond line",
-        error == null ? "stop" : null,
-        unknowns ? -1 : (int) (i % 1000) + 1,
-        out,
-        unknowns ? null : TokenCountSource.values()[(int) (i % 3)],
-        unknowns ? -1 : (int) (i % 11),
-        unknowns ? -1 : (int) (i % 13),
-        123_456L + i,
-        unknowns ? -1 : 1_000_000L + 7 * i,
-        unknowns ? Double.NaN : 12_345_678.25 + i,
-        unknowns ? -1 : 987_654_321L + i,
-        unknowns ? -1 : 10_001L + i,
-        unknowns ? -1 : 20_003L + i,
-        unknowns ? -1 : 30_007L + i,
-        (int) (i % 97),
-        (int) (i % 64),
-        unknowns ? Double.NaN : 0.000_125 * (i % 40),
-        unknowns ? null : "USD",
-        unknowns || i % 4 == 1 ? null : "conv-" + (i % 50) + " \"é\"",
-        unknowns || i % 3 == 2 ? null : new PromptBlocks(new long[] {i, 0xfedcba987654L, i % 3}, 1000 + (int) i, 256));
+    return MeteredRequestBuilder.chat("tenant-" + (i % 3), unknowns ? null : "model-" + (i % 2), "up-" + (i % 2))
+        .id("req-" + i)
+        .startedAt(startedAtEpochMillis)
+        .streamed(i % 2 == 0)
+        .failed(error, unknowns ? -1 : 200)
+        .error(error == null ? null : "failure " + i + ", \"quoted\"\nsecond line")
+        .finishReason(error == null ? "stop" : null)
+        .tokens(unknowns ? -1 : (int) (i % 1000) + 1, out, unknowns ? -1 : (int) (i % 11), unknowns ? -1 : (int) (i % 13))
+        .source(unknowns ? null : TokenCountSource.values()[(int) (i % 3)])
+        .times(123_456L + i, unknowns ? -1 : 1_000_000L + 7 * i, unknowns ? Double.NaN : 12_345_678.25 + i,
+            unknowns ? -1 : 987_654_321L + i)
+        .itl(unknowns ? -1 : 10_001L + i, unknowns ? -1 : 20_003L + i, unknowns ? -1 : 30_007L + i)
+        .chunks((int) (i % 97))
+        .inFlightAtStart((int) (i % 64))
+        .cost(unknowns ? Double.NaN : 0.000_125 * (i % 40), unknowns ? null : "USD")
+        .conversation(unknowns || i % 4 == 1 ? null : "conv-" + (i % 50) + " \"é\"")
+        .promptBlocks(unknowns || i % 3 == 2 ? null : new PromptBlocks(new long[] {i, 0xfedcba987654L, i % 3}, 1000 + (int) i, 256))
+        .build();
   }
 
   /** A request with the figures that usage adds up; the others plain. */
   static MeteredRequest usage(
       String tenant, long startedAtEpochMillis, ErrorClass errorOrNull, int in, int out, long ttftNanos, double tpotNanos, double cost) {
-    return new MeteredRequest(
-        "u-" + tenant + "-" + startedAtEpochMillis + "-" + ttftNanos,
-        startedAtEpochMillis,
-        tenant,
-        "m-" + tenant,
-        "up",
-        "/v1/chat/completions",
-        true,
-        errorOrNull == null ? 200 : 500,
-        errorOrNull,
-        errorOrNull == null ? null : "boom",
-        errorOrNull == null ? "stop" : null,
-        in,
-        out,
-        TokenCountSource.USAGE,
-        3,
-        2,
-        1_000,
-        ttftNanos,
-        tpotNanos,
-        ttftNanos + 1_000_000_000L,
-        -1,
-        -1,
-        -1,
-        out,
-        0,
-        cost,
-        Double.isNaN(cost) ? null : "USD");
+    return MeteredRequestBuilder.chat(tenant, "m-" + tenant, "up")
+        .id("u-" + tenant + "-" + startedAtEpochMillis + "-" + ttftNanos)
+        .startedAt(startedAtEpochMillis)
+        .failed(errorOrNull, errorOrNull == null ? 200 : 500)
+        .error(errorOrNull == null ? null : "boom")
+        .tokens(in, out, 3, 2)
+        .source(TokenCountSource.USAGE)
+        .times(1_000, ttftNanos, tpotNanos, ttftNanos + 1_000_000_000L)
+        .chunks(out)
+        .cost(cost, Double.isNaN(cost) ? null : "USD")
+        .build();
   }
 
   /** Every row of the ledger, in insertion order. */
@@ -110,10 +82,7 @@ final class LedgerFixtures {
   }
 
   private static MeteredRequest withTpot(MeteredRequest r, double tpot, String error) {
-    return new MeteredRequest(r.requestId(), r.startedAtEpochMillis(), r.tenant(), r.model(), r.upstream(),
-        r.endpoint(), r.streamed(), r.httpStatus(), r.errorClass(), error, r.finishReason(), r.inputTokens(),
-        r.outputTokens(), r.outputTokensSource(), r.reasoningTokens(), r.cachedTokens(), r.proxyQueueNanos(),
-        r.ttftNanos(), tpot, r.e2eNanos(), r.itlP50Nanos(), r.itlP99Nanos(), r.itlMaxNanos(), r.chunks(),
-        r.inFlightAtStart(), r.cost(), r.currency(), r.conversation(), r.promptBlocksOrNull());
+    return MeteredRequestBuilder.from(r).error(error)
+        .times(r.proxyQueueNanos(), r.ttftNanos(), tpot, r.e2eNanos()).build();
   }
 }

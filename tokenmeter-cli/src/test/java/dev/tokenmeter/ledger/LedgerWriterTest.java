@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tokenmeter.core.time.Ticker;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -56,8 +57,8 @@ class LedgerWriterTest {
     MeteredRequest base = LedgerFixtures.sample(6, 1L);
     String longError = "x".repeat(RequestsTable.MAX_ERROR_CHARS + 500);
     MeteredRequest r = LedgerFixtures.usage("a", 1L, base.errorClass(), 1, 1, 1, Double.NaN, Double.NaN);
-    r = new MeteredRequest(r.requestId(), 1L, "a", null, "up", "/x", false, 500, base.errorClass(), longError, null,
-        -1, -1, null, -1, -1, 0, -1, Double.NaN, -1, -1, -1, -1, 0, 0, Double.NaN, null);
+    r = MeteredRequestBuilder.chat("a", null, "up").id(r.requestId()).startedAt(1L).endpoint("/x").streamed(false)
+        .failed(base.errorClass(), 500).error(longError).finishReason(null).times(0, -1, Double.NaN, -1).build();
     try (LedgerWriter w = ledger.writer()) {
       w.accept(r);
     }

@@ -3,6 +3,7 @@ package dev.tokenmeter.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -95,12 +96,8 @@ class PostgresLedgerIT {
   }
 
   private static MeteredRequest withError(MeteredRequest r, String error) {
-    return new MeteredRequest(r.requestId(), r.startedAtEpochMillis(), r.tenant(), r.model(), r.upstream(),
-        r.endpoint(), r.streamed(), r.httpStatus(), dev.tokenmeter.core.request.ErrorClass.PROTOCOL, error,
-        r.finishReason(), r.inputTokens(), r.outputTokens(), r.outputTokensSource(), r.reasoningTokens(),
-        r.cachedTokens(), r.proxyQueueNanos(), r.ttftNanos(), r.tpotNanos(), r.e2eNanos(), r.itlP50Nanos(),
-        r.itlP99Nanos(), r.itlMaxNanos(), r.chunks(), r.inFlightAtStart(), r.cost(), r.currency(), r.conversation(),
-        r.promptBlocksOrNull());
+    return MeteredRequestBuilder.from(r).failed(dev.tokenmeter.core.request.ErrorClass.PROTOCOL, r.httpStatus())
+        .error(error).build();
   }
 
   private static int appliedMigrations(Ledger ledger) throws Exception {

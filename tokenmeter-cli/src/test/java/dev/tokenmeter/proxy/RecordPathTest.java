@@ -28,7 +28,7 @@ class RecordPathTest {
   }
 
   private static RequestInfo info(String endpoint) {
-    return new RequestInfo("r1", 1_700_000_000_000L, 0, "acme", "m1", "up", endpoint, Route.of(endpoint), 3, null);
+    return new RequestInfo("r1", 1_700_000_000_000L, 0, "acme", "m1", "up", endpoint, Route.of(endpoint), 3, null, true);
   }
 
   private static byte[] bytes(String s) {
@@ -49,7 +49,7 @@ class RecordPathTest {
   @Test
   void aStreamsFiguresFollowBenchsDefinitions() {
     RecordPath p = path(100);
-    Meter m = p.open(info("/v1/chat/completions"));
+    RequestState m = p.open(info("/v1/chat/completions"));
     p.offer(new RecordEvent.Sent(m, 2 * MS));
     p.offer(new RecordEvent.Headers(m, 200, "text/event-stream", 5 * MS));
     p.offer(new RecordEvent.Bytes(m, bytes("data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n"), 6 * MS));
@@ -116,7 +116,7 @@ class RecordPathTest {
   void otherPathsAreNotParsed() {
     out.clear();
     RecordPath p = path(100);
-    Meter m = p.open(info("/v1/models"));
+    RequestState m = p.open(info("/v1/models"));
     p.offer(new RecordEvent.Headers(m, 200, "application/json", MS));
     p.offer(new RecordEvent.Bytes(m, bytes("{\"data\":[]}"), MS));
     p.offer(new RecordEvent.Ended(m, Ending.BODY_END, null, 2 * MS));
@@ -130,7 +130,7 @@ class RecordPathTest {
   private MeteredRequest ended(int status, String contentType, String body, Ending ending) {
     out.clear();
     RecordPath p = path(100);
-    Meter m = p.open(info("/v1/chat/completions"));
+    RequestState m = p.open(info("/v1/chat/completions"));
     if (status > 0) {
       p.offer(new RecordEvent.Sent(m, MS));
       p.offer(new RecordEvent.Headers(m, status, contentType, 2 * MS));
@@ -145,7 +145,7 @@ class RecordPathTest {
     RecordPath p = new RecordPath(1, 1, List.of(r -> sleep()), metrics, TokenCounters.none(), Prices.none());
     int lost = 0;
     for (int i = 0; i < 50; i++) {
-      Meter m = p.open(info("/v1/chat/completions"));
+      RequestState m = p.open(info("/v1/chat/completions"));
       for (int k = 0; k < 5; k++) {
         p.offer(new RecordEvent.Sent(m, MS));
       }
@@ -174,7 +174,7 @@ class RecordPathTest {
       throw new IllegalStateException("disk full");
     }, seen::add), null, TokenCounters.none(), Prices.none());
     for (int i = 0; i < 4; i++) {
-      Meter m = p.open(info("/v1/chat/completions"));
+      RequestState m = p.open(info("/v1/chat/completions"));
       p.offer(new RecordEvent.Ended(m, Ending.CONNECT_FAILED, "refused", MS));
     }
     p.close();
@@ -185,7 +185,7 @@ class RecordPathTest {
   @Test
   void aBusyLaneIsNotWokenForEveryEvent() {
     RecordPath p = path(100_000);
-    Meter m = p.open(info("/v1/chat/completions"));
+    RequestState m = p.open(info("/v1/chat/completions"));
     p.offer(new RecordEvent.Sent(m, MS));
     p.offer(new RecordEvent.Headers(m, 200, "text/event-stream", MS));
     int events = 0;
@@ -211,7 +211,7 @@ class RecordPathTest {
   void anIdleLaneWakesForTheNextEvent() throws InterruptedException {
     RecordPath p = path(10);
     Thread.sleep(RecordPath.IDLE_AFTER_NANOS / MS + 50); // the thread now waits on its queue
-    Meter m = p.open(info("/v1/chat/completions"));
+    RequestState m = p.open(info("/v1/chat/completions"));
     long start = System.nanoTime();
     p.offer(new RecordEvent.Ended(m, Ending.CONNECT_FAILED, "refused", MS));
     while (out.isEmpty() && System.nanoTime() - start < 5_000 * MS) {
@@ -225,12 +225,12 @@ class RecordPathTest {
 
   @Test
   void nearestRankSummary() {
-    assertThat(Meter.summary(new long[0], 0)).containsExactly(-1, -1, -1);
-    assertThat(Meter.summary(new long[] {5}, 1)).containsExactly(5, 5, 5);
+    assertThat(RequestState.summary(new long[0], 0)).containsExactly(-1, -1, -1);
+    assertThat(RequestState.summary(new long[] {5}, 1)).containsExactly(5, 5, 5);
     long[] hundred = new long[100];
     for (int i = 0; i < 100; i++) {
       hundred[i] = 100 - i;
     }
-    assertThat(Meter.summary(hundred, 100)).containsExactly(50, 99, 100);
+    assertThat(RequestState.summary(hundred, 100)).containsExactly(50, 99, 100);
   }
 }

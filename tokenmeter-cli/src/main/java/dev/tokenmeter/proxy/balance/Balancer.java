@@ -2,7 +2,7 @@ package dev.tokenmeter.proxy.balance;
 
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.ledger.MeteredRequest;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -12,10 +12,10 @@ import java.util.function.ToIntFunction;
 
 /**
  * Picks one upstream of a pool (the upstreams a route names) for each request, on the event loop;
- * learns from finished requests as a {@link RecordSink} on the record path. Thread-safe; {@link
+ * learns from finished requests as a {@link MeteredRequestSink} on the record path. Thread-safe; {@link
  * #pick} never waits.
  */
-public sealed interface Balancer extends RecordSink
+public sealed interface Balancer extends MeteredRequestSink
     permits Balancer.RoundRobin, Balancer.LeastInFlight, TpsBalancer {
 
   /**

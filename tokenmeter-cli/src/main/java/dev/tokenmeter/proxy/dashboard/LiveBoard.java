@@ -5,7 +5,7 @@ import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.governance.Budget;
 import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.ledger.MeteredRequest;
-import dev.tokenmeter.ledger.RecordSink;
+import dev.tokenmeter.ledger.MeteredRequestSink;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,7 +18,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The live dashboard's figures: fed every finished request by the proxy's record path (it is one
- * of its {@link RecordSink}s), asked for a {@link BoardView} of a window by each poll of the feed.
+ * of its {@link MeteredRequestSink}s), asked for a {@link BoardView} of a window by each poll of the feed.
  * Memory is bounded whatever the traffic: two rings of token buckets ({@link TokenRates}), the last
  * hour's requests up to a cap ({@link RecentRequests}), a few minutes of decode TPS per upstream
  * ({@link WarmUp}).
@@ -37,7 +37,7 @@ import org.HdrHistogram.Histogram;
  * BoardView last5m = board.view(300);
  * }</pre>
  */
-public final class LiveBoard implements RecordSink {
+public final class LiveBoard implements MeteredRequestSink {
   /** The longest window: one hour. */
   public static final long MAX_WINDOW_SECONDS = 3_600;
   /** Requests held for the per-request figures: 100,000 (about 6 MB). */

@@ -12,6 +12,7 @@ import dev.tokenmeter.governance.Notice;
 import dev.tokenmeter.governance.Period;
 import dev.tokenmeter.ledger.MeteredRequest;
 import dev.tokenmeter.ledger.TenantSpend;
+import dev.tokenmeter.testkit.MeteredRequestBuilder;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -42,15 +43,15 @@ class LiveBoardTest {
   /** A completed streamed request of tenant t on upstream u. */
   static MeteredRequest req(long startMs, String tenant, String upstream, int in, int out, long ttftMs, double tpotMs,
       double cost) {
-    return new MeteredRequest("r" + startMs + tenant, startMs, tenant, "m", upstream, "/v1/chat/completions", true, 200,
-        null, null, "stop", in, out, null, -1, -1, 0, ttftMs * MS, tpotMs * MS,
-        (long) ((ttftMs + tpotMs * Math.max(0, out - 1)) * MS), -1, -1, -1, out, 0, cost,
-        Double.isNaN(cost) ? null : "USD");
+    return MeteredRequestBuilder.chat(tenant, "m", upstream).id("r" + startMs + tenant).startedAt(startMs)
+        .tokens(in, out, -1, -1).source(null)
+        .times(0, ttftMs * MS, tpotMs * MS, (long) ((ttftMs + tpotMs * Math.max(0, out - 1)) * MS)).chunks(out)
+        .cost(cost, Double.isNaN(cost) ? null : "USD").build();
   }
 
   static MeteredRequest failed(long startMs, String tenant, String upstream, ErrorClass c) {
-    return new MeteredRequest("f" + startMs, startMs, tenant, "m", upstream, "/v1/chat/completions", true, 500, c,
-        "HTTP 500", null, -1, -1, null, -1, -1, 0, -1, Double.NaN, 5 * MS, -1, -1, -1, 0, 0, Double.NaN, null);
+    return MeteredRequestBuilder.chat(tenant, "m", upstream).id("f" + startMs).startedAt(startMs).failed(c, 500)
+        .error("HTTP 500").finishReason(null).times(0, -1, Double.NaN, 5 * MS).build();
   }
 
   @Test
@@ -87,8 +88,8 @@ class LiveBoardTest {
   @Test
   void aResponseWithoutFirstTokenTimeLandsWholeAtItsEnd() {
     LiveBoard b = board();
-    MeteredRequest json = new MeteredRequest("j", T0, "acme", "m", "a", "/v1/chat/completions", false, 200, null, null,
-        "stop", 7, 9, null, -1, -1, 2 * MS, -1, Double.NaN, 1_500 * MS, -1, -1, -1, 0, 0, Double.NaN, null);
+    MeteredRequest json = MeteredRequestBuilder.chat("acme", "m", "a").id("j").startedAt(T0).streamed(false).tokens(7, 9, -1, -1)
+        .source(null).times(2 * MS, -1, Double.NaN, 1_500 * MS).chunks(0).build();
     nowMs.set(T0 + 3_000);
     b.accept(json);
     BoardView.Series s = b.view(4).rates().seconds(); // seconds 0 to 3, the current one last
