@@ -25,10 +25,14 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  */
 @TokenmeterSimulator(ttftMillis = 20, itlMillis = 2, model = "gpt-4o-mini")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-    properties = {"spring.ai.openai.api-key=test", "chat.budget-tokens=100000"})
+    properties = {"spring.ai.openai.api-key=test", "chat.budget-tokens=1000000000000"})
 class ChatServiceTest {
+  // The application's own budget is set out of reach here: the load test below spends as many tokens
+  // as the machine's speed allows, and the context (and so the service) is shared by every test.
+  // The budget itself is tested on a service of its own (aSpentBudgetMakesNoModelCall).
   @Autowired ChatService service;
   @Autowired WeatherTools weather;
+  @Autowired org.springframework.ai.chat.client.ChatClient.Builder chatClients;
   @LocalServerPort int port;
 
   @BeforeEach
@@ -62,6 +66,18 @@ class ChatServiceTest {
     assertEquals(r.promptTokens(), service.lastUsage()[0]);
     assertEquals(r.completionTokens(), service.lastUsage()[1]);
     assertEquals(r.promptTokens() + r.completionTokens(), service.spentTokens() - before);
+  }
+
+  @Test
+  void aSpentBudgetMakesNoModelCall(Simulator sim) {
+    ChatService small = new ChatService(chatClients, weather, 20);
+    sim.answer(Answer.text("A long answer that spends all of a very small budget of tokens in one go."));
+    small.stream("Spend it.").blockLast();
+    assertTrue(small.spentTokens() >= 20, "spent " + small.spentTokens());
+    ChatService.BudgetExceededException e = org.junit.jupiter.api.Assertions.assertThrows(
+        ChatService.BudgetExceededException.class, () -> small.stream("Once more?").blockLast());
+    assertTrue(e.getMessage().contains("of 20 tokens"), e.getMessage());
+    assertEquals(1, sim.received().size(), "no model call once the budget is spent");
   }
 
   @Test
