@@ -69,7 +69,7 @@ run_one() {
     }'
     echo "   $(grep -o 'emission lateness.*' "$dir/server.log")"
     bt fidelity "$dir/requests.jsonl" "$dir/ground-truth.jsonl" "$dir/summary.json"
-    [ "$mode" = sessions ] && echo "   $(bt get "$dir/summary.json" stages.0.sessions.in_words)"
+    if [ "$mode" = sessions ]; then echo "   $(bt get "$dir/summary.json" stages.0.sessions.in_words)"; fi
   } | tee -a "$OUT/results.txt"
 }
 
