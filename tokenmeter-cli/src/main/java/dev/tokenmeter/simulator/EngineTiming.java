@@ -41,6 +41,11 @@ import java.util.Map;
  * <p>Thread-safe: one lock around the engine (calls come from every event loop).
  */
 public final class EngineTiming implements TimingModel {
+  /**
+   * The GPU energy buckets a server keeps: DCGM's series ask for the last second and the counter
+   * since the start (a running total), so ten minutes is ample and keeps the meter under 8 MB.
+   */
+  static final long ENERGY_WINDOW_NANOS = 600_000_000_000L;
 
   /** Token times of one request, filled in as the engine composes iterations. */
   private static final class Track {
@@ -80,6 +85,7 @@ public final class EngineTiming implements TimingModel {
     });
     if (engine.energy() != null) {
       engine.energy().startAt(ticker.nanos()); // idle energy counts from the server's start
+      engine.energy().retain(ENERGY_WINDOW_NANOS); // a server runs for days: keep the recent buckets
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.tokenmeter.simulator.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,51 @@ class EnergyMeterTest {
     assertThat(s.computeShare()).isZero();
     assertThat(m.wattsAt(35 * MS)).isCloseTo(259, within(1e-9));
     assertThat(m.wattsAt(45 * MS)).isEqualTo(70);
+  }
+
+  @Test
+  void aRetainingMeterAgreesWithAFullOneInsideItsWindowAndKeepsItsMemoryBounded() {
+    EnergyMeter full = new EnergyMeter(H100, 4, 3);
+    EnergyMeter kept = new EnergyMeter(H100, 4, 3);
+    kept.retain(1_000 * MS); // 100 buckets
+    full.startAt(0);
+    kept.startAt(0);
+    long t = 0;
+    long lastEnd = 0;
+    var random = new java.util.Random(7);
+    while (t < 60_000 * MS) { // a minute of iterations of 3-40 ms, with idle gaps up to 2.5 s
+      long d = (3 + random.nextInt(38)) * MS;
+      Roofline.Cost c = memoryBound(d / MS - 1, 1);
+      full.iteration(t, t + d, c);
+      kept.iteration(t, t + d, c);
+      lastEnd = t + d;
+      t += d + (random.nextInt(50) == 0 ? 2_500 * MS : random.nextInt(4) * MS);
+    }
+    assertThat(kept.joulesAt(t)).as("the counter since the start stays exact")
+        .isCloseTo(full.joulesAt(t), within(1e-6 * full.joulesAt(t)));
+    EnergyMeter.Span a = full.span(t - 1_000 * MS, t);
+    EnergyMeter.Span b = kept.span(t - 1_000 * MS, t);
+    assertThat(b.joules()).isCloseTo(a.joules(), within(1e-9 * a.joules() + 1e-9));
+    assertThat(b.busyShare()).isCloseTo(a.busyShare(), within(1e-9));
+    assertThat(b.memoryShare()).isCloseTo(a.memoryShare(), within(1e-9));
+    assertThat(b.peakWatts()).isEqualTo(a.peakWatts());
+    assertThat(kept.earliestNanos()).as("at most twice the window held").isGreaterThanOrEqualTo(lastEnd - 2_010 * MS);
+    long end = t;
+    assertThatThrownBy(() -> kept.span(0, end)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("before the retained window");
+    assertThatThrownBy(() -> kept.retain(10 * MS)).hasMessageContaining("at least 1 s");
+  }
+
+  @Test
+  void aGapLongerThanTheRetainedWindowCountsAsIdle() {
+    EnergyMeter m = new EnergyMeter(H100, 1, 3);
+    m.retain(1_000 * MS);
+    m.startAt(0);
+    m.iteration(0, 10 * MS, memoryBound(10, 0)); // 448 W for 10 ms
+    m.iteration(10_000 * MS, 10_010 * MS, memoryBound(10, 0)); // again, ten seconds later
+    assertThat(m.joulesAt(10_010 * MS)).isCloseTo(448 * 0.020 + 70 * 9.990, within(1e-9));
+    assertThat(m.span(9_500 * MS, 10_000 * MS).meanWatts()).as("idle before the second").isCloseTo(70, within(1e-9));
+    assertThat(m.span(9_990 * MS, 10_010 * MS).peakWatts()).isCloseTo(448, within(1e-9));
   }
 
   @Test
