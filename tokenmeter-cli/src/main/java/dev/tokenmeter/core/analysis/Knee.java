@@ -1,5 +1,6 @@
 package dev.tokenmeter.core.analysis;
 
+import dev.tokenmeter.core.slo.Slo;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,5 +1,8 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.production;
 
+import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.StageSample;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

@@ -1,9 +1,11 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.production;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.StageSample;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
+import dev.tokenmeter.core.analysis.LatencyOrigin;
+import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.load.LoadModel;
 import java.util.Locale;
 

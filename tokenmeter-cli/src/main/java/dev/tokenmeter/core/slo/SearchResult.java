@@ -1,5 +1,8 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
+import dev.tokenmeter.core.analysis.LoadSearch;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.analysis.Sweep;
 import java.util.ArrayList;
 import java.util.List;
 

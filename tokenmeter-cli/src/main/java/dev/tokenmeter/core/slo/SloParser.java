@@ -1,8 +1,9 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
-import dev.tokenmeter.core.analysis.Slo.Objective;
-import dev.tokenmeter.core.analysis.Slo.Op;
-import dev.tokenmeter.core.analysis.Slo.Stat;
+import dev.tokenmeter.core.analysis.TurnRange;
+import dev.tokenmeter.core.slo.Slo.Objective;
+import dev.tokenmeter.core.slo.Slo.Op;
+import dev.tokenmeter.core.slo.Slo.Stat;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.stats;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;

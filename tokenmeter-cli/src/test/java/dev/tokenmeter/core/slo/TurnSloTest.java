@@ -1,8 +1,13 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tokenmeter.core.analysis.ConstructedStages;
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.Sessions;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.analysis.TurnRange;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,13 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
 import static dev.tokenmeter.core.analysis.ConstructedStages.dist;
 import static dev.tokenmeter.core.analysis.ConstructedStages.flat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tokenmeter.core.analysis.SloReport.Check;
+import dev.tokenmeter.core.analysis.ConstructedStages;
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.slo.SloReport.Check;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,9 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
-import dev.tokenmeter.core.analysis.Slo.Objective;
+import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.Metric;
+import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.slo.Slo.Objective;
 import java.util.ArrayList;
 import java.util.List;
 

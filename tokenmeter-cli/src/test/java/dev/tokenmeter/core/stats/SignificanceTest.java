@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.production;
 
 import java.time.Instant;
 import java.util.ArrayList;

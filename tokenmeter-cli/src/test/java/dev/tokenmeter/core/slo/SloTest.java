@@ -1,11 +1,11 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tokenmeter.core.analysis.Slo.Objective;
-import dev.tokenmeter.core.analysis.Slo.Op;
-import dev.tokenmeter.core.analysis.Slo.Stat;
+import dev.tokenmeter.core.slo.Slo.Objective;
+import dev.tokenmeter.core.slo.Slo.Op;
+import dev.tokenmeter.core.slo.Slo.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

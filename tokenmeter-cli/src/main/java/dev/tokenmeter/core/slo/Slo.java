@@ -1,5 +1,7 @@
-package dev.tokenmeter.core.analysis;
+package dev.tokenmeter.core.slo;
 
+import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.TurnRange;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
