@@ -1,7 +1,6 @@
 package dev.tokenmeter.core.production;
 
 import dev.tokenmeter.core.analysis.Distribution;
-import dev.tokenmeter.core.analysis.Knee;
 import dev.tokenmeter.core.analysis.Metric;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.tokenmeter.core.slo;
 
 import dev.tokenmeter.core.analysis.Distribution;
+import dev.tokenmeter.core.analysis.Numbers;
 import dev.tokenmeter.core.analysis.TurnRange;
 import java.util.Arrays;
 import java.util.List;
@@ -168,18 +169,8 @@ public record Slo(String text, List<Objective> objectives) {
     }
   }
 
-  /**
-   * A threshold or measured value for messages, no trailing zeros: 1 decimal from 100 up
-   * ({@code 1009.8}), 2 from 10 ({@code 29.92}), else 3 ({@code 0.002}); enough to tell a value
-   * just over a round threshold from the threshold.
-   */
+  /** A threshold or measured value for messages: {@link Numbers#compact(double)}. */
   public static String number(double v) {
-    if (Double.isNaN(v)) {
-      return "-";
-    }
-    double a = Math.abs(v);
-    String s = String.format(Locale.ROOT, a >= 100 ? "%.1f" : a >= 10 ? "%.2f" : "%.3f", v);
-    s = s.replaceAll("0+$", "");
-    return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    return Numbers.compact(v);
   }
 }
