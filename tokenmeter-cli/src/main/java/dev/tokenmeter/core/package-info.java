@@ -2,7 +2,7 @@
  * The root of the measurement core, which holds one class: {@link dev.tokenmeter.core.Version},
  * the tool's version (the jar manifest's when packaged, else {@code 0.1.0-dev}). The core itself
  * lives in the sub-packages: {@code core.time} (the clock), {@code core.load} (load models as
- * plans), {@code core.request} (one request), {@code core.engine} (the stage runner and the ports
+ * plans), {@code core.request} (one request), {@code core.loadgen} (the stage runner and the ports
  * it drives), {@code core.metrics} (recording a stage) and {@code core.analysis} (what a stage or a
  * run means). None of them uses Netty, Jackson, picocli, a tokenizer library or JDBC (checked by
  * ArchitectureTest), so the core knows nothing of HTTP, JSON, files or the command line.

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.engine;
+package dev.tokenmeter.core.loadgen;
 
 /**
  * A single-threaded event loop the engine schedules on (implemented over Netty's event loop).

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.engine;
+package dev.tokenmeter.core.loadgen;
 
 /**
  * A {@link Conversation} of a user typing ({@code --profile completion}): its turns are the

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.engine;
+package dev.tokenmeter.core.loadgen;
 
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.RequestTimeline;

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.engine;
+package dev.tokenmeter.core.loadgen;
 
 /**
  * Client-side deadlines, in nanoseconds; 0 disables one.

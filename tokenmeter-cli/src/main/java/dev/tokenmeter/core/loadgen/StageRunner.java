@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.engine;
+package dev.tokenmeter.core.loadgen;
 
 import dev.tokenmeter.core.load.ArrivalSchedule;
 import dev.tokenmeter.core.load.LoadModel;

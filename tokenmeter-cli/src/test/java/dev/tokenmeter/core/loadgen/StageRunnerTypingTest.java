@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.engine;
+package dev.tokenmeter.core.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,8 +14,8 @@ import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.core.request.SessionTurn;
 import dev.tokenmeter.simulator.virtual.VirtualLoop;
-import dev.tokenmeter.testkit.ScriptedEndpoint;
 import dev.tokenmeter.testkit.ScriptedEndpoint.Script;
+import dev.tokenmeter.testkit.ScriptedEndpoint;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.tokenmeter.core.engine;
+package dev.tokenmeter.core.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -17,8 +17,8 @@ import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.simulator.virtual.VirtualLoop;
-import dev.tokenmeter.testkit.ScriptedEndpoint;
 import dev.tokenmeter.testkit.ScriptedEndpoint.Script;
+import dev.tokenmeter.testkit.ScriptedEndpoint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
