@@ -1,5 +1,5 @@
 /**
- * Executing one stage: {@link dev.tokenmeter.core.loadgen.StageRunner} releases requests as the
+ * The load generator, executing one stage: {@link dev.tokenmeter.core.loadgen.StageRunner} releases requests as the
  * stage's load model says, classifies each by its scheduled time (warm-up, measured, cool-down),
  * enforces the {@link dev.tokenmeter.core.loadgen.Timeouts}, watches its loop's lag and records
  * into a {@code core.metrics} stage recorder. It owns the ports it drives and knows nothing of HTTP
