@@ -71,6 +71,16 @@ public final class LedgerFixtures {
     return all;
   }
 
+  /** The first column of the first row {@code sql} returns, as text: a check's answer or a count. */
+  public static String firstValue(Ledger ledger, String sql) throws SQLException {
+    try (Connection c = ledger.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
   /** {@code a} equals {@code b} field by field, TPOT to within a rounding of ns / 1e6 * 1e6. */
   public static boolean same(MeteredRequest a, MeteredRequest b) {
     double ta = a.tpotNanos();

@@ -1,14 +1,16 @@
-package dev.tokenmeter.ledger;
+package dev.tokenmeter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tokenmeter.ledger.Ledger;
+import dev.tokenmeter.ledger.LedgerFixtures;
+import dev.tokenmeter.ledger.LedgerKillChild;
+import dev.tokenmeter.ledger.Ledgers;
+import dev.tokenmeter.ledger.MeteredRequest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,12 +76,7 @@ class LedgerKillIT {
     assertThat(old).as("records older than the bound").isGreaterThan(1_000);
     assertThat(acceptedAt.size() - rows.size()).as("the kill came mid-stream: the newest records were not yet written")
         .isPositive();
-    try (Connection c = ledger.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("PRAGMA integrity_check")) {
-      rs.next();
-      assertThat(rs.getString(1)).isEqualTo("ok");
-    }
+    assertThat(LedgerFixtures.firstValue(ledger, "PRAGMA integrity_check")).isEqualTo("ok");
   }
 
   private static void read(Process child, Map<Long, Long> acceptedAt, AtomicLong boundMillis, CountDownLatch enough) {

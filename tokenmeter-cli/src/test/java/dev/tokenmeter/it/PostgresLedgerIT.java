@@ -1,12 +1,19 @@
-package dev.tokenmeter.ledger;
+package dev.tokenmeter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tokenmeter.ledger.Ledger;
+import dev.tokenmeter.ledger.LedgerException;
+import dev.tokenmeter.ledger.LedgerFixtures;
+import dev.tokenmeter.ledger.LedgerWriter;
+import dev.tokenmeter.ledger.Ledgers;
+import dev.tokenmeter.ledger.MeteredRequest;
+import dev.tokenmeter.ledger.PostgresServer;
+import dev.tokenmeter.ledger.UsageQuery;
+import dev.tokenmeter.ledger.UsageReport;
+import dev.tokenmeter.ledger.UsageRow;
 import dev.tokenmeter.testkit.MeteredRequestBuilder;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,11 +108,6 @@ class PostgresLedgerIT {
   }
 
   private static int appliedMigrations(Ledger ledger) throws Exception {
-    try (Connection c = ledger.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT count(*) FROM flyway_schema_history WHERE success")) {
-      rs.next();
-      return rs.getInt(1);
-    }
+    return Integer.parseInt(LedgerFixtures.firstValue(ledger, "SELECT count(*) FROM flyway_schema_history WHERE success"));
   }
 }
