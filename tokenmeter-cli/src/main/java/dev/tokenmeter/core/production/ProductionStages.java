@@ -13,10 +13,10 @@ import org.HdrHistogram.Histogram;
 /**
  * Production traffic as stages a comparison can match with a bench run's: one {@link StageSample}
  * per concurrency in flight at start, labelled {@code c=N} like a closed-loop bench stage, so that
- * {@link RunComparison#of} compares the benchmark and production at the same concurrency.
+ * {@link dev.tokenmeter.core.analysis.RunComparison#of} compares the benchmark and production at the same concurrency.
  *
  * <p>Each request keeps its wall-clock start as its time ({@link StageSample#atSeconds()}, seconds
- * from the bin's first request), so the comparison's blocks of time ({@link ComparisonUnits}) are
+ * from the bin's first request), so the comparison's blocks of time ({@link dev.tokenmeter.core.analysis.ComparisonUnits}) are
  * cut from when production requests ran: requests close in time share the server's state, blocks
  * apart nearly do not. Output tokens/s and requests/s of a bin are NaN: requests of one concurrency
  * are scattered over the window, so there is no window to divide by. Stateless.

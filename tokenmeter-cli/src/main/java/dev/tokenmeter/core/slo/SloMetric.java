@@ -98,7 +98,7 @@ public enum SloMetric {
   }
 
   /**
-   * Whether the metric is recorded by conversation turn ({@link Sessions}), so an objective may
+   * Whether the metric is recorded by conversation turn ({@link dev.tokenmeter.core.analysis.Sessions}), so an objective may
    * name a turn range ({@code ttft.p99[turn>=4]}): TTFT (headline, from the send, from the
    * schedule) and TPOT.
    */
