@@ -8,6 +8,6 @@
  * quantiles of Student's t come from Apache Commons Statistics. Run comparison ({@code
  * core.analysis}) is their user.
  *
- * <p>May use: nothing
+ * <p>May use: nothing else in tokenmeter.
  */
 package dev.tokenmeter.core.stats;
