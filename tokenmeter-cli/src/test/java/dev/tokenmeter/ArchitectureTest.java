@@ -50,9 +50,12 @@ class ArchitectureTest {
     ARROWS.put("core.time", List.of());
     ARROWS.put("core.request", List.of());
     ARROWS.put("core.load", List.of());
-    ARROWS.put("core.analysis", List.of("core.load", "core.request"));
-    ARROWS.put("core.metrics", List.of("core.analysis", "core.load", "core.request"));
-    ARROWS.put("core.engine", List.of("core.time", "core.load", "core.request", "core.metrics"));
+    ARROWS.put("core.stats", List.of());
+    ARROWS.put("core.analysis", List.of("core.load", "core.request", "core.stats"));
+    ARROWS.put("core.slo", List.of("core.analysis", "core.load"));
+    ARROWS.put("core.production", List.of("core.analysis"));
+    ARROWS.put("core.metrics", List.of("core.analysis", "core.load", "core.request", "core.slo"));
+    ARROWS.put("core.loadgen", List.of("core.time", "core.load", "core.request", "core.metrics"));
     ARROWS.put("sse..", List.of());
     ARROWS.put("tokenizer..", List.of());
     ARROWS.put("simulator.engine..", List.of());
@@ -177,7 +180,7 @@ class ArchitectureTest {
 
   @Test
   void rulesSeeTheProject() {
-    assertThat(CLASSES.contain("dev.tokenmeter.core.engine.StageRunner")).isTrue();
+    assertThat(CLASSES.contain("dev.tokenmeter.core.loadgen.StageRunner")).isTrue();
     assertThat(CLASSES.contain("dev.tokenmeter.cli.Main")).isTrue();
   }
 

@@ -1,10 +1,10 @@
 package dev.tokenmeter.bench;
 
 import dev.tokenmeter.core.analysis.StageResult;
-import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.loadgen.Timeouts;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.simulator.engine.EngineConfig;

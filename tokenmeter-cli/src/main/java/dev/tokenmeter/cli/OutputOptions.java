@@ -1,6 +1,6 @@
 package dev.tokenmeter.cli;
 
-import dev.tokenmeter.core.engine.Timeouts;
+import dev.tokenmeter.core.loadgen.Timeouts;
 import dev.tokenmeter.run.EventLoops;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.tokenmeter.cli;
 
-import dev.tokenmeter.core.analysis.ProductionRequest;
+import dev.tokenmeter.core.production.ProductionRequest;
 import dev.tokenmeter.ledger.Ledger;
 import dev.tokenmeter.ledger.LedgerException;
 import dev.tokenmeter.ledger.Ledgers;

@@ -1,7 +1,7 @@
 package dev.tokenmeter.cli;
 
-import dev.tokenmeter.core.analysis.InFlightCurve;
-import dev.tokenmeter.core.analysis.ProductionSummary;
+import dev.tokenmeter.core.production.InFlightCurve;
+import dev.tokenmeter.core.production.ProductionSummary;
 import dev.tokenmeter.report.ProductionJsonWriter;
 import dev.tokenmeter.report.ProductionWords;
 import dev.tokenmeter.report.html.ProductionHtml;

@@ -1,8 +1,8 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.core.analysis.LoadSearch;
-import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.slo.Slo;
 import dev.tokenmeter.run.SearchSequence;
 import dev.tokenmeter.run.SloRun;
 import dev.tokenmeter.run.StageSequence;

@@ -1,10 +1,10 @@
 package dev.tokenmeter.cli;
 
-import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.load.Arrivals;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.workload.AheadRequests;
 import dev.tokenmeter.workload.PromptSynthesizer;
 import dev.tokenmeter.workload.Trace;

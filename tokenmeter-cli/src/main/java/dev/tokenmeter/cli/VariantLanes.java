@@ -1,8 +1,8 @@
 package dev.tokenmeter.cli;
 
 import dev.tokenmeter.client.EndpointConfig;
-import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.run.BenchRun;
 import dev.tokenmeter.workload.SystemPrompted;
 import dev.tokenmeter.workload.TokenEstimator;

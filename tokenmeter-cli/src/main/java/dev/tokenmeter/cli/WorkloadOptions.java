@@ -1,13 +1,13 @@
 package dev.tokenmeter.cli;
 
-import dev.tokenmeter.core.engine.RequestSource;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
 import dev.tokenmeter.tokenizer.TokenizerResolver;
-import dev.tokenmeter.workload.ConversationProfile;
 import dev.tokenmeter.workload.AgentSessions;
+import dev.tokenmeter.workload.ConversationProfile;
 import dev.tokenmeter.workload.FileSessions;
 import dev.tokenmeter.workload.FileWorkload;
 import dev.tokenmeter.workload.LengthSpec;

@@ -1,7 +1,7 @@
 package dev.tokenmeter.client;
 
-import dev.tokenmeter.core.engine.Exchange;
-import dev.tokenmeter.core.engine.ExchangeListener;
+import dev.tokenmeter.core.loadgen.Exchange;
+import dev.tokenmeter.core.loadgen.ExchangeListener;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.StreamItem;

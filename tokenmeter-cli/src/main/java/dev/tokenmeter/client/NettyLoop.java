@@ -1,6 +1,6 @@
 package dev.tokenmeter.client;
 
-import dev.tokenmeter.core.engine.Loop;
+import dev.tokenmeter.core.loadgen.Loop;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;

@@ -1,8 +1,8 @@
 package dev.tokenmeter.governance;
 
-import dev.tokenmeter.core.analysis.Slo;
-import dev.tokenmeter.core.analysis.SloMetric;
 import dev.tokenmeter.core.request.ErrorClass;
+import dev.tokenmeter.core.slo.Slo;
+import dev.tokenmeter.core.slo.SloMetric;
 import dev.tokenmeter.ledger.MeteredRequest;
 import java.util.Locale;
 import java.util.Objects;

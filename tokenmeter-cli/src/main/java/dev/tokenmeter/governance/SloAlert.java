@@ -56,11 +56,11 @@ public record SloAlert(LiveSlo slo, Severity severity, Transition transition, do
   }
 
   private static String rate(double r) {
-    return Double.isNaN(r) ? "-" : dev.tokenmeter.core.analysis.Slo.number(r);
+    return Double.isNaN(r) ? "-" : dev.tokenmeter.core.slo.Slo.number(r);
   }
 
   static String percent(double share) {
-    return dev.tokenmeter.core.analysis.Slo.number(share * 100) + "%";
+    return dev.tokenmeter.core.slo.Slo.number(share * 100) + "%";
   }
 
   @Override

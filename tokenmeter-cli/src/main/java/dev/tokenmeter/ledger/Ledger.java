@@ -97,7 +97,7 @@ public final class Ledger {
    *
    * @throws LedgerException when the ledger cannot be read
    */
-  public java.util.List<dev.tokenmeter.core.analysis.ProductionRequest> production(ProductionWindow window) {
+  public java.util.List<dev.tokenmeter.core.production.ProductionRequest> production(ProductionWindow window) {
     try (Connection c = connect()) {
       return ProductionReader.read(c, window);
     } catch (SQLException e) {

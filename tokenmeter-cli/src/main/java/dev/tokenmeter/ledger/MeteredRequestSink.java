@@ -2,7 +2,7 @@ package dev.tokenmeter.ledger;
 
 /**
  * Where the proxy's record path hands finished requests: the ledger writer, the metrics, a test.
- * The proxy's counterpart of bench's {@code core.engine.RequestSink}, which takes a finished
+ * The proxy's counterpart of bench's {@code core.loadgen.RequestSink}, which takes a finished
  * request's timeline on the engine's loop.
  *
  * <p>Implementations must return quickly and never block the caller: a sink that does slow work

@@ -1,6 +1,6 @@
 package dev.tokenmeter.ledger;
 
-import dev.tokenmeter.core.analysis.ProductionRequest;
+import dev.tokenmeter.core.production.ProductionRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

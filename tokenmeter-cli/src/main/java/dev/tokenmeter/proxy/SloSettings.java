@@ -1,6 +1,6 @@
 package dev.tokenmeter.proxy;
 
-import dev.tokenmeter.core.analysis.Slo;
+import dev.tokenmeter.core.slo.Slo;
 import dev.tokenmeter.governance.LiveSlo;
 import dev.tokenmeter.governance.SloScope;
 import java.util.ArrayList;

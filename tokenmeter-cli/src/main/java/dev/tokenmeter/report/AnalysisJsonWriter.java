@@ -5,11 +5,11 @@ import static dev.tokenmeter.report.StageJsonWriter.number;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.core.analysis.Knee;
 import dev.tokenmeter.core.analysis.LoadSearch;
-import dev.tokenmeter.core.analysis.RunAnalysis;
-import dev.tokenmeter.core.analysis.Slo;
-import dev.tokenmeter.core.analysis.SloReport;
-import dev.tokenmeter.core.analysis.SearchResult;
 import dev.tokenmeter.core.analysis.Sweep;
+import dev.tokenmeter.core.slo.RunAnalysis;
+import dev.tokenmeter.core.slo.SearchResult;
+import dev.tokenmeter.core.slo.Slo;
+import dev.tokenmeter.core.slo.SloReport;
 import java.io.IOException;
 
 /**

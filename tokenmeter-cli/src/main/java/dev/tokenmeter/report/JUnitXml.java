@@ -1,9 +1,9 @@
 package dev.tokenmeter.report;
 
-import dev.tokenmeter.core.analysis.RunAnalysis;
-import dev.tokenmeter.core.analysis.SearchResult;
-import dev.tokenmeter.core.analysis.SloReport;
 import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.slo.RunAnalysis;
+import dev.tokenmeter.core.slo.SearchResult;
+import dev.tokenmeter.core.slo.SloReport;
 import java.io.StringWriter;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;

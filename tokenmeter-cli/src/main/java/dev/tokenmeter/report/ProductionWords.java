@@ -1,8 +1,8 @@
 package dev.tokenmeter.report;
 
 import dev.tokenmeter.core.analysis.Distribution;
-import dev.tokenmeter.core.analysis.InFlightCurve;
-import dev.tokenmeter.core.analysis.ProductionSummary;
+import dev.tokenmeter.core.production.InFlightCurve;
+import dev.tokenmeter.core.production.ProductionSummary;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;

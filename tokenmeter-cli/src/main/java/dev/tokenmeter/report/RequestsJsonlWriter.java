@@ -2,7 +2,7 @@ package dev.tokenmeter.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.tokenmeter.core.engine.RequestSink;
+import dev.tokenmeter.core.loadgen.RequestSink;
 import dev.tokenmeter.core.metrics.RequestMetrics;
 import dev.tokenmeter.core.request.ChunkLog;
 import dev.tokenmeter.core.request.Outcome;

@@ -2,8 +2,8 @@ package dev.tokenmeter.report;
 
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
-import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.slo.RunAnalysis;
 import dev.tokenmeter.scrape.ServerStage;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,10 +2,10 @@ package dev.tokenmeter.report;
 
 import static dev.tokenmeter.report.Markdown.escape;
 
-import dev.tokenmeter.core.analysis.RunAnalysis;
-import dev.tokenmeter.core.analysis.SearchResult;
-import dev.tokenmeter.core.analysis.Slo;
-import dev.tokenmeter.core.analysis.SloReport;
+import dev.tokenmeter.core.slo.RunAnalysis;
+import dev.tokenmeter.core.slo.SearchResult;
+import dev.tokenmeter.core.slo.Slo;
+import dev.tokenmeter.core.slo.SloReport;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;

@@ -1,10 +1,10 @@
 package dev.tokenmeter.run;
 
-import dev.tokenmeter.core.analysis.ProductionRequest;
-import dev.tokenmeter.core.analysis.ProductionStages;
 import dev.tokenmeter.core.analysis.RunComparison;
 import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.core.analysis.StageSample;
+import dev.tokenmeter.core.production.ProductionRequest;
+import dev.tokenmeter.core.production.ProductionStages;
 import dev.tokenmeter.report.CompareJsonWriter;
 import dev.tokenmeter.report.CompareReport;
 import dev.tokenmeter.report.ProductionCompareReport;

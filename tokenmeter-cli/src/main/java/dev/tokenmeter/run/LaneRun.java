@@ -3,10 +3,10 @@ package dev.tokenmeter.run;
 import dev.tokenmeter.client.SpreadEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.StageResult;
-import dev.tokenmeter.core.engine.RequestSink;
-import dev.tokenmeter.core.engine.StageRunner;
-import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.loadgen.RequestSink;
+import dev.tokenmeter.core.loadgen.StageRunner;
+import dev.tokenmeter.core.loadgen.Timeouts;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.RequestsJsonlWriter;
@@ -178,7 +178,7 @@ final class LaneRun implements AutoCloseable {
   }
 
   private static long[] loopThreadIds(SpreadEndpoint endpoint) {
-    List<dev.tokenmeter.core.engine.Loop> loops = endpoint.loops();
+    List<dev.tokenmeter.core.loadgen.Loop> loops = endpoint.loops();
     long[] ids = new long[loops.size()];
     for (int i = 0; i < ids.length; i++) {
       CompletableFuture<Long> id = new CompletableFuture<>();

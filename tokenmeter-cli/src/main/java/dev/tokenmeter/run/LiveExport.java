@@ -1,9 +1,9 @@
 package dev.tokenmeter.run;
 
 import dev.tokenmeter.client.Api;
-import dev.tokenmeter.core.engine.RequestSink;
-import dev.tokenmeter.core.engine.StageRunner;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.loadgen.RequestSink;
+import dev.tokenmeter.core.loadgen.StageRunner;
 import dev.tokenmeter.core.metrics.StageRecorder;
 import dev.tokenmeter.telemetry.BenchMetrics;
 import dev.tokenmeter.telemetry.OtlpPush;

@@ -1,12 +1,12 @@
 package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.analysis.LoadSearch;
-import dev.tokenmeter.core.analysis.Slo;
-import dev.tokenmeter.core.analysis.SloReport;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.analysis.Sweep;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.slo.Slo;
+import dev.tokenmeter.core.slo.SloReport;
 import java.util.List;
 import java.util.OptionalDouble;
 

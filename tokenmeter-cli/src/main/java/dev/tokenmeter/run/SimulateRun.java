@@ -2,11 +2,11 @@ package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.Cost;
-import dev.tokenmeter.core.analysis.RunAnalysis;
 import dev.tokenmeter.core.analysis.StageResult;
-import dev.tokenmeter.core.engine.RequestSource;
-import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.loadgen.RequestSource;
+import dev.tokenmeter.core.loadgen.Timeouts;
+import dev.tokenmeter.core.slo.RunAnalysis;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;

@@ -1,8 +1,8 @@
 package dev.tokenmeter.run;
 
-import dev.tokenmeter.core.analysis.RunAnalysis;
-import dev.tokenmeter.core.analysis.SloReport;
 import dev.tokenmeter.core.analysis.StageResult;
+import dev.tokenmeter.core.slo.RunAnalysis;
+import dev.tokenmeter.core.slo.SloReport;
 import dev.tokenmeter.report.GpuWords;
 import dev.tokenmeter.scrape.GpuFigures;
 import dev.tokenmeter.scrape.GpuStage;

@@ -1,11 +1,11 @@
 package dev.tokenmeter.run;
 
 import dev.tokenmeter.core.analysis.LoadSearch;
-import dev.tokenmeter.core.analysis.RunAnalysis;
-import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.core.analysis.StageResult;
-import dev.tokenmeter.core.engine.RequestSink;
+import dev.tokenmeter.core.loadgen.RequestSink;
 import dev.tokenmeter.core.metrics.GoodputCounter;
+import dev.tokenmeter.core.slo.RunAnalysis;
+import dev.tokenmeter.core.slo.Slo;
 import dev.tokenmeter.report.JUnitXml;
 import dev.tokenmeter.report.SloRender;
 import dev.tokenmeter.run.RunFailedException;

@@ -1,6 +1,6 @@
 package dev.tokenmeter.run;
 
-import dev.tokenmeter.core.engine.RequestSink;
+import dev.tokenmeter.core.loadgen.RequestSink;
 import dev.tokenmeter.core.metrics.RequestMetrics;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Outcome;

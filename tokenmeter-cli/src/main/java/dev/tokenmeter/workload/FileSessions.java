@@ -1,7 +1,7 @@
 package dev.tokenmeter.workload;
 
-import dev.tokenmeter.core.engine.Conversation;
-import dev.tokenmeter.core.engine.SessionSource;
+import dev.tokenmeter.core.loadgen.Conversation;
+import dev.tokenmeter.core.loadgen.SessionSource;
 import dev.tokenmeter.core.request.Message;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.tokenmeter.workload;
 
-import dev.tokenmeter.core.engine.Conversation;
+import dev.tokenmeter.core.loadgen.Conversation;
 import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;

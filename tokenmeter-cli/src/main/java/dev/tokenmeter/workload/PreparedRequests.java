@@ -1,6 +1,6 @@
 package dev.tokenmeter.workload;
 
-import dev.tokenmeter.core.engine.RequestSource;
+import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.core.request.RequestSpec;
 import java.util.Objects;
 import java.util.stream.IntStream;

@@ -1,8 +1,8 @@
 package dev.tokenmeter.workload;
 
-import dev.tokenmeter.core.engine.Conversation;
-import dev.tokenmeter.core.engine.SessionSource;
-import dev.tokenmeter.core.engine.TypingConversation;
+import dev.tokenmeter.core.loadgen.Conversation;
+import dev.tokenmeter.core.loadgen.SessionSource;
+import dev.tokenmeter.core.loadgen.TypingConversation;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.SessionTurn;

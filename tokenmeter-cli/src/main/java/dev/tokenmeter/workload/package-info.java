@@ -1,6 +1,6 @@
 /**
  * What each request sends: seeded synthetic prompts and prompts from files, as {@link
- * dev.tokenmeter.core.engine.RequestSource}s.
+ * dev.tokenmeter.core.loadgen.RequestSource}s.
  *
  * <ul>
  *   <li>{@link dev.tokenmeter.workload.LengthSpec}: token-count distributions parsed from specs

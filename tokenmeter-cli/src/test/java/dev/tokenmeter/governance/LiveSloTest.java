@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.tokenmeter.core.analysis.Slo;
+import dev.tokenmeter.core.slo.Slo;
 import dev.tokenmeter.governance.LiveSlo.Judgement;
 import dev.tokenmeter.ledger.MeteredRequest;
 import dev.tokenmeter.testkit.MeteredRequestBuilder;

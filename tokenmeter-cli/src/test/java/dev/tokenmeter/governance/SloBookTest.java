@@ -3,7 +3,7 @@ package dev.tokenmeter.governance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.tokenmeter.core.analysis.Slo;
+import dev.tokenmeter.core.slo.Slo;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;

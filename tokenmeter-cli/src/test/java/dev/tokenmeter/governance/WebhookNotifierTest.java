@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tokenmeter.testkit.WebhookReceiver;
 import java.net.URI;
 import java.time.Instant;
-import dev.tokenmeter.testkit.WebhookReceiver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -154,7 +154,7 @@ class WebhookNotifierTest {
 
   @Test
   void anSloAlertIsPostedWithItsScopeAndBurnRatesAndRetriedLikeANotice() throws Exception {
-    LiveSlo slo = LiveSlo.of(dev.tokenmeter.core.analysis.Slo.parse("tps.p10>=30").objectives().get(0),
+    LiveSlo slo = LiveSlo.of(dev.tokenmeter.core.slo.Slo.parse("tps.p10>=30").objectives().get(0),
         new SloScope("llama*", null, "acme"));
     double[] burn = {20, 15, 12.5, Double.NaN, 1.5}; // 5m, 30m, 1h, 6h, 3d
     SloAlert alert = new SloAlert(slo, Severity.PAGE, SloAlert.Transition.FIRING, burn, Instant.parse("2026-11-25T10:00:00Z"));

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tokenmeter.client.SpreadEndpoint;
 import dev.tokenmeter.core.analysis.ClientCpu;
-import dev.tokenmeter.core.engine.StageRunner;
+import dev.tokenmeter.core.loadgen.StageRunner;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.core.time.Ticker;

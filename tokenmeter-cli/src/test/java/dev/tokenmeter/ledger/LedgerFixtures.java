@@ -11,14 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Records for ledger tests, and a way to read every row back. */
-final class LedgerFixtures {
+public final class LedgerFixtures {
   private LedgerFixtures() {}
 
   /**
    * The {@code i}-th record of a deterministic stream: every field set, varied with {@code i},
    * unknown values ({@code -1}, NaN, null) in every fifth, a failure in every seventh.
    */
-  static MeteredRequest sample(long i, long startedAtEpochMillis) {
+  public static MeteredRequest sample(long i, long startedAtEpochMillis) {
     boolean unknowns = i % 5 == 4;
     ErrorClass error = i % 7 == 6 ? ErrorClass.values()[(int) (i % ErrorClass.values().length)] : null;
     int out = unknowns ? -1 : (int) (i % 500) + 2;
@@ -59,7 +59,7 @@ final class LedgerFixtures {
   }
 
   /** Every row of the ledger, in insertion order. */
-  static List<MeteredRequest> readAll(Ledger ledger) throws SQLException {
+  public static List<MeteredRequest> readAll(Ledger ledger) throws SQLException {
     List<MeteredRequest> all = new ArrayList<>();
     try (Connection c = ledger.connect();
         Statement s = c.createStatement();
@@ -71,8 +71,18 @@ final class LedgerFixtures {
     return all;
   }
 
+  /** The first column of the first row {@code sql} returns, as text: a check's answer or a count. */
+  public static String firstValue(Ledger ledger, String sql) throws SQLException {
+    try (Connection c = ledger.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
   /** {@code a} equals {@code b} field by field, TPOT to within a rounding of ns / 1e6 * 1e6. */
-  static boolean same(MeteredRequest a, MeteredRequest b) {
+  public static boolean same(MeteredRequest a, MeteredRequest b) {
     double ta = a.tpotNanos();
     double tb = b.tpotNanos();
     boolean tpot = Double.isNaN(ta) ? Double.isNaN(tb) : Math.abs(ta - tb) < 1e-6;

@@ -4,7 +4,7 @@ import java.io.PrintStream;
 import java.util.Map;
 
 /**
- * The "proxy" that {@link LedgerKillIT} kills: writes {@link LedgerFixtures#sample} records through
+ * The "proxy" that {@code dev.tokenmeter.it.LedgerKillIT} kills: writes {@link LedgerFixtures#sample} records through
  * a {@link LedgerWriter} until it is killed, printing {@code seq epochMillis} after accepting each.
  * First line: {@code ready BOUND_MS}. Stops by itself after 60 s should nobody kill it.
  */

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tokenmeter.core.analysis.Slo;
+import dev.tokenmeter.core.slo.Slo;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.governance.LiveSlo;
 import dev.tokenmeter.governance.SloScope;

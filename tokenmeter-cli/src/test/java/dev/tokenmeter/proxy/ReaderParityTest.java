@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tokenmeter.client.Api;
 import dev.tokenmeter.client.ApiEndpoint;
 import dev.tokenmeter.client.EndpointConfig;
-import dev.tokenmeter.core.engine.ExchangeListener;
+import dev.tokenmeter.core.loadgen.ExchangeListener;
 import dev.tokenmeter.core.metrics.RequestMetrics;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Outcome;

@@ -36,8 +36,8 @@ final class SampleRun {
    */
   static RunSummary analysed() {
     RunSummary r = summary();
-    var analysis = dev.tokenmeter.core.analysis.RunAnalysis.of(r.stages(), 30, 0.5,
-        dev.tokenmeter.core.analysis.Slo.parse("ttft.p99<=10s,errors<=50%,tps.p10>=1"),
+    var analysis = dev.tokenmeter.core.slo.RunAnalysis.of(r.stages(), 30, 0.5,
+        dev.tokenmeter.core.slo.Slo.parse("ttft.p99<=10s,errors<=50%,tps.p10>=1"),
         new dev.tokenmeter.core.analysis.LoadSearch(1, 8, true, 0, 10));
     return new RunSummary(r.tool(), r.startedAt(), r.endedAt(), r.target(), r.commandLine(), r.seed(),
         r.settings(), r.completion(), r.stages(), null, null, analysis, null);

@@ -1,9 +1,9 @@
 package dev.tokenmeter.testkit;
 
-import dev.tokenmeter.core.engine.Endpoint;
-import dev.tokenmeter.core.engine.Exchange;
-import dev.tokenmeter.core.engine.ExchangeListener;
-import dev.tokenmeter.core.engine.Loop;
+import dev.tokenmeter.core.loadgen.Endpoint;
+import dev.tokenmeter.core.loadgen.Exchange;
+import dev.tokenmeter.core.loadgen.ExchangeListener;
+import dev.tokenmeter.core.loadgen.Loop;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.StreamItem;

@@ -2,7 +2,7 @@ package dev.tokenmeter.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tokenmeter.core.engine.Conversation;
+import dev.tokenmeter.core.loadgen.Conversation;
 import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.Prompt;

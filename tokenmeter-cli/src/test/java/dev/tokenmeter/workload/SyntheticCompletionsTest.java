@@ -3,7 +3,7 @@ package dev.tokenmeter.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tokenmeter.core.engine.TypingConversation;
+import dev.tokenmeter.core.loadgen.TypingConversation;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import java.util.ArrayList;

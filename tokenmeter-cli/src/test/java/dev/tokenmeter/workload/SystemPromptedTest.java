@@ -2,7 +2,7 @@ package dev.tokenmeter.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tokenmeter.core.engine.RequestSource;
+import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;

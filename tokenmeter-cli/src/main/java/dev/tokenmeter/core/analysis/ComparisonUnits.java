@@ -1,5 +1,6 @@
 package dev.tokenmeter.core.analysis;
 
+import dev.tokenmeter.core.stats.QuantileBootstrap;
 import java.util.Arrays;
 import java.util.Locale;
 

@@ -69,17 +69,17 @@ public record Knee(
     String source;
     if (Double.isNaN(rel) || abs >= rel) {
       bar = abs;
-      source = Slo.number(abs) + " tok/s";
+      source = Numbers.compact(abs) + " tok/s";
     } else {
       bar = rel;
-      source = String.format(Locale.ROOT, "%s%% of %s's %.1f tok/s", Slo.number(100 * fraction), base.label(), base.decodeTpsP50());
+      source = String.format(Locale.ROOT, "%s%% of %s's %.1f tok/s", Numbers.compact(100 * fraction), base.label(), base.decodeTpsP50());
     }
     if (Double.isNaN(bar)) {
       return new Knee(Status.NO_BAR, Double.NaN, "none", Double.NaN, -1, -1, false,
           "No knee bar: set --knee-tps, or --knee-fraction with a lowest-load stage that has a TPS value.");
     }
     String what = "per-user decode TPS (p50)";
-    String barText = source.contains("%") ? Slo.number(bar) + " tok/s (" + source + ")" : source;
+    String barText = source.contains("%") ? Numbers.compact(bar) + " tok/s (" + source + ")" : source;
     int below = -1;
     for (int i = 0; i < points.size(); i++) {
       if (!(points.get(i).decodeTpsP50() >= bar)) {
@@ -91,7 +91,7 @@ public record Knee(
       Sweep.Point last = points.get(points.size() - 1);
       return new Knee(Status.NONE_BELOW, bar, source, Double.NaN, last.index(), -1, false,
           String.format(Locale.ROOT, "No knee: %s stayed at or above %s at every load tested, up to %s (%s tok/s).",
-              what, barText, last.label(), Slo.number(last.decodeTpsP50())));
+              what, barText, last.label(), Numbers.compact(last.decodeTpsP50())));
     }
     boolean recovers = false;
     Sweep.Point recovered = null;
@@ -108,7 +108,7 @@ public record Knee(
     if (below == 0) {
       return new Knee(Status.ALL_BELOW, bar, source, Double.NaN, -1, b.index(), recovers,
           String.format(Locale.ROOT, "Knee: %s is below %s already at the lowest load tested, %s (%s tok/s).%s",
-              what, barText, b.label(), Slo.number(b.decodeTpsP50()), tail));
+              what, barText, b.label(), Numbers.compact(b.decodeTpsP50()), tail));
     }
     Sweep.Point a = points.get(below - 1);
     double x = Double.isNaN(b.decodeTpsP50())
@@ -117,6 +117,6 @@ public record Knee(
     String at = Double.isNaN(x) ? "" : ", at about " + a.loadName(x) + " by linear interpolation";
     return new Knee(Status.CROSSED, bar, source, x, a.index(), b.index(), recovers,
         String.format(Locale.ROOT, "Knee: %s falls below %s between %s (%s tok/s) and %s (%s tok/s)%s; the last load meeting it is %s.%s",
-            what, barText, a.label(), Slo.number(a.decodeTpsP50()), b.label(), Slo.number(b.decodeTpsP50()), at, a.label(), tail));
+            what, barText, a.label(), Numbers.compact(a.decodeTpsP50()), b.label(), Numbers.compact(b.decodeTpsP50()), at, a.label(), tail));
   }
 }

@@ -1,5 +1,11 @@
 package dev.tokenmeter.core.analysis;
 
+import dev.tokenmeter.core.stats.BlockBootstrap;
+import dev.tokenmeter.core.stats.FisherExact;
+import dev.tokenmeter.core.stats.Holm;
+import dev.tokenmeter.core.stats.MannWhitney;
+import dev.tokenmeter.core.stats.QuantileBootstrap;
+import dev.tokenmeter.core.stats.Welch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

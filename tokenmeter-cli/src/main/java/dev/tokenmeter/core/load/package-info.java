@@ -6,7 +6,7 @@
  * absolute arrival offsets from the stage start, never "last send + gap", so a late send does not
  * delay later arrivals. A {@link dev.tokenmeter.core.load.StagePlan} is one stage: a load model
  * held through warm-up, a measurement window that a {@link
- * dev.tokenmeter.core.load.StopCondition} ends, and cool-down. {@code core.engine} executes them.
+ * dev.tokenmeter.core.load.StopCondition} ends, and cool-down. {@code core.loadgen} executes them.
  *
  * <p>May use: nothing else in tokenmeter.
  */

@@ -1,10 +1,10 @@
 package dev.tokenmeter.core.metrics;
 
 import dev.tokenmeter.core.analysis.LatencyOrigin;
-import dev.tokenmeter.core.analysis.Slo;
-import dev.tokenmeter.core.analysis.SloMetric;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.request.Phase;
+import dev.tokenmeter.core.slo.Slo;
+import dev.tokenmeter.core.slo.SloMetric;
 import java.util.Arrays;
 import java.util.List;
 

@@ -12,8 +12,9 @@
  *
  * <p>What a recorder produces ({@code StageResult}, {@code Metric}, {@code Distribution}, {@code
  * TimeSeries}, {@code SteadyState}) is defined in {@code core.analysis}, which is why recording
- * uses analysis rather than the other way round.
+ * uses analysis rather than the other way round. Goodput counts the requests meeting the
+ * per-request objectives of a {@code core.slo} SLO.
  *
- * <p>May use: core.analysis, core.load, core.request
+ * <p>May use: core.analysis, core.load, core.request, core.slo
  */
 package dev.tokenmeter.core.metrics;

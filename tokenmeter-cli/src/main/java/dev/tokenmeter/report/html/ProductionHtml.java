@@ -1,8 +1,8 @@
 package dev.tokenmeter.report.html;
 
 import dev.tokenmeter.core.analysis.Distribution;
-import dev.tokenmeter.core.analysis.InFlightCurve;
-import dev.tokenmeter.core.analysis.ProductionSummary;
+import dev.tokenmeter.core.production.InFlightCurve;
+import dev.tokenmeter.core.production.ProductionSummary;
 import dev.tokenmeter.report.ProductionJsonWriter;
 import dev.tokenmeter.report.ProductionWords;
 import java.io.IOException;

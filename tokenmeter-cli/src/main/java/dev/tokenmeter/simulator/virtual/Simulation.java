@@ -2,11 +2,11 @@ package dev.tokenmeter.simulator.virtual;
 
 import dev.tokenmeter.core.analysis.ClientCpu;
 import dev.tokenmeter.core.analysis.StageResult;
-import dev.tokenmeter.core.engine.RequestSink;
-import dev.tokenmeter.core.engine.RequestSource;
-import dev.tokenmeter.core.engine.StageRunner;
-import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.StagePlan;
+import dev.tokenmeter.core.loadgen.RequestSink;
+import dev.tokenmeter.core.loadgen.RequestSource;
+import dev.tokenmeter.core.loadgen.StageRunner;
+import dev.tokenmeter.core.loadgen.Timeouts;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Variation;

@@ -1,6 +1,6 @@
 package dev.tokenmeter.simulator.virtual;
 
-import dev.tokenmeter.core.engine.Loop;
+import dev.tokenmeter.core.loadgen.Loop;
 import dev.tokenmeter.core.time.Ticker;
 import java.util.PriorityQueue;
 import java.util.function.BooleanSupplier;

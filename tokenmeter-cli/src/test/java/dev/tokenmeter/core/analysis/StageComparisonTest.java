@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.tokenmeter.core.analysis.StageComparison.Row;
 import dev.tokenmeter.core.analysis.StageComparison.Verdict;
+import dev.tokenmeter.core.stats.QuantileBootstrap;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;

@@ -1,16 +1,15 @@
 package dev.tokenmeter.core.metrics;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import static dev.tokenmeter.core.analysis.LatencyOrigin.SCHEDULED;
 import static dev.tokenmeter.core.analysis.LatencyOrigin.SENT;
+import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tokenmeter.core.analysis.Slo;
 import dev.tokenmeter.core.load.Arrivals;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.request.Outcome;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.RequestTimeline;
+import dev.tokenmeter.core.slo.Slo;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.tokenmeter.core.analysis.Metric;
 import dev.tokenmeter.core.analysis.StageResult;
-import dev.tokenmeter.core.engine.RequestSource;
-import dev.tokenmeter.core.engine.Timeouts;
 import dev.tokenmeter.core.load.Arrivals;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
+import dev.tokenmeter.core.loadgen.RequestSource;
+import dev.tokenmeter.core.loadgen.Timeouts;
 import dev.tokenmeter.core.request.ErrorClass;
 import dev.tokenmeter.core.request.Phase;
 import dev.tokenmeter.core.request.Prompt;
