@@ -2,6 +2,9 @@ package dev.tokenmeter.run;
 
 import dev.tokenmeter.simulator.engine.DisaggregatedEngine;
 import dev.tokenmeter.simulator.engine.EngineConfig;
+import dev.tokenmeter.report.RunSummary;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /** {@code simulate}'s lines about disaggregated prefill and decode pools (docs/PLANNER.md). */
@@ -38,6 +41,26 @@ final class PoolsReport {
         w.meanHandoffWaitMs(), w.maxHandoffQueue(), w.meanTransferMs(), p.decode().tensorParallel(),
         100 * w.decode().utilization(elapsedNanos), 100 * w.decode().meanKvUsage(),
         100 * w.decode().peakKvUsage());
+  }
+
+  /** summary.json's {@code settings.simulation.disaggregation}; null for one engine. */
+  static RunSummary.Disaggregation summary(
+      DisaggregatedEngine e, List<DisaggregatedEngine.Window> windows, List<Long> stageNanos) {
+    if (e == null) {
+      return null;
+    }
+    DisaggregatedEngine.Pools p = e.pools();
+    List<RunSummary.PoolStage> stages = new ArrayList<>();
+    for (int i = 0; i < windows.size(); i++) {
+      DisaggregatedEngine.Window w = windows.get(i);
+      long elapsed = stageNanos.get(i);
+      stages.add(new RunSummary.PoolStage(i + 1, w.prefill().utilization(elapsed), w.prefill().meanKvUsage(),
+          w.prefill().peakKvUsage(), w.maxPrefillQueue(), w.handoffs(), w.meanHandoffWaitMs(), w.maxHandoffQueue(),
+          w.meanTransferMs(), w.decode().utilization(elapsed), w.decode().meanKvUsage(), w.decode().peakKvUsage()));
+    }
+    return new RunSummary.Disaggregation(p.prefill().tensorParallel(), p.decode().tensorParallel(), p.link(),
+        p.transferBytesPerSecond() * 8 / 1e9, p.transferBytesPerToken(), e.prefill().roofline().kvCapacityTokens(),
+        e.decode().roofline().kvCapacityTokens(), stages);
   }
 
   private static String pool(EngineConfig c) {

@@ -101,6 +101,7 @@ public final class SimulateRun {
   private final List<dev.tokenmeter.scrape.GpuStage> energy = new ArrayList<>();
   /** Each stage's figures of the disaggregated pools, when there are. */
   private final List<DisaggregatedEngine.Window> poolWindows = new ArrayList<>();
+  private final List<Long> poolStageNanos = new ArrayList<>();
   /** The simulation running, for the Ctrl-C hook; null before it starts. */
   private volatile Simulation running;
   private volatile boolean interrupted;
@@ -189,6 +190,7 @@ public final class SimulateRun {
         if (pools != null) {
           var w = pools.window().minus(poolsBefore);
           poolWindows.add(w);
+          poolStageNanos.add(sim.nanos() - stageStart);
           out.println(PoolsReport.stageLine(pools.pools(), w, sim.nanos() - stageStart));
         }
         RunCost.print(out, s.cost(), r);
@@ -303,7 +305,8 @@ public final class SimulateRun {
             c.perSequenceOverheadNanos() / 1e6,
             sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
             sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds, engine(c, s.variation()),
-            c.parallelism().dataParallelAttention(), c.parallelism().expertParallel());
+            c.parallelism().dataParallelAttention(), c.parallelism().expertParallel(),
+            PoolsReport.summary(sim.endpoint().disaggregated(), poolWindows, poolStageNanos));
     return new RunSummary(
         new RunSummary.Tool("tokenmeter", Version.VERSION),
         startedAt,
