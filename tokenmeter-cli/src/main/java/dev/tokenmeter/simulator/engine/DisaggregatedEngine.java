@@ -128,7 +128,7 @@ public final class DisaggregatedEngine {
    * @param handoffs requests whose KV moved to the decode pool
    * @param handoffWaitNanos Σ time finished prompts waited for room in the decode pool
    * @param transferNanos Σ time their KV took over the link
-   * @param maxHandoffQueue the longest the handoff queue was (prompts waiting for the decode pool)
+   * @param maxHandoffQueue the most finished prompts left waiting for room in the decode pool
    * @param maxPrefillQueue the most requests waiting for the prefill instance after a prefill
    *     iteration was composed
    */
@@ -310,7 +310,6 @@ public final class DisaggregatedEngine {
         } else {
           handoffs.addLast(id);
           readyAt.put(id, end);
-          maxHandoffQueue = Math.max(maxHandoffQueue, handoffs.size());
         }
       }
       prefilled.clear();
@@ -364,7 +363,9 @@ public final class DisaggregatedEngine {
       long id = it.next();
       int[] len = lengths.get(id);
       if (!decode.acceptHandoff(id, len[0], len[1], nanos)) {
-        return; // first come first served: the head waits for room, and so does everyone behind it
+        // first come first served: the head waits for room, and so does everyone behind it
+        maxHandoffQueue = Math.max(maxHandoffQueue, handoffs.size());
+        return;
       }
       it.remove();
       long start = Math.max(nanos, linkFreeAtNanos);
@@ -436,7 +437,7 @@ public final class DisaggregatedEngine {
     return transferredBytes;
   }
 
-  /** The longest the handoff queue has been. */
+  /** The most finished prompts left waiting for room in the decode pool at once (since the last window). */
   public int maxHandoffQueue() {
     return maxHandoffQueue;
   }
