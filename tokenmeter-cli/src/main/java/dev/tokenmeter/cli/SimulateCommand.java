@@ -37,12 +37,17 @@ import picocli.CommandLine.Spec;
       "  tokenmeter simulate --workload profile.json --model llama-3.1-8b \\",
       "      --gpu h100-sxm --rate 2,4,8",
       "  tokenmeter simulate --model deepseek-r1 --gpu h200 --gpus 8 --engine sglang \\",
-      "      --dp-attention --expert-parallel 8 --concurrency 64,256,1024"
+      "      --dp-attention --expert-parallel 8 --concurrency 64,256,1024",
+      "  tokenmeter simulate --model llama-3.1-70b --gpu h100-sxm --prefill-gpus 4 \\",
+      "      --decode-gpus 4 --rate 2,4,8 --input-tokens 4096 --output-tokens 256"
     })
 final class SimulateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin EngineOptions engine = new EngineOptions();
+
+  @ArgGroup(validate = false, heading = "%nDisaggregated prefill/decode (docs/PLANNER.md):%n")
+  DisaggOptions disagg = new DisaggOptions();
 
   @ArgGroup(validate = false, heading = "%nTails (variation of the simulated engine):%n")
   VariationOptions variation = new VariationOptions();
@@ -104,8 +109,11 @@ final class SimulateCommand implements Callable<Integer> {
     }
     SloRun sloRun = slo.resolve(load);
     StageSequence stages = repeats.sequence(sloRun.stages());
-    EngineConfig config = engine.config();
-    Cost.Model costModel = cost.model(config.tensorParallel());
+    var pools = disagg.enabled()
+        ? disagg.pools(engine, spec.commandLine().getParseResult().hasMatchedOption("--gpus")) : null;
+    EngineConfig config = pools != null ? pools.decode() : engine.config();
+    Cost.Model costModel = cost.model(pools != null
+        ? pools.prefill().tensorParallel() + pools.decode().tensorParallel() : config.tensorParallel());
     var requests = trace.enabled() ? trace.standInFactory()
         : turns != null || workload.completion() ? workload.factory(config.model().name())
         : workload.lengthsFactory(config.model().name());
@@ -130,7 +138,8 @@ final class SimulateCommand implements Callable<Integer> {
                 described(),
                 notes(),
                 cost.powerPricePerKwh(),
-                costModel == null ? cost.currency.strip() : costModel.currency()),
+                costModel == null ? cost.currency.strip() : costModel.currency(),
+                pools),
             System.out,
             System.err);
     running = run;

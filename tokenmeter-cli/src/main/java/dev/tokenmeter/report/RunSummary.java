@@ -60,7 +60,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.11";
+  public static final String SCHEMA_VERSION = "1.12";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -222,7 +222,22 @@ public record RunSummary(
       double wallSeconds,
       SimulatedEngine engine,
       int dpAttention,
-      int expertParallel) {
+      int expertParallel,
+      Disaggregation disaggregation) {
+    /** One engine (no disaggregated pools). */
+    public Simulation(String note, String model, String gpu, int gpus, String weightsPrecision,
+        String kvCachePrecision, long kvCacheTokens, int maxModelLen, int maxNumSeqs,
+        int maxBatchedTokens, double mfu, double achievableMatmulShare, double mbu,
+        double iterationOverheadMs, double perSequenceOverheadMs, long iterations,
+        long preemptions, boolean prefixCaching, double prefixCacheHitRate,
+        double simulatedSeconds, double wallSeconds, SimulatedEngine engine, int dpAttention,
+        int expertParallel) {
+      this(note, model, gpu, gpus, weightsPrecision, kvCachePrecision, kvCacheTokens, maxModelLen,
+          maxNumSeqs, maxBatchedTokens, mfu, achievableMatmulShare, mbu, iterationOverheadMs,
+          perSequenceOverheadMs, iterations, preemptions, prefixCaching, prefixCacheHitRate,
+          simulatedSeconds, wallSeconds, engine, dpAttention, expertParallel, null);
+    }
+
     /** A tensor-parallel deployment: no data-parallel attention, no expert parallelism. */
     public Simulation(String note, String model, String gpu, int gpus, String weightsPrecision,
         String kvCachePrecision, long kvCacheTokens, int maxModelLen, int maxNumSeqs,
@@ -242,6 +257,35 @@ public record RunSummary(
       Objects.requireNonNull(gpu, "gpu");
     }
   }
+
+  /**
+   * Disaggregated prefill and decode pools ({@code settings.simulation.disaggregation}, schema
+   * 1.12; docs/PLANNER.md).
+   *
+   * @param prefillGpus the prefill pool's GPUs
+   * @param decodeGpus the decode pool's GPUs
+   * @param kvTransferLink what the KV cache moves over
+   * @param kvTransferGbps its bandwidth per GPU, gigabits per second
+   * @param kvTransferBytesPerToken KV bytes a prompt token moves over one GPU's link
+   * @param prefillKvCacheTokens the prefill pool's KV cache
+   * @param decodeKvCacheTokens the decode pool's KV cache
+   * @param stages each stage's pools, in stage order
+   */
+  public record Disaggregation(int prefillGpus, int decodeGpus, String kvTransferLink, double kvTransferGbps,
+      double kvTransferBytesPerToken, long prefillKvCacheTokens, long decodeKvCacheTokens, List<PoolStage> stages) {
+    public Disaggregation {
+      stages = List.copyOf(stages);
+    }
+  }
+
+  /**
+   * One stage's pools (virtual time from the stage's start to its end): busy shares, KV usage as
+   * shares of each pool's cache (mean over busy time, peak), the longest queues, handoffs.
+   */
+  public record PoolStage(int stage, double prefillUtilization, double prefillKvUsageMean,
+      double prefillKvUsagePeak, int prefillQueueMax, long handoffs, double handoffWaitMeanMs,
+      int handoffQueueMax, double transferMeanMs, double decodeUtilization, double decodeKvUsageMean,
+      double decodeKvUsagePeak) {}
 
   /**
    * Which engine profile and calibration a simulation used, and its variation ({@code

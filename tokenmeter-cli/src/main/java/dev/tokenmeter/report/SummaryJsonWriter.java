@@ -133,6 +133,45 @@ public final class SummaryJsonWriter {
     g.writeEndObject();
   }
 
+  private static void disaggregation(JsonGenerator g, RunSummary.Disaggregation d) throws IOException {
+    if (d == null) {
+      return; // one engine: the field is absent
+    }
+    g.writeObjectFieldStart("disaggregation");
+    g.writeNumberField("prefill_gpus", d.prefillGpus());
+    g.writeNumberField("decode_gpus", d.decodeGpus());
+    g.writeStringField("kv_transfer_link", d.kvTransferLink());
+    g.writeNumberField("kv_transfer_gbps", d.kvTransferGbps());
+    g.writeNumberField("kv_transfer_bytes_per_token", d.kvTransferBytesPerToken());
+    g.writeNumberField("prefill_kv_cache_tokens", d.prefillKvCacheTokens());
+    g.writeNumberField("decode_kv_cache_tokens", d.decodeKvCacheTokens());
+    g.writeArrayFieldStart("stages");
+    for (RunSummary.PoolStage p : d.stages()) {
+      g.writeStartObject();
+      g.writeNumberField("stage", p.stage());
+      g.writeObjectFieldStart("prefill");
+      g.writeNumberField("utilization", p.prefillUtilization());
+      g.writeNumberField("kv_usage_mean", p.prefillKvUsageMean());
+      g.writeNumberField("kv_usage_peak", p.prefillKvUsagePeak());
+      g.writeNumberField("queue_max", p.prefillQueueMax());
+      g.writeEndObject();
+      g.writeObjectFieldStart("handoff");
+      g.writeNumberField("requests", p.handoffs());
+      g.writeNumberField("wait_mean_ms", p.handoffWaitMeanMs());
+      g.writeNumberField("queue_max", p.handoffQueueMax());
+      g.writeNumberField("transfer_mean_ms", p.transferMeanMs());
+      g.writeEndObject();
+      g.writeObjectFieldStart("decode");
+      g.writeNumberField("utilization", p.decodeUtilization());
+      g.writeNumberField("kv_usage_mean", p.decodeKvUsageMean());
+      g.writeNumberField("kv_usage_peak", p.decodeKvUsagePeak());
+      g.writeEndObject();
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
   private static void simulation(JsonGenerator g, RunSummary.Simulation sim) throws IOException {
     if (sim == null) {
       g.writeNullField("simulation");
@@ -162,6 +201,7 @@ public final class SummaryJsonWriter {
     g.writeNumberField("prefix_cache_hit_rate", sim.prefixCacheHitRate());
     g.writeNumberField("simulated_s", sim.simulatedSeconds());
     g.writeNumberField("wall_s", sim.wallSeconds());
+    disaggregation(g, sim.disaggregation());
     RunSummary.SimulatedEngine e = sim.engine();
     if (e != null) {
       g.writeObjectFieldStart("engine");

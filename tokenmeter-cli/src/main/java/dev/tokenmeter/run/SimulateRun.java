@@ -14,6 +14,7 @@ import dev.tokenmeter.report.RunSummary;
 import dev.tokenmeter.report.html.HtmlReport;
 import dev.tokenmeter.simulator.engine.AchievableMatmul;
 import dev.tokenmeter.simulator.engine.Calibration;
+import dev.tokenmeter.simulator.engine.DisaggregatedEngine;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.HeldOutAccuracy;
 import dev.tokenmeter.simulator.engine.Variation;
@@ -67,13 +68,23 @@ public final class SimulateRun {
       Map<String, Object> workload,
       List<String> notes,
       double powerPricePerKwh,
-      String currency) {
+      String currency,
+      DisaggregatedEngine.Pools pools) {
     /** Without {@code --power-price}. */
     public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
         Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
         boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes) {
       this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
-          seed, workload, notes, Double.NaN, cost == null ? "USD" : cost.currency());
+          seed, workload, notes, Double.NaN, cost == null ? "USD" : cost.currency(), null);
+    }
+
+    /** One engine (no disaggregated pools). */
+    public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
+        Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
+        boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes,
+        double powerPricePerKwh, String currency) {
+      this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
+          seed, workload, notes, powerPricePerKwh, currency, null);
     }
 
     public Settings {
@@ -88,6 +99,9 @@ public final class SimulateRun {
   private final CountDownLatch written = new CountDownLatch(1);
   private final List<StageResult> results = new ArrayList<>();
   private final List<dev.tokenmeter.scrape.GpuStage> energy = new ArrayList<>();
+  /** Each stage's figures of the disaggregated pools, when there are. */
+  private final List<DisaggregatedEngine.Window> poolWindows = new ArrayList<>();
+  private final List<Long> poolStageNanos = new ArrayList<>();
   /** The simulation running, for the Ctrl-C hook; null before it starts. */
   private volatile Simulation running;
   private volatile boolean interrupted;
@@ -131,7 +145,7 @@ public final class SimulateRun {
     Runtime.getRuntime().addShutdownHook(hook);
     try (RequestsJsonlWriter jsonl = BenchRun.openJsonl(dir.resolve("requests.jsonl"), 0, s.rawTimes())) {
       // The default max_tokens is never used: the workload always sets one.
-      sim = new Simulation(s.config(), s.timeouts(), 256, s.slo().sink(jsonl), null,
+      sim = new Simulation(s.config(), s.pools(), s.timeouts(), 256, s.slo().sink(jsonl), null,
           s.sharedPrefixTokens(), s.variation());
       running = sim;
       if (interrupted) {
@@ -141,6 +155,9 @@ public final class SimulateRun {
           + sim.endpoint().roofline().kvCapacityTokens() + " tokens, context "
           + sim.endpoint().maxModelLen() + " tokens; virtual time");
       err.println("tokenmeter simulate: " + s.config().describeEngine());
+      if (s.pools() != null) {
+        err.println("tokenmeter simulate: " + PoolsReport.describe(sim.endpoint().disaggregated()));
+      }
       HeldOutAccuracy.describe(s.config()).forEach(l -> err.println("tokenmeter simulate: " + l));
       err.println("tokenmeter simulate: " + describe(s.variation()));
       s.notes().forEach(n -> err.println("tokenmeter simulate: " + n));
@@ -153,6 +170,9 @@ public final class SimulateRun {
         }
         err.println(BenchRun.describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan));
         stagesStarted = plan.index() + 1;
+        var pools = sim.endpoint().disaggregated();
+        var poolsBefore = pools == null ? null : pools.window();
+        long stageStart = sim.nanos();
         StageResult r = s.slo().withGoodput(sim.runStage(plan, s.requests().apply(plan)));
         if (r.completions() != null) {
           // The virtual engine drops a cancelled sequence at once, freeing its slot and KV cache.
@@ -166,6 +186,12 @@ public final class SimulateRun {
         }
         if (r.completions() != null) {
           out.println("  completion: " + r.completions().inWords());
+        }
+        if (pools != null) {
+          var w = pools.window().minus(poolsBefore);
+          poolWindows.add(w);
+          poolStageNanos.add(sim.nanos() - stageStart);
+          out.println(PoolsReport.stageLine(pools.pools(), w, sim.nanos() - stageStart));
         }
         RunCost.print(out, s.cost(), r);
         energy.add(SimulatedEnergy.stage(sim.endpoint().energy(), r, s.powerPricePerKwh()));
@@ -279,7 +305,8 @@ public final class SimulateRun {
             c.perSequenceOverheadNanos() / 1e6,
             sim.endpoint().iterations(), sim.endpoint().preemptions(), c.prefixCaching(),
             sim.endpoint().prefixCacheHitRate(), sim.nanos() / 1e9, wallSeconds, engine(c, s.variation()),
-            c.parallelism().dataParallelAttention(), c.parallelism().expertParallel());
+            c.parallelism().dataParallelAttention(), c.parallelism().expertParallel(),
+            PoolsReport.summary(sim.endpoint().disaggregated(), poolWindows, poolStageNanos));
     return new RunSummary(
         new RunSummary.Tool("tokenmeter", Version.VERSION),
         startedAt,

@@ -109,6 +109,45 @@ class SimulateCommandTest {
   }
 
   @Test
+  void disaggregatedPoolsAreReportedRecordedAndRefusedInOneLine(@TempDir Path dir) throws Exception {
+    Cli.Result r = Cli.run("simulate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--prefill-gpus", "4",
+        "--decode-gpus", "4", "--rate", "2", "--input-tokens", "4096", "--output-tokens", "64", "--duration", "10s",
+        "--warmup", "2s", "--cooldown", "0s", "--out", dir.toString());
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.err()).contains("disaggregated: prefill pool 4 x h100-sxm");
+    assertThat(r.out()).contains("  pools: prefill 4 GPUs busy ");
+    JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+    JsonNode schema = JSON.readTree(Path.of("docs/summary.schema.json").toFile());
+    assertThat(JsonSchemaSubset.check(schema, summary)).isEmpty();
+    JsonNode d = summary.at("/settings/simulation/disaggregation");
+    assertThat(d.get("prefill_gpus").asInt()).isEqualTo(4);
+    assertThat(d.get("decode_gpus").asInt()).isEqualTo(4);
+    // both pools in one node of 8: NVLink 4, 450 GB/s a direction = 3,600 Gb/s
+    assertThat(d.get("kv_transfer_gbps").asDouble()).isEqualTo(3600.0);
+    // 80 layers × 8 KV heads × 128 × 2 (K and V) × 2 B / TP 4 = 81,920 B a token and GPU
+    assertThat(d.get("kv_transfer_bytes_per_token").asDouble()).isEqualTo(81_920.0);
+    JsonNode stage = d.at("/stages/0");
+    // 4,096 × 81,920 B = 335,544,320 B / 450e9 B/s = 745,654 ns
+    assertThat(stage.at("/handoff/transfer_mean_ms").asDouble()).isCloseTo(0.745654, within(1e-9));
+    assertThat(stage.at("/handoff/requests").asLong()).isGreaterThan(10);
+    assertThat(stage.at("/prefill/utilization").asDouble()).isBetween(0.05, 1.0);
+    // decode-only steps: no 4,096-token prompt (about 250 ms on TP 4) ever lengthens one; the
+    // longest gap is a landed request's first: the step in flight when its KV landed, then its own
+    JsonNode itl = summary.at("/stages/0/metrics/itl_ms");
+    assertThat(itl.get("max").asDouble()).isLessThan(2.5 * itl.get("p50").asDouble());
+
+    Cli.Result half = Cli.run("simulate", "--model", "llama-3.1-70b", "--prefill-gpus", "4", "--concurrency", "1",
+        "--out", dir.resolve("bad").toString());
+    assertThat(half.exitCode()).isEqualTo(2);
+    assertThat(half.err().strip()).isEqualTo(
+        "tokenmeter: disaggregated prefill/decode needs both --prefill-gpus N and --decode-gpus M");
+    Cli.Result both = Cli.run("simulate", "--model", "llama-3.1-70b", "--gpus", "8", "--prefill-gpus", "4",
+        "--decode-gpus", "4", "--concurrency", "1", "--out", dir.resolve("bad").toString());
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err().strip()).startsWith("tokenmeter: --gpus is one engine's GPU count");
+  }
+
+  @Test
   void theSameSeedWritesTheSameMetrics(@TempDir Path dir) throws Exception {
     String[] args = {"simulate", "--rate", "20", "--input-tokens", "uniform:100,1000",
         "--output-tokens", "uniform:10,200", "--duration", "10s", "--warmup", "1s", "--cooldown", "1s",

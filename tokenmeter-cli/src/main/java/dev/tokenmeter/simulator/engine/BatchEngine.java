@@ -106,6 +106,11 @@ public final class BatchEngine {
   private final boolean prefixCaching;
   private final boolean prefillFirst;
   private final boolean reserveFull;
+  private final Role role;
+  /** PREFILL: finished prompts whose KV waits for its transfer to a decode instance. */
+  private final Map<Long, EngineSequence> held = new HashMap<>();
+  /** DECODE: handed-off sequences whose blocks are taken and whose KV is still on its way. */
+  private final Map<Long, EngineSequence> incoming = new HashMap<>();
   private long freeAtNanos = Long.MIN_VALUE;
   private long preemptions;
   private long iterations;
@@ -124,6 +129,24 @@ public final class BatchEngine {
    * log-normal factor of mean 1 ({@link Variation#NONE}: exact). Arrival delays are the caller's.
    */
   public BatchEngine(EngineConfig config, Listener listener, Variation variation) {
+    this(config, listener, variation, Role.MIXED);
+  }
+
+  /**
+   * What an instance serves. MIXED: whole requests (the default). PREFILL: prompts only, each
+   * prefilled whole (chunked prefill off; an iteration batches prompts while they fit the token
+   * budget, a longer one runs alone), emitting token 0 and keeping the KV cache until {@link
+   * #releaseHeld}. DECODE: sequences handed over with their prompt's KV ({@link #acceptHandoff},
+   * {@link #land}).
+   */
+  enum Role {
+    MIXED,
+    PREFILL,
+    DECODE
+  }
+
+  BatchEngine(EngineConfig config, Listener listener, Variation variation, Role role) {
+    this.role = role;
     this.iterationFactors = variation.iterationFactors();
     this.roofline = new Roofline(config);
     this.listener = listener;
@@ -197,8 +220,8 @@ public final class BatchEngine {
     if (s == null) {
       return false;
     }
-    if (!running.remove(s)) {
-      waiting.remove(s);
+    if (!running.remove(s) && !waiting.remove(s) && held.remove(id) == null) {
+      incoming.remove(id);
     }
     release(s);
     return true;
@@ -233,7 +256,8 @@ public final class BatchEngine {
   }
 
   /**
-   * Composes and runs the next iteration at {@link #nextStartNanos()}.
+   * Composes and runs the next iteration at {@link #nextStartNanos()}; null, and nothing changes,
+   * when a disaggregated pool's blocks are all held for transfers and nothing fits.
    *
    * @throws IllegalStateException when there is no work
    */
@@ -246,6 +270,9 @@ public final class BatchEngine {
     // SGLang's prefill-first policy: prefill when a prompt can make progress, else decode all.
     if (!prefillFirst || !compose(start, true)) {
       compose(start, false);
+    }
+    if (batch.isEmpty() && (!held.isEmpty() || !incoming.isEmpty())) {
+      return null; // a disaggregated pool waits for a transfer to free or bring its blocks
     }
     if (batch.isEmpty()) {
       throw new IllegalStateException("nothing schedulable: " + waiting.size() + " waiting");
@@ -310,7 +337,11 @@ public final class BatchEngine {
       int limit = (s.promptTokens + s.generated - 1) / blockTokens; // one token is computed
       hit = pool.match(s.hashes, Math.min(s.cacheableBlocks, limit));
     }
-    int n = Math.min(s.pending() - hit * blockTokens, budget);
+    int whole = s.pending() - hit * blockTokens;
+    if (role == Role.PREFILL && whole > budget && !batch.isEmpty()) {
+      return false; // chunked prefill off: the prompt waits for an iteration with room for it whole
+    }
+    int n = role == Role.PREFILL ? whole : Math.min(whole, budget);
     long upTo = reserveFull ? (long) s.promptTokens + s.outputTokens : (long) hit * blockTokens + n;
     long need = blocksFor(upTo) - hit;
     if (need + (hit > 0 ? pool.lastEvictable() : 0) > pool.free()) {
@@ -421,8 +452,12 @@ public final class BatchEngine {
         }
         if (s.generated == s.outputTokens) {
           running.remove(s);
-          byId.remove(s.id);
-          release(s);
+          if (role == Role.PREFILL) {
+            held.put(s.id, s); // its KV stays until the transfer to a decode instance ends
+          } else {
+            byId.remove(s.id);
+            release(s);
+          }
         }
       }
     }
@@ -452,6 +487,71 @@ public final class BatchEngine {
     Speculation spec = roofline.config().speculation();
     int owed = s.outputTokens - s.generated;
     return spec.enabled() ? Math.min(spec.positionsPerStep(), Math.max(1, owed)) : 1;
+  }
+
+  /**
+   * PREFILL: frees the KV cache of a finished prompt once its transfer ended (or its request
+   * needs no decode); false when it is not held here.
+   */
+  boolean releaseHeld(long id) {
+    EngineSequence s = held.remove(id);
+    if (s == null) {
+      return false;
+    }
+    byId.remove(id);
+    release(s);
+    return true;
+  }
+
+  /** PREFILL: finished prompts holding their KV cache. */
+  int heldSequences() {
+    return held.size();
+  }
+
+  /**
+   * DECODE: takes the blocks for a handed-off sequence's prompt and first token (the one the
+   * prefill instance sampled), when they and a sequence slot are free; its KV is then on its way
+   * and it runs from {@link #land}. False, and nothing changes, when the instance is full.
+   */
+  boolean acceptHandoff(long id, int promptTokens, int outputTokens, long arrivalNanos) {
+    long need = blocksFor((long) promptTokens + 1);
+    if (running.size() + waiting.size() + incoming.size() >= roofline.config().schedulerMaxNumSeqs()
+        || need > pool.free()) {
+      return false;
+    }
+    EngineSequence s = new EngineSequence(id, promptTokens, outputTokens, arrivalNanos, null);
+    if (byId.putIfAbsent(id, s) != null) {
+      throw new IllegalArgumentException("sequence " + id + " already submitted");
+    }
+    s.admittedOnce = true;
+    s.computed = promptTokens;
+    s.generated = 1; // token 0 came from the prefill instance; its KV is computed in the first step
+    s.blocks = need;
+    pool.take(need);
+    incoming.put(id, s);
+    return true;
+  }
+
+  /** DECODE: the KV of an accepted handoff arrived at {@code atNanos}; it decodes from there. */
+  void land(long id, long atNanos) {
+    EngineSequence s = incoming.remove(id);
+    if (s == null) {
+      throw new IllegalStateException("no handoff " + id + " on its way");
+    }
+    if (running.isEmpty()) {
+      freeAtNanos = Math.max(freeAtNanos, atNanos); // an idle instance starts when the KV is there
+    }
+    running.add(s);
+  }
+
+  /** The next iteration starts at {@code nanos} or later (a pool that waited for a transfer). */
+  void startNotBefore(long nanos) {
+    freeAtNanos = Math.max(freeAtNanos, nanos);
+  }
+
+  /** KV-cache blocks in use (held by sequences or reserved for handoffs on their way). */
+  public long usedBlocks() {
+    return pool.capacity() - pool.free();
   }
 
   private long blocksFor(long tokens) {

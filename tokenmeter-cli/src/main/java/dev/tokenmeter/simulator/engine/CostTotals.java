@@ -40,6 +40,14 @@ public record CostTotals(
         sequenceOverheadNanos + c.sequenceOverheadNanos());
   }
 
+  /** These totals and {@code o}'s, term by term (two engines' together). */
+  public CostTotals plus(CostTotals o) {
+    return new CostTotals(iterations + o.iterations, sequences + o.sequences,
+        computeBoundNanos + o.computeBoundNanos, memoryBoundNanos + o.memoryBoundNanos,
+        fixedNanos + o.fixedNanos, iterationOverheadNanos + o.iterationOverheadNanos,
+        sequenceOverheadNanos + o.sequenceOverheadNanos);
+  }
+
   /** Σ of every term: the engine's busy time. */
   public double totalNanos() {
     return computeBoundNanos + memoryBoundNanos + fixedNanos + iterationOverheadNanos

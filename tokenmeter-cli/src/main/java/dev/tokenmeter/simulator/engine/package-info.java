@@ -7,7 +7,8 @@
  * dev.tokenmeter.simulator.engine.ModelSpec} on a {@link dev.tokenmeter.simulator.engine.GpuSpec},
  * served by an {@link dev.tokenmeter.simulator.engine.EngineProfile}, tensor-parallel or spread by
  * {@link dev.tokenmeter.simulator.engine.Parallelism} (data-parallel attention, expert parallelism
- * and its all-to-all). {@link
+ * and its all-to-all). {@link dev.tokenmeter.simulator.engine.DisaggregatedEngine} runs two of
+ * those engines as disaggregated prefill and decode pools, the KV cache moving between them. {@link
  * dev.tokenmeter.simulator.engine.Presets} holds the built-in models and accelerators, {@link
  * dev.tokenmeter.simulator.engine.Calibration} the constants fitted to published measurements and
  * {@link dev.tokenmeter.simulator.engine.HeldOutAccuracy} how far a prediction can be trusted

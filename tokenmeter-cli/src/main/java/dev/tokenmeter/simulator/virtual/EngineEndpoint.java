@@ -14,6 +14,7 @@ import dev.tokenmeter.core.request.ToolSpec;
 import dev.tokenmeter.simulator.PromptTokens;
 import dev.tokenmeter.simulator.engine.BatchEngine;
 import dev.tokenmeter.simulator.engine.BlockHashes;
+import dev.tokenmeter.simulator.engine.DisaggregatedEngine;
 import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Roofline;
 import dev.tokenmeter.simulator.engine.Variation;
@@ -44,6 +45,10 @@ import java.util.List;
  *   (PromptTokens: 4 characters a token), so prompt files sharing a system prompt share its
  *   blocks; a prompt without text (synthetic lengths) is the workload's shared prefix of
  *   sharedPrefixTokens tokens, then content of its own.
+ * - Disaggregated prefill/decode (DisaggregatedEngine): one loop task per instant something
+ *   happens in either pool (an iteration ends, a transfer lands): its tokens arrive then, and the
+ *   iterations and handoffs due then are started by a task queued behind everything else due at
+ *   that instant, as above.
  * - Aborting (timeout, cancel) removes the sequence from the engine at once, freeing its KV cache;
  *   tokens of it already composed into the iteration in flight are dropped.
  * </pre>
@@ -66,7 +71,12 @@ public final class EngineEndpoint implements Endpoint {
   private static final long SHARED_PREFIX_KEY = 0x5EED_F1E1DL;
 
   private final VirtualLoop loop;
+  /** The one engine; null when the pools are disaggregated. */
   private final BatchEngine engine;
+  /** The prefill and decode pools; null for one engine. */
+  private final DisaggregatedEngine disagg;
+  /** When the disaggregated pools' next event is due (Long.MAX_VALUE: none asked for). */
+  private long wakeAtNanos = Long.MAX_VALUE;
   private final int maxModelLen;
   private final int defaultMaxTokens;
   private final int sharedPrefixTokens;
@@ -112,6 +122,20 @@ public final class EngineEndpoint implements Endpoint {
       int defaultMaxTokens,
       int sharedPrefixTokens,
       Variation variation) {
+    this(config, null, loop, defaultMaxTokens, sharedPrefixTokens, variation);
+  }
+
+  /**
+   * An endpoint served by disaggregated prefill and decode pools ({@code pools}; null: by one
+   * engine of {@code config}). With pools, {@code config} is the decode pool's.
+   */
+  public EngineEndpoint(
+      EngineConfig config,
+      DisaggregatedEngine.Pools pools,
+      VirtualLoop loop,
+      int defaultMaxTokens,
+      int sharedPrefixTokens,
+      Variation variation) {
     if (defaultMaxTokens < 1 || sharedPrefixTokens < 0) {
       throw new IllegalArgumentException(
           "need defaultMaxTokens >= 1 and sharedPrefixTokens >= 0, got " + defaultMaxTokens + ", "
@@ -120,9 +144,7 @@ public final class EngineEndpoint implements Endpoint {
     this.sharedPrefixTokens = sharedPrefixTokens;
     this.blockTokens = config.blockTokens();
     this.loop = loop;
-    this.engine =
-        new BatchEngine(
-            config,
+    BatchEngine.Listener events =
             new BatchEngine.Listener() {
               @Override
               public void token(long id, int index, long atNanos) {
@@ -136,17 +158,23 @@ public final class EngineEndpoint implements Endpoint {
                   s.cachedTokens = cachedPromptTokens;
                 }
               }
-            },
-            variation);
+            };
+    this.engine = pools == null ? new BatchEngine(config, events, variation) : null;
+    this.disagg = pools == null ? null : new DisaggregatedEngine(pools, events, variation);
     this.arrivalDelays = variation.arrivalDelays();
     this.defaultMaxTokens = defaultMaxTokens;
-    long kv = engine.roofline().kvCapacityTokens();
+    long kv = engine != null ? engine.roofline().kvCapacityTokens() : disagg.maxContextTokens();
     this.maxModelLen = (int) Math.min(config.model().maxContextTokens(), kv);
   }
 
-  /** The cost model (KV capacity, iteration times) of the simulated engine. */
+  /** The cost model (KV capacity, iteration times) of the simulated engine (the decode pool's). */
   public Roofline roofline() {
-    return engine.roofline();
+    return engine != null ? engine.roofline() : disagg.decode().roofline();
+  }
+
+  /** The disaggregated prefill and decode pools; null for one engine. */
+  public DisaggregatedEngine disaggregated() {
+    return disagg;
   }
 
   /** The longest prompt + max_tokens accepted: the model's context, capped by the KV cache. */
@@ -156,22 +184,24 @@ public final class EngineEndpoint implements Endpoint {
 
   /** Engine iterations run so far. */
   public long iterations() {
-    return engine.iterations();
+    return engine != null ? engine.iterations()
+        : disagg.prefill().iterations() + disagg.decode().iterations();
   }
 
   /** The GPUs' energy meter (virtual time); null when the GPU preset has no power data. */
   public dev.tokenmeter.simulator.engine.EnergyMeter energy() {
-    return engine.energy();
+    return engine != null ? engine.energy() : null; // not metered across two pools yet
   }
 
   /** Where the engine's iteration time went, so far. */
   public dev.tokenmeter.simulator.engine.CostTotals costs() {
-    return engine.costs();
+    return engine != null ? engine.costs() : disagg.prefill().costs().plus(disagg.decode().costs());
   }
 
   /** Preemptions so far (a sequence's KV cache dropped for lack of room, recomputed later). */
   public long preemptions() {
-    return engine.preemptions();
+    return engine != null ? engine.preemptions()
+        : disagg.prefill().preemptions() + disagg.decode().preemptions();
   }
 
   /**
@@ -179,8 +209,9 @@ public final class EngineEndpoint implements Endpoint {
    * request admitted (each counted at its first admission); 0 before the first.
    */
   public double prefixCacheHitRate() {
-    long prompt = engine.admittedPromptTokens();
-    return prompt == 0 ? 0 : (double) engine.cachedPromptTokens() / prompt;
+    BatchEngine e = engine != null ? engine : disagg.prefill();
+    long prompt = e.admittedPromptTokens();
+    return prompt == 0 ? 0 : (double) e.cachedPromptTokens() / prompt;
   }
 
   /** Requests started so far, refused ones included. */
@@ -198,7 +229,8 @@ public final class EngineEndpoint implements Endpoint {
    * its way to it.
    */
   public boolean idle() {
-    return !iterationInFlight && !composeQueued && !engine.hasWork() && streams.isEmpty();
+    boolean work = engine != null ? engine.hasWork() : disagg.hasWork();
+    return !iterationInFlight && !composeQueued && !work && streams.isEmpty();
   }
 
   @Override
@@ -266,7 +298,11 @@ public final class EngineEndpoint implements Endpoint {
     if (streams.get(s.engineId) != s) {
       return;
     }
-    engine.submit(s.engineId, s.promptTokens, s.outputTokens, loop.nanos(), hashes);
+    if (disagg != null) {
+      disagg.submit(s.engineId, s.promptTokens, s.outputTokens, loop.nanos(), hashes);
+    } else {
+      engine.submit(s.engineId, s.promptTokens, s.outputTokens, loop.nanos(), hashes);
+    }
     queueCompose();
   }
 
@@ -298,8 +334,46 @@ public final class EngineEndpoint implements Endpoint {
   private void queueCompose() {
     if (!iterationInFlight && !composeQueued) {
       composeQueued = true;
-      loop.execute(this::compose);
+      loop.execute(disagg != null ? this::startDue : this::compose);
     }
+  }
+
+  /** Disaggregated: starts the handoffs and iterations due now, then waits for the next event. */
+  private void startDue() {
+    composeQueued = false;
+    disagg.startDue(loop.nanos());
+    wakeForNext();
+  }
+
+  private void wakeForNext() {
+    if (!disagg.hasWork()) {
+      return;
+    }
+    long next = disagg.nextEventNanos();
+    if (next == Long.MAX_VALUE || next >= wakeAtNanos) {
+      return; // nothing due, or a wake at or before it is already queued
+    }
+    wakeAtNanos = next;
+    loop.schedule(() -> finishDue(next), Math.max(0, next - loop.nanos()));
+  }
+
+  /** Disaggregated: what ends now (iterations, transfers) delivers its tokens; starts queue behind. */
+  private void finishDue(long due) {
+    if (wakeAtNanos != due) {
+      return; // superseded by an earlier wake that has run since
+    }
+    wakeAtNanos = Long.MAX_VALUE;
+    disagg.finishDue(loop.nanos());
+    long now = loop.nanos();
+    int n = pendingCount;
+    pendingCount = 0;
+    for (int i = 0; i < n; i++) {
+      Stream s = streams.get(pendingIds[i]);
+      if (s != null) {
+        s.token(pendingIndexes[i], now);
+      }
+    }
+    queueCompose();
   }
 
   /** Starts the next iteration now: its tokens are known now and delivered at its end. */
@@ -398,7 +472,11 @@ public final class EngineEndpoint implements Endpoint {
         return;
       }
       if (streams.remove(engineId) != null) {
-        engine.cancel(engineId);
+        if (disagg != null) {
+          disagg.cancel(engineId);
+        } else {
+          engine.cancel(engineId);
+        }
       }
       end(outcome);
     }

@@ -95,8 +95,24 @@ public final class Simulation {
       OutputTokenCounter counter,
       int sharedPrefixTokens,
       Variation variation) {
+    this(config, null, timeouts, defaultMaxTokens, sink, counter, sharedPrefixTokens, variation);
+  }
+
+  /**
+   * A simulation served by disaggregated prefill and decode {@code pools} (null: one engine of
+   * {@code config}; with pools, {@code config} is the decode pool's).
+   */
+  public Simulation(
+      EngineConfig config,
+      dev.tokenmeter.simulator.engine.DisaggregatedEngine.Pools pools,
+      Timeouts timeouts,
+      int defaultMaxTokens,
+      RequestSink sink,
+      OutputTokenCounter counter,
+      int sharedPrefixTokens,
+      Variation variation) {
     this.endpoint =
-        new EngineEndpoint(config, loop, defaultMaxTokens, sharedPrefixTokens, variation);
+        new EngineEndpoint(config, pools, loop, defaultMaxTokens, sharedPrefixTokens, variation);
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.counter = counter;
