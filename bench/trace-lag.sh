@@ -12,7 +12,9 @@
 # holds about that many), Poisson arrivals whose rate swings by 3x over the hour, prompts
 # lognormal around 8k tokens capped at 120k, each opening with one of 50 shared 4-block prefixes.
 # Prompts are sized with o200k_base (TOKENIZER) and built ahead of the schedule by a background
-# thread; the first minute of the replay is not special-cased, so the client's JIT warm-up is in it.
+# thread. The client warms up before the trace's clock starts (bench's --trace-warmup, default 5s);
+# CLIENT_ARGS="--trace-warmup off" measures its cold start instead, for a side by side. Each side's
+# collections: TOKENMETER_JAVA_OPTS="-Xlog:gc*:file=client-gc.log" and SERVER_JAVA_OPTS alike.
 . "$(dirname "$0")/lib.sh"
 
 PORT=${PORT:-18537}
@@ -71,5 +73,6 @@ for rep in $(seq 1 "$REPEATS"); do
   echo "rep $rep: requests $(bt get "$dir/summary.json" stages.0.requests.completed)," \
     "send lag ms p50 $(bt get "$dir/summary.json" stages.0.client_health.send_lag_ms.p50)" \
     "p99 $(bt get "$dir/summary.json" stages.0.client_health.send_lag_ms.p99)" \
-    "max $(bt get "$dir/summary.json" stages.0.client_health.send_lag_ms.max), load $(loadavg)" | tee -a "$OUT/results.txt"
+    "max $(bt get "$dir/summary.json" stages.0.client_health.send_lag_ms.max)," \
+    "warm-up $(bt get "$dir/summary.json" settings.workload.trace_warmup), load $(loadavg)" | tee -a "$OUT/results.txt"
 done

@@ -170,6 +170,7 @@ final class BenchCommand implements Callable<Integer> {
       return Runs.coordinate(workers.settings(args, stages.next(List.of()), outDir), Runs.commandLine(spec));
     }
     List<BenchRun.Lane> lanes;
+    dev.tokenmeter.run.Warmup warmup = null;
     if (!parsed.isEmpty() && serverMetrics.url != null) {
       throw new UsageException("--server-metrics scrapes one server: it cannot be combined with --variant");
     }
@@ -197,6 +198,8 @@ final class BenchCommand implements Callable<Integer> {
         described.remove("output_tokens");
         described.remove("shared_prefix_tokens");
         described.putAll(trace.describe());
+        described.put("trace_warmup", trace.warmupLabel());
+        warmup = trace.warmup(workload.synthesizer());
       }
       lanes = BenchRun.single(cfg, requests, described, outDir);
     } else {
@@ -207,7 +210,7 @@ final class BenchCommand implements Callable<Integer> {
       worker.awaitStage(0); // the start barrier: every worker's run starts at the agreed instant
     }
     return Runs.bench(outDir, lanes, stages, workload, output, load.seed, pricing, spec, sloRun, scrape, exportSettings,
-        eventLoops, gpus);
+        eventLoops, gpus, warmup);
   }
 
   /** The options a trace replay replaces or cannot run with, refused in one line each. */

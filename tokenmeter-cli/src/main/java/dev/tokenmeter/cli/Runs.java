@@ -38,10 +38,13 @@ final class Runs {
       LiveExport.Settings exportSettings,
       int eventLoops) {
     return bench(outDir, lanes, stages, workload, output, seed, cost, spec, slo, serverMetrics, exportSettings,
-        eventLoops, null);
+        eventLoops, null, null);
   }
 
-  /** {@link #bench} with {@code --gpu-metrics} ({@code gpuMetrics}, null without). */
+  /**
+   * {@link #bench} with {@code --gpu-metrics} ({@code gpuMetrics}, null without) and a warm-up
+   * before the first stage ({@code warmup}, null without).
+   */
   static int bench(
       Path outDir,
       List<BenchRun.Lane> lanes,
@@ -55,7 +58,8 @@ final class Runs {
       ServerWatch.Settings serverMetrics,
       LiveExport.Settings exportSettings,
       int eventLoops,
-      dev.tokenmeter.run.GpuWatch.Settings gpuMetrics) {
+      dev.tokenmeter.run.GpuWatch.Settings gpuMetrics,
+      dev.tokenmeter.run.Warmup warmup) {
     try (LiveExport export = LiveExport.start(exportSettings, java.time.InstantSource.system(), System.err)) {
       BenchRun run =
           new BenchRun(
@@ -77,7 +81,7 @@ final class Runs {
                   gpuMetrics),
               export,
               System.out,
-              System.err);
+              System.err).warmUpFirst(warmup);
       run.run();
       return exitCode(run.interrupted(), run.sloViolated());
     }

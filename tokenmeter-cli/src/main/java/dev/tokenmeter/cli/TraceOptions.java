@@ -54,6 +54,19 @@ final class TraceOptions {
   @Option(names = "--trace-stages", paramLabel = "DURATION", description = "Cut the replay into windows of DURATION of trace time, each reported as a stage (a time series of TTFT, TPOT, throughput and prefix-cache hits); default: one stage.")
   String stages;
 
+  @Option(names = "--trace-warmup", paramLabel = "DURATION|off", description = "Before the trace's clock starts, send"
+      + " unmeasured requests for DURATION over as many connections as the trace's busiest second has arrivals (at most "
+      + TraceOptions.WARMUP_MAX_CONNECTIONS + "): short prompts of their own, not the trace's, in no stage and not in"
+      + " requests.jsonl; the summary states them (trace_warmup_*). The first record is then sent at its offset from the"
+      + " clock's start, by a client whose connections are open and whose send path is compiled (default: ${DEFAULT-VALUE}; bench only: simulate's virtual time needs none).")
+  String warmup = "5s";
+
+  /** The most connections a trace's warm-up opens. */
+  static final int WARMUP_MAX_CONNECTIONS = 256;
+  /** A warm-up prompt's length at most (the trace's median when shorter), and its output length. */
+  static final int WARMUP_INPUT_TOKENS = 1024;
+  static final int WARMUP_OUTPUT_TOKENS = 16;
+
   private Trace trace;
   private final Map<Arrivals.Trace, List<Trace.Record>> recordsOf = new HashMap<>();
   private long seed;
@@ -74,6 +87,7 @@ final class TraceOptions {
       throw new UsageException("--trace replays the whole trace: drop --duration/--requests (cut it with --trace-window)");
     }
     this.seed = load.seed;
+    warmupNanos(); // a bad --trace-warmup is refused before the trace is read
     if (blockTokens != null && blockTokens < 1) {
       throw new UsageException("--trace-block-tokens must be at least 1, got " + blockTokens);
     }
@@ -142,6 +156,54 @@ final class TraceOptions {
       List<Trace.Record> records = recordsOf.get((Arrivals.Trace) ((LoadModel.Open) plan.load()).arrivals());
       return new AheadRequests(TraceWorkload.standIns(records, block, s), records.size(), AHEAD);
     };
+  }
+
+  /**
+   * The warm-up {@code --trace-warmup} asks for, null when off; after {@link #plan}. Its connections
+   * are the most records the replay (at its speed) starts within any one second, its prompts the
+   * replay's median input length up to {@link #WARMUP_INPUT_TOKENS}, built by {@code synth}.
+   */
+  dev.tokenmeter.run.Warmup warmup(PromptSynthesizer synth) {
+    long nanos = warmupNanos();
+    if (nanos == 0) {
+      return null;
+    }
+    int connections = Math.max(1, Math.min(WARMUP_MAX_CONNECTIONS, busiestSecond(trace.speed(speed).offsetsNanos())));
+    int[] inputs = trace.records().stream().mapToInt(Trace.Record::inputTokens).sorted().toArray();
+    int input = Math.max(1, Math.min(WARMUP_INPUT_TOKENS, inputs.length == 0 ? 1 : inputs[inputs.length / 2]));
+    long s = seed;
+    return new dev.tokenmeter.run.Warmup(nanos, connections,
+        () -> TraceWorkload.warmup(connections, input, WARMUP_OUTPUT_TOKENS, s, synth));
+  }
+
+  /** {@code --trace-warmup} in nanoseconds, 0 for off; a bad value is a usage error. */
+  long warmupNanos() {
+    String w = warmup.strip();
+    if (w.equalsIgnoreCase("off")) {
+      return 0;
+    }
+    long nanos = Durations.parseNanos("--trace-warmup", w);
+    if (nanos <= 0) {
+      throw new UsageException("--trace-warmup must be a positive duration (e.g. 5s) or off, got " + warmup);
+    }
+    return nanos;
+  }
+
+  /** {@code --trace-warmup} as summary.json's {@code trace_warmup} states it: a duration, or off. */
+  String warmupLabel() {
+    return warmup.strip().equalsIgnoreCase("off") ? "off" : Durations.printable(warmup.strip());
+  }
+
+  /** The most of {@code offsetsNanos} (ascending) that fall within any one second. */
+  static int busiestSecond(long[] offsetsNanos) {
+    int most = 0;
+    for (int from = 0, to = 0; to < offsetsNanos.length; to++) {
+      while (offsetsNanos[to] - offsetsNanos[from] >= 1_000_000_000L) {
+        from++;
+      }
+      most = Math.max(most, to - from + 1);
+    }
+    return most;
   }
 
   /** The replayed trace, after {@link #plan}. */

@@ -131,6 +131,9 @@ public final class BenchRun {
   private boolean sloViolated;
   private ServerWatch server;
   private GpuWatch gpu;
+  private Warmup warmup;
+  /** Each lane's warm-up, once run (lane order); empty without one. */
+  private final List<Warmup.Result> warmedUp = new CopyOnWriteArrayList<>();
 
   public BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this(settings, null, out, err);
@@ -145,6 +148,15 @@ public final class BenchRun {
     this.export = export;
     this.out = out;
     this.err = err;
+  }
+
+  /**
+   * Runs {@code w} (null for none) in every lane before the first stage, outside every stage
+   * ({@link Warmup}); call before {@link #run}. Returns this run.
+   */
+  public BenchRun warmUpFirst(Warmup w) {
+    this.warmup = w;
+    return this;
   }
 
   /** Runs every stage; returns the first lane's results (partial when interrupted). */
@@ -322,9 +334,19 @@ public final class BenchRun {
     StagePlan share = LoadSplit.share(plan, lanes.size());
     long cpu0 = LaneRun.processCpuNanos();
     JitHold jit = JitHold.forStage(plan.warmupNanos()); // one CPU: C2 held once the JIT settles
-    List<StageRunner> runners = new ArrayList<>();
+    // The stage's requests first (a trace's first prompts are built here, which takes long), then
+    // the run's warm-up, then the stage: its clock starts right after the warm-up.
+    List<RequestSource> sources = new ArrayList<>();
     for (LaneRun lane : lanes) {
-      runners.add(lane.start(share, s.timeouts(), ticker, s.slo(), s.counter(), counting, export, s.failFast()));
+      sources.add(lane.lane().requests().apply(share));
+    }
+    if (warmup != null && warmedUp.isEmpty() && !interrupted) {
+      warmUp(counting);
+    }
+    List<StageRunner> runners = new ArrayList<>();
+    for (int i = 0; i < lanes.size(); i++) {
+      runners.add(lanes.get(i).start(share, sources.get(i), s.timeouts(), ticker, s.slo(), s.counter(), counting,
+          export, s.failFast()));
     }
     if (interrupted) {
       // Ctrl-C between the stage's announcement and its start found no runner to stop.
@@ -355,6 +377,25 @@ public final class BenchRun {
     return results;
   }
 
+  /**
+   * The run's warm-up before its first stage, in every lane one after the other (a trace replay has
+   * one lane); a second call does nothing.
+   */
+  private void warmUp(CountingThread counting) {
+    err.printf(java.util.Locale.ROOT, "tokenmeter: warm-up: %d connection(s) for %.1f s before the trace's clock"
+        + " starts (unmeasured, not in requests.jsonl; --trace-warmup off skips it)%n", warmup.connections(),
+        warmup.durationNanos() / 1e9);
+    for (LaneRun lane : lanes) {
+      if (interrupted) {
+        return;
+      }
+      Warmup.Result r = lane.warmUp(warmup, s.seed(), s.timeouts(), ticker, s.counter(), counting);
+      warmedUp.add(r);
+      err.printf(java.util.Locale.ROOT, "tokenmeter: warm-up done: %d request(s), %d failed, in %.1f s%n",
+          r.requests(), r.requests() - r.completed(), r.elapsedNanos() / 1e9);
+    }
+  }
+
   private void onSignal() {
     interrupted = true;
     lanes.forEach(l -> l.interrupt("interrupted (Ctrl-C)"));
@@ -382,7 +423,7 @@ public final class BenchRun {
             new RunSummary.Target(e.baseUrl().toString(), e.api().wireName(), e.model()),
             s.commandLine(),
             s.seed(),
-            new RunSummary.Settings(timeouts(s.timeouts()), lane.lane().workload()),
+            new RunSummary.Settings(timeouts(s.timeouts()), workload(lane)),
             completion,
             results,
             RepeatingSequence.repeatsOf(s.stages(), results),
@@ -391,6 +432,17 @@ public final class BenchRun {
             server != null && lane == lanes.get(0) ? serverStages(results.size()) : null,
             gpu != null && lane == lanes.get(0) ? gpuStages(results.size()) : null);
     writeSummary(lane.lane().outDir(), summary, err);
+  }
+
+  /** The lane's workload for summary.json, with its warm-up's counts when it had one. */
+  private Map<String, Object> workload(LaneRun lane) {
+    int i = lanes.indexOf(lane);
+    if (i < 0 || i >= warmedUp.size()) {
+      return lane.lane().workload();
+    }
+    Map<String, Object> m = new java.util.LinkedHashMap<>(lane.lane().workload());
+    m.putAll(warmedUp.get(i).describe());
+    return m;
   }
 
   /** The server figures of the first {@code n} stages (a stage interrupted before they were taken: null). */

@@ -241,12 +241,9 @@ public final class Coordinator implements AutoCloseable {
 
   private void launch(Worker w) {
     Path dir = s.outDir().resolve("workers").resolve("worker-" + w.index);
-    List<String> cmd = new ArrayList<>();
-    cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add("dev.tokenmeter.cli.Main");
-    cmd.addAll(List.of("worker", "--coordinator", url().toString(), "--index", Integer.toString(w.index)));
+    List<String> cmd = workerCommand(ProcessHandle.current().info().command().orElse("java"),
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments(),
+        System.getProperty("java.class.path"), url(), w.index);
     try {
       Files.createDirectories(dir);
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -262,6 +259,39 @@ public final class Coordinator implements AutoCloseable {
     } catch (IOException e) {
       throw new RunFailedException("cannot start worker " + w.index + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * The command line of local worker {@code index}: {@code java}, this JVM's own options ({@code
+   * jvmArgs}, its input arguments: the launcher's heap cap, collector, AOT cache, out-of-memory
+   * handler, system properties), the class path and the worker command. Without the options a
+   * worker ran on the JVM's defaults (a heap of 1/4 of RAM, G1, no AOT cache) while the coordinator
+   * ran on the launcher's, so a --workers run measured another client than a plain run. Left out:
+   * what must not be shared by two processes (a debugger's port, an AOT training's output file, a
+   * log file both would write).
+   */
+  static List<String> workerCommand(String java, List<String> jvmArgs, String classPath, URI coordinator, int index) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(java);
+    for (String a : jvmArgs) {
+      if (!privateToOneProcess(a)) {
+        cmd.add(a);
+      }
+    }
+    cmd.add("-cp");
+    cmd.add(classPath);
+    cmd.add("dev.tokenmeter.cli.Main");
+    cmd.addAll(List.of("worker", "--coordinator", coordinator.toString(), "--index", Integer.toString(index)));
+    return cmd;
+  }
+
+  /** A JVM option naming something one process owns: a debug agent's port, an output file. */
+  private static boolean privateToOneProcess(String arg) {
+    return arg.startsWith("-agentlib:jdwp") || arg.startsWith("-Xrunjdwp") || arg.startsWith("-XX:AOTCacheOutput")
+        || arg.startsWith("-XX:AOTConfiguration") || arg.startsWith("-XX:AOTMode=record")
+        || arg.startsWith("-XX:AOTMode=create") || arg.startsWith("-XX:StartFlightRecording")
+        || arg.startsWith("-XX:FlightRecorderOptions") || (arg.startsWith("-Xlog:") && arg.contains("file="))
+        || arg.startsWith("-XX:HeapDumpPath") || arg.startsWith("-XX:ErrorFile");
   }
 
   // ---- the HTTP API ----

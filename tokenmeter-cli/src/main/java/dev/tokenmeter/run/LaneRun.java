@@ -87,10 +87,15 @@ final class LaneRun implements AutoCloseable {
    */
   StageRunner start(StagePlan plan, Timeouts timeouts, Ticker ticker, SloRun slo, OutputTokenCounter counter,
       Executor counting, LiveExport export, int failFast) {
+    return start(plan, lane.requests().apply(plan), timeouts, ticker, slo, counter, counting, export, failFast);
+  }
+
+  /** {@link #start} with the stage's requests built already ({@code source}). */
+  StageRunner start(StagePlan plan, dev.tokenmeter.core.engine.RequestSource source, Timeouts timeouts, Ticker ticker,
+      SloRun slo, OutputTokenCounter counter, Executor counting, LiveExport export, int failFast) {
     RequestSink sink = export == null ? slo.sink(jsonl) : export.sink(lane, plan, slo.sink(jsonl));
     TargetWatch watch = new TargetWatch(sink, failFast, v -> interrupt(v.reason()));
-    StageRunner runner = new StageRunner(endpoint, plan, lane.requests().apply(plan), timeouts, ticker,
-        watch, counter, counting);
+    StageRunner runner = new StageRunner(endpoint, plan, source, timeouts, ticker, watch, counter, counting);
     if (export != null) {
       export.stageStarted(lane, plan, runner);
     }
@@ -99,6 +104,29 @@ final class LaneRun implements AutoCloseable {
     loopCpu0 = threadCpuNanos(loopThreadIds);
     done = runner.start();
     return runner;
+  }
+
+  /**
+   * Runs {@code w} on the lane's endpoint and waits for it: its requests go to no file and no
+   * stage, only into the returned counts. A Ctrl-C meanwhile ({@link #interrupt}) cancels them.
+   */
+  Warmup.Result warmUp(Warmup w, long seed, Timeouts timeouts, Ticker ticker, OutputTokenCounter counter,
+      Executor counting) {
+    long[] ended = new long[2]; // requests, completed; written on the loop, read after the stage's future
+    RequestSink sink = (t, m) -> {
+      ended[0]++;
+      if (t.outcome().succeeded()) {
+        ended[1]++;
+      }
+    };
+    StageRunner runner = new StageRunner(endpoint, w.plan(seed), w.requests().get(), timeouts, ticker, sink, counter,
+        counting);
+    long start = ticker.nanos();
+    current = runner;
+    done = runner.start();
+    long end = await();
+    current = null;
+    return new Warmup.Result(w, ended[0], ended[1], end - start);
   }
 
   /**

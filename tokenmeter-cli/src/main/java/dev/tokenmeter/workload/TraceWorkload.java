@@ -35,6 +35,7 @@ public final class TraceWorkload implements RequestSource {
   static final long BLOCK_STREAM = 10;
   static final long TAIL_STREAM = 11;
   static final long FILL_STREAM = 12;
+  static final long WARMUP_STREAM = 13;
   static final int CACHED_BLOCKS = 4096;
 
   private final List<Trace.Record> records;
@@ -144,6 +145,30 @@ public final class TraceWorkload implements RequestSource {
         }
       }
       return new RequestSpec(id, new Prompt.Text(sb.toString()), in, true, OptionalInt.of(r.outputTokens()));
+    };
+  }
+
+  /**
+   * The requests of a warm-up before a replay ({@code bench --trace-warmup}): {@code distinct}
+   * prompts of {@code inputTokens} tokens each asking for {@code outputTokens}, request {@code id}
+   * the prompt {@code id mod distinct}. Their text is drawn from a stream of its own, so it shares
+   * no block with the trace's prompts and a prefix cache warmed by it serves none of the replay.
+   * Each prompt is built the first time it is asked for, on the caller's thread. Not thread-safe.
+   */
+  public static RequestSource warmup(int distinct, int inputTokens, int outputTokens, long seed,
+      PromptSynthesizer synthesizer) {
+    if (distinct < 1 || inputTokens < 1 || outputTokens < 1) {
+      throw new IllegalArgumentException("a warm-up needs prompts, tokens in and out: " + distinct + ", "
+          + inputTokens + ", " + outputTokens);
+    }
+    PromptSynthesizer.Synthesized[] built = new PromptSynthesizer.Synthesized[distinct];
+    return id -> {
+      int i = (int) Math.floorMod(id, (long) distinct);
+      if (built[i] == null) {
+        built[i] = synthesizer.text(inputTokens, Draws.forItem(seed, WARMUP_STREAM, i));
+      }
+      PromptSynthesizer.Synthesized p = built[i];
+      return new RequestSpec(id, new Prompt.Text(p.text()), p.tokens(), p.exact(), OptionalInt.of(outputTokens));
     };
   }
 

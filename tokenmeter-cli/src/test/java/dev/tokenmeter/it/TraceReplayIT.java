@@ -110,6 +110,56 @@ class TraceReplayIT {
     assertThat(stage.path("client_health").path("send_lag_ms").path("p99").isNumber()).isTrue();
   }
 
+  /**
+   * {@code --trace-warmup}: the server gets the warm-up's requests (16 output tokens each; the
+   * trace's ask for 3 to 7), all ended before the trace's first arrives; requests.jsonl holds the
+   * trace's records only, and record 0 is scheduled at the trace clock's start, after the warm-up.
+   */
+  @Test
+  void theWarmUpEndsBeforeTheTracesClockStartsAndIsNotRecorded() throws Exception {
+    Path out = tmp.resolve("warm");
+    Cli.Result r;
+    List<dev.tokenmeter.simulator.EmissionRecord> seen;
+    try (SimFixture sim = SimFixture.start(SimFixture.config(20, 2))) {
+      r = Cli.run("bench", "--url", sim.baseUrl(), "--api", "completions", "--trace", trace().toString(),
+          "--trace-block-tokens", String.valueOf(BLOCK), "--trace-warmup", "1s", "--extra-body", "{\"ignore_eos\":true}",
+          "--out", out.toString(), "-q");
+      sim.awaitAllRecords(5_000);
+      seen = sim.records();
+    }
+    assertThat(r.exitCode()).as(r.both()).isZero();
+    assertThat(r.err()).contains("warm-up:").contains("warm-up done:");
+    JsonNode w = JSON.readTree(out.resolve("summary.json").toFile()).path("settings").path("workload");
+    assertThat(w.path("trace_warmup").asText()).isEqualTo("1s");
+    long warmups = w.path("trace_warmup_requests").asLong();
+    // 24 records over 1.84 s: the busiest second holds 13 (0, 80, ..., 960 ms).
+    assertThat(w.path("trace_warmup_connections").asInt()).isEqualTo(13);
+    assertThat(warmups).isGreaterThanOrEqualTo(13);
+    assertThat(w.path("trace_warmup_failed").asLong()).isZero();
+    List<dev.tokenmeter.simulator.EmissionRecord> warm =
+        seen.stream().filter(e -> e.request().maxTokens() == 16).toList();
+    List<dev.tokenmeter.simulator.EmissionRecord> replayed =
+        seen.stream().filter(e -> e.request().maxTokens() != 16).toList();
+    assertThat(warm).hasSize((int) warmups);
+    assertThat(replayed).hasSize(RECORDS);
+    long lastWarm = warm.stream().mapToLong(e -> e.actualNanos()[e.actualNanos().length - 1]).max().orElseThrow();
+    long firstReplayed = replayed.stream().mapToLong(e -> e.request().arrivalNanos()).min().orElseThrow();
+    assertThat(lastWarm).isLessThan(firstReplayed);
+    List<String> lines = Files.readAllLines(out.resolve("requests.jsonl"));
+    assertThat(lines).hasSize(RECORDS);
+    double warmMs = w.path("trace_warmup_elapsed_ms").asDouble();
+    for (String line : lines) {
+      JsonNode n = JSON.readTree(line);
+      assertThat(n.get("max_tokens").asInt()).isLessThan(16);
+      if (n.get("id").asInt() == 0) {
+        // The trace's clock starts after the warm-up (the run's clock started before it) ...
+        assertThat(n.get("scheduled_at_ms").asDouble()).isGreaterThanOrEqualTo(warmMs);
+        // ... and the first record is sent at its offset (0) from it.
+        assertThat(n.get("sent_at_ms").asDouble() - n.get("scheduled_at_ms").asDouble()).isBetween(0.0, 1000.0);
+      }
+    }
+  }
+
   @Test
   void traceStagesCutTheReplayIntoWindows() throws Exception {
     Path out = tmp.resolve("stages");

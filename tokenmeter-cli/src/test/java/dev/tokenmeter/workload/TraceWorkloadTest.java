@@ -107,4 +107,27 @@ class TraceWorkloadTest {
       assertThat(t).startsWith(shared);
     }
   }
+
+  @Test
+  void warmUpPromptsHaveTheirLengthsCycleAndShareNothingWithTheTrace() {
+    PromptSynthesizer synth = new PromptSynthesizer(TokenEstimator.exact(O200K));
+    List<Trace.Record> rs = List.of(rec(200, 1, 2, 3, 4), rec(100), rec(100, 1));
+    TraceWorkload trace = new TraceWorkload(rs, 64, 42, synth);
+    var warm = TraceWorkload.warmup(3, 100, 16, 42, synth);
+    for (long id = 0; id < 7; id++) {
+      RequestSpec s = warm.next(id);
+      assertThat(s.id()).isEqualTo(id);
+      assertThat(O200K.count(text(s))).isEqualTo(100);
+      assertThat(s.promptTokens()).isEqualTo(100);
+      assertThat(s.maxTokens()).hasValue(16);
+      assertThat(text(s)).isEqualTo(text(warm.next(id % 3))); // three prompts, cycled
+      for (int r = 0; r < rs.size(); r++) {
+        // Not even the first 8 characters in common: no prompt block of the trace is warmed.
+        assertThat(text(s).substring(0, 8)).as("warm-up %d, record %d", id, r)
+            .isNotEqualTo(text(trace.next(r)).substring(0, 8));
+        assertThat(text(trace.next(r))).doesNotContain(text(s).substring(0, 40));
+      }
+    }
+    assertThat(text(warm.next(0))).isNotEqualTo(text(warm.next(1)));
+  }
 }
