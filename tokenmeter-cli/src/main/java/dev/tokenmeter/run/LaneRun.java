@@ -91,7 +91,7 @@ final class LaneRun implements AutoCloseable {
   }
 
   /** {@link #start} with the stage's requests built already ({@code source}). */
-  StageRunner start(StagePlan plan, dev.tokenmeter.core.engine.RequestSource source, Timeouts timeouts, Ticker ticker,
+  StageRunner start(StagePlan plan, dev.tokenmeter.core.loadgen.RequestSource source, Timeouts timeouts, Ticker ticker,
       SloRun slo, OutputTokenCounter counter, Executor counting, LiveExport export, int failFast) {
     RequestSink sink = export == null ? slo.sink(jsonl) : export.sink(lane, plan, slo.sink(jsonl));
     TargetWatch watch = new TargetWatch(sink, failFast, v -> interrupt(v.reason()));

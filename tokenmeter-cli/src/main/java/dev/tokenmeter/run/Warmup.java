@@ -1,6 +1,6 @@
 package dev.tokenmeter.run;
 
-import dev.tokenmeter.core.engine.RequestSource;
+import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.core.load.LoadModel;
 import dev.tokenmeter.core.load.StagePlan;
 import dev.tokenmeter.core.load.StopCondition;
