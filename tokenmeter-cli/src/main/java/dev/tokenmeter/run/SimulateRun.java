@@ -49,7 +49,8 @@ public final class SimulateRun {
    * Everything a simulated run needs. {@code requests} draws each stage's lengths (every request
    * sets its max_tokens); {@code workload} describes them for summary.json; {@code timeouts} are in
    * virtual time; {@code notes} are printed with the engine's description (what to keep in mind
-   * reading the numbers).
+   * reading the numbers). {@code parallelToolCalls} is how many tool calls the engine's answers
+   * to agent steps carry ({@code --parallel-tool-calls}, 1 by default).
    */
   public record Settings(
       EngineConfig config,
@@ -67,13 +68,23 @@ public final class SimulateRun {
       Map<String, Object> workload,
       List<String> notes,
       double powerPricePerKwh,
-      String currency) {
+      String currency,
+      int parallelToolCalls) {
+    /** One tool call per answer. */
+    public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
+        Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
+        boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes,
+        double powerPricePerKwh, String currency) {
+      this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
+          seed, workload, notes, powerPricePerKwh, currency, 1);
+    }
+
     /** Without {@code --power-price}. */
     public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
         Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
         boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes) {
       this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
-          seed, workload, notes, Double.NaN, cost == null ? "USD" : cost.currency());
+          seed, workload, notes, Double.NaN, cost == null ? "USD" : cost.currency(), 1);
     }
 
     public Settings {
@@ -133,6 +144,7 @@ public final class SimulateRun {
       // The default max_tokens is never used: the workload always sets one.
       sim = new Simulation(s.config(), s.timeouts(), 256, s.slo().sink(jsonl), null,
           s.sharedPrefixTokens(), s.variation());
+      sim.endpoint().parallelToolCalls(s.parallelToolCalls());
       running = sim;
       if (interrupted) {
         sim.interrupt("interrupted (Ctrl-C)");
