@@ -341,7 +341,7 @@ public final class Simulator implements AutoCloseable {
      * function_call} items); one where the request forbids parallel calls. A scripted {@link
      * Answer#toolCall} stays one call.
      *
-     * @throws IllegalArgumentException unless 1 <= calls <= 64
+     * @throws IllegalArgumentException unless calls is 1 to 64
      */
     public Builder parallelToolCalls(int calls) {
       if (calls < 1 || calls > 64) {
