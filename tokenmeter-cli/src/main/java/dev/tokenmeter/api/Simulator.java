@@ -3,6 +3,7 @@ package dev.tokenmeter.api;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.Faults;
+import dev.tokenmeter.simulator.OutputLengths;
 import dev.tokenmeter.simulator.Script;
 import dev.tokenmeter.simulator.Scripted;
 import dev.tokenmeter.simulator.SimConfig;
@@ -54,7 +55,8 @@ public final class Simulator implements AutoCloseable {
 
   private Simulator(Builder b) {
     this.api = b.api;
-    SimConfig.Builder config = SimConfig.builder().port(b.port).seed(b.seed).faults(b.faults).script(new Hook());
+    SimConfig.Builder config = SimConfig.builder().port(b.port).seed(b.seed).faults(b.faults).script(new Hook())
+        .parallelToolCalls(OutputLengths.fixed(b.parallelToolCalls));
     String what;
     if (b.modelPreset != null) {
       EngineConfig engine = engine(b.modelPreset, b.gpuPreset, b.gpus);
@@ -253,6 +255,7 @@ public final class Simulator implements AutoCloseable {
     private int gpus = 1;
     private String modelName;
     private Faults faults = Faults.none();
+    private int parallelToolCalls = 1;
 
     private Builder() {}
 
@@ -327,6 +330,24 @@ public final class Simulator implements AutoCloseable {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("Simulator faults: " + e.getMessage(), e);
       }
+      return this;
+    }
+
+    /**
+     * Tool calls in each answer the simulator makes itself when a request's tools ask for one
+     * (default 1): {@code calls} parallel calls of the offered tools in turn, streamed one after
+     * the other in the API's own form (OpenAI {@code tool_calls} entries by {@code index},
+     * Anthropic {@code tool_use} blocks, Gemini {@code functionCall} parts, Responses {@code
+     * function_call} items); one where the request forbids parallel calls. A scripted {@link
+     * Answer#toolCall} stays one call.
+     *
+     * @throws IllegalArgumentException unless calls is 1 to 64
+     */
+    public Builder parallelToolCalls(int calls) {
+      if (calls < 1 || calls > 64) {
+        throw new IllegalArgumentException("Simulator parallelToolCalls must be 1-64, got " + calls);
+      }
+      this.parallelToolCalls = calls;
       return this;
     }
 

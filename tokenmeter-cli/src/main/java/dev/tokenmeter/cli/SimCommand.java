@@ -6,6 +6,7 @@ import dev.tokenmeter.simulator.EngineTiming;
 import dev.tokenmeter.simulator.Fault;
 import dev.tokenmeter.simulator.Faults;
 import dev.tokenmeter.simulator.GroundTruthFile;
+import dev.tokenmeter.simulator.OutputLengths;
 import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.simulator.PromptTokens;
 import dev.tokenmeter.simulator.SimConfig;
@@ -82,6 +83,9 @@ final class SimCommand {
     @Option(names = "--tokenizer-map", paramLabel = "FILE", description = "Model names or globs to tokenizers, as bench's --tokenizer-map.")
     Path tokenizerMap;
 
+    @Option(names = "--parallel-tool-calls", paramLabel = "SPEC", description = "Tool calls in each answer that calls tools: N or uniform:MIN,MAX, drawn per request (default: 1); one where the request forbids parallel calls (parallel_tool_calls false, Anthropic's disable_parallel_tool_use). See docs/SIM-SERVE.md, Parallel tool calls.")
+    String parallelToolCalls;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
       boolean fixed = zeroDelay || ttft != null || itl != null;
@@ -110,7 +114,8 @@ final class SimCommand {
       PromptCounter counter = promptCounter(tokenizer, tokenizerMap, model);
       SimConfig.Builder b =
           SimConfig.builder().port(port).servedModelName(model).timing(timing).ioThreads(ioThreads).seed(seed)
-              .faults(parseFaults(faults)).zeroDelayBatchTokens(zeroDelayBatch).promptCounter(counter);
+              .faults(parseFaults(faults)).zeroDelayBatchTokens(zeroDelayBatch).promptCounter(counter)
+              .parallelToolCalls(parallelToolCalls(parallelToolCalls));
       if (engineTiming != null) {
         b.maxModelLen(engineTiming.maxModelLen());
       }
@@ -150,5 +155,34 @@ final class SimCommand {
         throw new UsageException("--faults " + e.getMessage());
       }
     }
+  }
+
+  /** {@code --parallel-tool-calls}: {@code N} or {@code uniform:MIN,MAX}, each 1 to 64; null: 1. */
+  static OutputLengths parallelToolCalls(String spec) {
+    if (spec == null) {
+      return OutputLengths.fixed(1);
+    }
+    String s = spec.strip();
+    try {
+      if (s.startsWith("uniform:")) {
+        String[] p = s.substring("uniform:".length()).split(",", -1);
+        if (p.length == 2) {
+          int min = Integer.parseInt(p[0].strip());
+          int max = Integer.parseInt(p[1].strip());
+          if (min >= 1 && max >= min && max <= 64) {
+            return OutputLengths.uniform(min, max);
+          }
+        }
+      } else {
+        int n = Integer.parseInt(s);
+        if (n >= 1 && n <= 64) {
+          return OutputLengths.fixed(n);
+        }
+      }
+    } catch (NumberFormatException e) {
+      // the line below says what is wanted
+    }
+    throw new UsageException("--parallel-tool-calls '" + spec + "' is not a count of tool calls: give N or"
+        + " uniform:MIN,MAX with 1 <= MIN <= MAX <= 64, e.g. --parallel-tool-calls 3");
   }
 }

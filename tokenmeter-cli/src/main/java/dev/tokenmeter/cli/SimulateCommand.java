@@ -13,6 +13,7 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -73,6 +74,9 @@ final class SimulateCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nSLO gates and capacity search:%n")
   SloOptions slo = new SloOptions();
 
+  @Option(names = "--parallel-tool-calls", paramLabel = "N", description = "With --profile agent: tool calls in each answer the simulated model makes, the tools offered in turn, as sim serve --parallel-tool-calls N (default: 1; 1-64). See docs/SIM-SERVE.md, Parallel tool calls.")
+  int parallelToolCalls = 1;
+
   /** The run, once started: for the Ctrl-C hook of a test. */
   private volatile SimulateRun running;
 
@@ -117,6 +121,14 @@ final class SimulateCommand implements Callable<Integer> {
     var requests = trace.enabled() ? trace.standInFactory()
         : turns != null || workload.completion() ? workload.factory(config.model().name())
         : workload.lengthsFactory(config.model().name());
+    if (parallelToolCalls < 1 || parallelToolCalls > 64) {
+      throw new UsageException("--parallel-tool-calls " + parallelToolCalls + " is not a count of tool calls: give 1-64,"
+          + " e.g. --parallel-tool-calls 3");
+    }
+    if (parallelToolCalls != 1 && workload.trafficProfile() != Profile.AGENT) {
+      throw new UsageException("--parallel-tool-calls needs --profile agent (only agent steps call tools): add"
+          + " --profile agent --turns N, or drop --parallel-tool-calls");
+    }
     if ("none".equalsIgnoreCase(workload.outputTokens)) {
       throw new UsageException("simulate needs output lengths: give --output-tokens (the simulated engine generates exactly max_tokens)");
     }
@@ -139,7 +151,8 @@ final class SimulateCommand implements Callable<Integer> {
                 notes(),
                 cost.powerPricePerKwh(),
                 costModel == null ? cost.currency.strip() : costModel.currency(),
-                pools),
+                pools,
+                parallelToolCalls),
             System.out,
             System.err);
     running = run;

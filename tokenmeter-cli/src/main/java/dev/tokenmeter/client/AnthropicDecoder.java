@@ -36,8 +36,8 @@ final class AnthropicDecoder implements StreamDecoder {
         out.accept(ASSISTANT);
         content(message.path("content"), out);
       }
-      case "content_block_start" -> block(e.path("content_block"), out);
-      case "content_block_delta" -> delta(e.path("delta"), out);
+      case "content_block_start" -> block(e.path("content_block"), e.path("index").asInt(-1), out);
+      case "content_block_delta" -> delta(e.path("delta"), e.path("index").asInt(-1), out);
       case "message_delta" -> {
         String stop = e.path("delta").path("stop_reason").asText(null);
         if (stop != null) {
@@ -79,17 +79,20 @@ final class AnthropicDecoder implements StreamDecoder {
 
   private static void content(JsonNode blocks, Consumer<StreamItem> out) {
     for (JsonNode block : blocks) {
-      block(block, out);
+      block(block, -1, out);
     }
   }
 
-  /** A content block (its start event, or one block of a whole message): its text so far. */
-  private static void block(JsonNode block, Consumer<StreamItem> out) {
+  /**
+   * A content block (its start event, at content-block {@code index}, or one block of a whole
+   * message, -1): its text so far.
+   */
+  private static void block(JsonNode block, int index, Consumer<StreamItem> out) {
     switch (block.path("type").asText("")) {
       case "text" -> text(WireJson.text(block, "text"), TextKind.CONTENT, out);
       case "thinking" -> text(WireJson.text(block, "thinking"), TextKind.REASONING, out);
       case "tool_use" -> {
-        out.accept(new StreamItem.ToolCallStart(WireJson.text(block, "id"), WireJson.text(block, "name")));
+        out.accept(new StreamItem.ToolCallStart(WireJson.text(block, "id"), WireJson.text(block, "name"), index));
         JsonNode input = block.get("input");
         if (input != null && input.isObject() && !input.isEmpty()) {
           out.accept(new StreamItem.Text(input.toString(), TextKind.TOOL_CALL));
@@ -99,11 +102,18 @@ final class AnthropicDecoder implements StreamDecoder {
     }
   }
 
-  private static void delta(JsonNode delta, Consumer<StreamItem> out) {
+  /** A content block's delta; a tool_use block's input goes to the call of its {@code index}. */
+  private static void delta(JsonNode delta, int index, Consumer<StreamItem> out) {
     switch (delta.path("type").asText("")) {
       case "text_delta" -> text(WireJson.text(delta, "text"), TextKind.CONTENT, out);
       case "thinking_delta" -> text(WireJson.text(delta, "thinking"), TextKind.REASONING, out);
-      case "input_json_delta" -> text(WireJson.text(delta, "partial_json"), TextKind.TOOL_CALL, out);
+      case "input_json_delta" -> {
+        String json = WireJson.text(delta, "partial_json");
+        if (json != null && index >= 0) {
+          out.accept(new StreamItem.ToolCallStart(null, null, index));
+        }
+        text(json, TextKind.TOOL_CALL, out);
+      }
       default -> {} // signature_delta, citations_delta
     }
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
+import dev.tokenmeter.core.request.ToolCall;
 import dev.tokenmeter.core.request.ToolSpec;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -129,13 +130,17 @@ final class ApiBodies {
       Predicate<String> ours) throws IOException {
     if (ours.test("contents")) {
       g.writeArrayFieldStart("contents");
-      for (Message m : nonSystem(messages)) {
+      List<Message> turns = nonSystem(messages);
+      for (int i = 0; i < turns.size(); i++) {
+        Message m = turns.get(i);
         g.writeStartObject();
         g.writeStringField("role", m.role().equals("assistant") ? "model" : "user");
-        if (m.tool() == null) {
+        if (m.tools().isEmpty()) {
           parts(g, m.content());
         } else {
-          geminiToolParts(g, m);
+          int end = m.role().equals("tool") ? resultsEnd(turns, i) : i + 1;
+          geminiToolParts(g, turns.subList(i, end));
+          i = end - 1;
         }
         g.writeEndObject();
       }
@@ -236,9 +241,10 @@ final class ApiBodies {
   }
 
   /**
-   * OpenAI chat: an assistant message's tool call ({@code content} null when empty, {@code
-   * tool_calls[]} with {@code id}, {@code type}, {@code function.name} and {@code
-   * function.arguments} as a string), or a tool result ({@code role: tool}, {@code tool_call_id}).
+   * OpenAI chat: an assistant message's tool calls ({@code content} null when empty, {@code
+   * tool_calls[]}, one entry per call, with {@code id}, {@code type}, {@code function.name} and
+   * {@code function.arguments} as a string), or a tool result ({@code role: tool}, {@code
+   * tool_call_id}): one such message per call answered.
    */
   static void openAiToolMessage(JsonGenerator g, Message m) throws IOException {
     g.writeStartObject();
@@ -253,39 +259,47 @@ final class ApiBodies {
         g.writeStringField("content", m.content());
       }
       g.writeArrayFieldStart("tool_calls");
-      g.writeStartObject();
-      g.writeStringField("id", m.tool().id());
-      g.writeStringField("type", "function");
-      g.writeObjectFieldStart("function");
-      g.writeStringField("name", m.tool().name());
-      g.writeStringField("arguments", m.tool().arguments() == null ? "{}" : m.tool().arguments());
-      g.writeEndObject();
-      g.writeEndObject();
+      for (ToolCall c : m.tools()) {
+        g.writeStartObject();
+        g.writeStringField("id", c.id());
+        g.writeStringField("type", "function");
+        g.writeObjectFieldStart("function");
+        g.writeStringField("name", c.name());
+        g.writeStringField("arguments", c.arguments() == null ? "{}" : c.arguments());
+        g.writeEndObject();
+        g.writeEndObject();
+      }
       g.writeEndArray();
     }
     g.writeEndObject();
   }
 
   /**
-   * Anthropic's messages: a tool call is the assistant's {@code tool_use} block (after its text,
-   * if any) with the arguments as the {@code input} object; a tool result is a user message
-   * holding one {@code tool_result} block naming the call's {@code tool_use_id}.
+   * Anthropic's messages: tool calls are the assistant's {@code tool_use} blocks (after its text,
+   * if any), one per call, with the arguments as the {@code input} object; the results of one
+   * answer's calls are one user message holding a {@code tool_result} block per call, naming its
+   * {@code tool_use_id} (Anthropic wants every result of an answer in the next message).
    */
   private static void anthropicMessages(JsonGenerator g, List<Message> messages) throws IOException {
     g.writeArrayFieldStart("messages");
-    for (Message m : messages) {
+    for (int i = 0; i < messages.size(); i++) {
+      Message m = messages.get(i);
       g.writeStartObject();
-      if (m.tool() == null) {
+      if (m.tools().isEmpty()) {
         g.writeStringField("role", m.role());
         g.writeStringField("content", m.content());
       } else if (m.role().equals("tool")) {
         g.writeStringField("role", "user");
         g.writeArrayFieldStart("content");
-        g.writeStartObject();
-        g.writeStringField("type", "tool_result");
-        g.writeStringField("tool_use_id", m.tool().id());
-        g.writeStringField("content", m.content());
-        g.writeEndObject();
+        int end = resultsEnd(messages, i);
+        for (Message r : messages.subList(i, end)) {
+          g.writeStartObject();
+          g.writeStringField("type", "tool_result");
+          g.writeStringField("tool_use_id", r.tool().id());
+          g.writeStringField("content", r.content());
+          g.writeEndObject();
+        }
+        i = end - 1;
         g.writeEndArray();
       } else {
         g.writeStringField("role", "assistant");
@@ -296,13 +310,15 @@ final class ApiBodies {
           g.writeStringField("text", m.content());
           g.writeEndObject();
         }
-        g.writeStartObject();
-        g.writeStringField("type", "tool_use");
-        g.writeStringField("id", m.tool().id());
-        g.writeStringField("name", m.tool().name());
-        g.writeFieldName("input");
-        g.writeRawValue(object(m.tool().arguments()));
-        g.writeEndObject();
+        for (ToolCall c : m.tools()) {
+          g.writeStartObject();
+          g.writeStringField("type", "tool_use");
+          g.writeStringField("id", c.id());
+          g.writeStringField("name", c.name());
+          g.writeFieldName("input");
+          g.writeRawValue(object(c.arguments()));
+          g.writeEndObject();
+        }
         g.writeEndArray();
       }
       g.writeEndObject();
@@ -311,41 +327,57 @@ final class ApiBodies {
   }
 
   /**
-   * Gemini: a tool call is the model's {@code functionCall} part ({@code name}, {@code args}, and
-   * {@code id} when the server gave one), after its text if any; a tool result a {@code
-   * functionResponse} part ({@code name}, {@code response: {"content": text}}) in a user turn.
+   * Gemini: tool calls are the model's {@code functionCall} parts ({@code name}, {@code args}, and
+   * {@code id} when the server gave one), one per call, after its text if any; the results of one
+   * answer's calls are {@code functionResponse} parts ({@code name}, {@code response: {"content":
+   * text}}), one per call, in one user turn. {@code ms} is one assistant message, or a run of tool
+   * results.
    */
-  private static void geminiToolParts(JsonGenerator g, Message m) throws IOException {
+  private static void geminiToolParts(JsonGenerator g, List<Message> ms) throws IOException {
     g.writeArrayFieldStart("parts");
-    boolean result = m.role().equals("tool");
-    if (!result && !m.content().isEmpty()) {
+    Message first = ms.get(0);
+    boolean result = first.role().equals("tool");
+    if (!result && !first.content().isEmpty()) {
       g.writeStartObject();
-      g.writeStringField("text", m.content());
+      g.writeStringField("text", first.content());
       g.writeEndObject();
     }
-    g.writeStartObject();
-    g.writeObjectFieldStart(result ? "functionResponse" : "functionCall");
-    if (!m.tool().id().isEmpty() && !m.tool().id().startsWith("tm_")) { // tm_: made by AgentSessions, unknown to the server
-      g.writeStringField("id", m.tool().id());
+    for (Message m : ms) {
+      for (ToolCall c : result ? List.of(m.tool()) : m.tools()) {
+        g.writeStartObject();
+        g.writeObjectFieldStart(result ? "functionResponse" : "functionCall");
+        if (!c.id().isEmpty() && !c.id().startsWith("tm_")) { // tm_: made by AgentSessions, unknown to the server
+          g.writeStringField("id", c.id());
+        }
+        g.writeStringField("name", c.name());
+        if (result) {
+          g.writeObjectFieldStart("response");
+          g.writeStringField("content", m.content());
+          g.writeEndObject();
+        } else {
+          g.writeFieldName("args");
+          g.writeRawValue(object(c.arguments()));
+        }
+        g.writeEndObject();
+        g.writeEndObject();
+      }
     }
-    g.writeStringField("name", m.tool().name());
-    if (result) {
-      g.writeObjectFieldStart("response");
-      g.writeStringField("content", m.content());
-      g.writeEndObject();
-    } else {
-      g.writeFieldName("args");
-      g.writeRawValue(object(m.tool().arguments()));
-    }
-    g.writeEndObject();
-    g.writeEndObject();
     g.writeEndArray();
   }
 
+  /** The end (exclusive) of the run of tool results starting at {@code from}: one answer's results. */
+  private static int resultsEnd(List<Message> messages, int from) {
+    int end = from;
+    while (end < messages.size() && messages.get(end).role().equals("tool") && messages.get(end).tool() != null) {
+      end++;
+    }
+    return end;
+  }
+
   /**
-   * The Responses API's {@code input}: messages as {@code {role, content}}; a tool call as a
-   * {@code function_call} item ({@code call_id}, {@code name}, {@code arguments}) after the
-   * assistant's text if any; a tool result as a {@code function_call_output} item.
+   * The Responses API's {@code input}: messages as {@code {role, content}}; tool calls as {@code
+   * function_call} items ({@code call_id}, {@code name}, {@code arguments}), one per call, after the
+   * assistant's text if any; a tool result as a {@code function_call_output} item, one per call.
    */
   private static void responsesInput(JsonGenerator g, List<Message> messages) throws IOException {
     g.writeArrayFieldStart("input");
@@ -357,19 +389,18 @@ final class ApiBodies {
         g.writeStringField("content", m.content());
         g.writeEndObject();
       }
-      if (m.tool() == null) {
-        continue;
+      for (ToolCall c : call ? m.tools() : m.tools().subList(0, Math.min(1, m.tools().size()))) {
+        g.writeStartObject();
+        g.writeStringField("type", call ? "function_call" : "function_call_output");
+        g.writeStringField("call_id", c.id());
+        if (call) {
+          g.writeStringField("name", c.name());
+          g.writeStringField("arguments", c.arguments() == null ? "{}" : c.arguments());
+        } else {
+          g.writeStringField("output", m.content());
+        }
+        g.writeEndObject();
       }
-      g.writeStartObject();
-      g.writeStringField("type", call ? "function_call" : "function_call_output");
-      g.writeStringField("call_id", m.tool().id());
-      if (call) {
-        g.writeStringField("name", m.tool().name());
-        g.writeStringField("arguments", m.tool().arguments() == null ? "{}" : m.tool().arguments());
-      } else {
-        g.writeStringField("output", m.content());
-      }
-      g.writeEndObject();
     }
     g.writeEndArray();
   }

@@ -285,11 +285,16 @@ public final class ChunkParser {
       int at = items.size(); // a call's start goes before its arguments, whatever the field order
       String id = null;
       String function = null;
+      int index = -1;
       String name;
       while ((name = p.nextFieldName()) != null) {
         t = p.nextToken();
         if (name.equals("id")) {
           id = text(p, t, "tool_calls[].id");
+          continue;
+        }
+        if (name.equals("index") && t == JsonToken.VALUE_NUMBER_INT) {
+          index = p.getIntValue();
           continue;
         }
         if (!name.equals("function") || t == JsonToken.VALUE_NULL) {
@@ -311,9 +316,10 @@ public final class ChunkParser {
           }
         }
       }
-      // The first chunk of a streamed call names it (id and function.name); later ones add arguments.
-      if (id != null || function != null) {
-        items.add(at, new StreamItem.ToolCallStart(id, function));
+      // The first chunk of a streamed call names it (id and function.name); later ones add arguments,
+      // keyed by index: parallel calls' deltas (index 0, 1, ...) go each to its own call.
+      if (id != null || function != null || index >= 0 && items.size() > at) {
+        items.add(at, new StreamItem.ToolCallStart(id, function, index));
       }
     }
   }

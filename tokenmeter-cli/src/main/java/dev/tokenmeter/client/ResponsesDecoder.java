@@ -32,11 +32,18 @@ final class ResponsesDecoder implements StreamDecoder {
       case "response.output_text.delta", "response.refusal.delta" -> text(e, TextKind.CONTENT, out);
       case "response.reasoning_summary_text.delta", "response.reasoning_text.delta" ->
           text(e, TextKind.REASONING, out);
-      case "response.function_call_arguments.delta" -> text(e, TextKind.TOOL_CALL, out);
+      case "response.function_call_arguments.delta" -> {
+        int index = e.path("output_index").asInt(-1); // parallel calls: each item's arguments to its own call
+        if (index >= 0) {
+          out.accept(new StreamItem.ToolCallStart(null, null, index));
+        }
+        text(e, TextKind.TOOL_CALL, out);
+      }
       case "response.output_item.added" -> {
         JsonNode item = e.path("item");
         if (item.path("type").asText("").equals("function_call")) {
-          out.accept(new StreamItem.ToolCallStart(WireJson.text(item, "call_id"), WireJson.text(item, "name")));
+          out.accept(new StreamItem.ToolCallStart(WireJson.text(item, "call_id"), WireJson.text(item, "name"),
+              e.path("output_index").asInt(-1)));
         }
       }
       case "response.completed", "response.incomplete", "response.failed" -> {

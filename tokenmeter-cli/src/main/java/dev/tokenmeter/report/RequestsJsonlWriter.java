@@ -118,6 +118,9 @@ public final class RequestsJsonlWriter implements RequestSink, AutoCloseable {
     if (t.finishReason() != null) {
       g.writeStringField("finish_reason", t.finishReason());
     }
+    if (t.toolCallCount() > 0) {
+      g.writeNumberField("tool_calls", t.toolCallCount());
+    }
     optMs(g, "ttft_ms", m.ttftNanos());
     optMs(g, "ttft_from_scheduled_ms", m.ttftFromScheduledNanos());
     optMs(g, "ttfc_ms", m.timeToFirstContentNanos());

@@ -50,7 +50,8 @@ public final class SimulateRun {
    * Everything a simulated run needs. {@code requests} draws each stage's lengths (every request
    * sets its max_tokens); {@code workload} describes them for summary.json; {@code timeouts} are in
    * virtual time; {@code notes} are printed with the engine's description (what to keep in mind
-   * reading the numbers).
+   * reading the numbers). {@code parallelToolCalls} is how many tool calls the engine's answers
+   * to agent steps carry ({@code --parallel-tool-calls}, 1 by default).
    */
   public record Settings(
       EngineConfig config,
@@ -69,22 +70,41 @@ public final class SimulateRun {
       List<String> notes,
       double powerPricePerKwh,
       String currency,
-      DisaggregatedEngine.Pools pools) {
-    /** Without {@code --power-price}. */
+      DisaggregatedEngine.Pools pools,
+      int parallelToolCalls) {
+    /** One tool call per answer. */
     public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
         Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
-        boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes) {
+        boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes,
+        double powerPricePerKwh, String currency, DisaggregatedEngine.Pools pools) {
       this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
-          seed, workload, notes, Double.NaN, cost == null ? "USD" : cost.currency(), null);
+          seed, workload, notes, powerPricePerKwh, currency, pools, 1);
     }
 
     /** One engine (no disaggregated pools). */
     public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
         Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
         boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes,
+        double powerPricePerKwh, String currency, int parallelToolCalls) {
+      this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
+          seed, workload, notes, powerPricePerKwh, currency, null, parallelToolCalls);
+    }
+
+    /** Without {@code --power-price}. */
+    public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
+        Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
+        boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes) {
+      this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
+          seed, workload, notes, Double.NaN, cost == null ? "USD" : cost.currency(), null, 1);
+    }
+
+    /** One engine (no disaggregated pools), one tool call per answer. */
+    public Settings(EngineConfig config, Variation variation, StageSequence stages, SloRun slo, Cost.Model cost,
+        Function<StagePlan, RequestSource> requests, int sharedPrefixTokens, Timeouts timeouts, Path outDir,
+        boolean rawTimes, List<String> commandLine, long seed, Map<String, Object> workload, List<String> notes,
         double powerPricePerKwh, String currency) {
       this(config, variation, stages, slo, cost, requests, sharedPrefixTokens, timeouts, outDir, rawTimes, commandLine,
-          seed, workload, notes, powerPricePerKwh, currency, null);
+          seed, workload, notes, powerPricePerKwh, currency, null, 1);
     }
 
     public Settings {
@@ -147,6 +167,7 @@ public final class SimulateRun {
       // The default max_tokens is never used: the workload always sets one.
       sim = new Simulation(s.config(), s.pools(), s.timeouts(), 256, s.slo().sink(jsonl), null,
           s.sharedPrefixTokens(), s.variation());
+      sim.endpoint().parallelToolCalls(s.parallelToolCalls());
       running = sim;
       if (interrupted) {
         sim.interrupt("interrupted (Ctrl-C)");

@@ -3,6 +3,7 @@ package dev.tokenmeter.simulator;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 
 /**
  * Anthropic's Messages stream, as documented at docs.anthropic.com/en/docs/build-with-claude/streaming:
@@ -17,14 +18,16 @@ import io.netty.buffer.ByteBuf;
  * content_block_start} with {@code id}, {@code name} and {@code "input":{}}, one {@code
  * input_json_delta} per token of the arguments ({@code partial_json}), and stop reason {@code
  * tool_use}, as documented at docs.anthropic.com/en/docs/build-with-claude/streaming ("Streaming
- * request with tool use").
+ * request with tool use"). Parallel calls are one {@code tool_use} block each, at content-block
+ * index 0, 1, ...: the next block starts when the previous one's arguments are written (a {@code
+ * content_block_stop}, then its {@code content_block_start}), as Anthropic streams several {@code
+ * tool_use} blocks one after the other.
  */
 final class AnthropicFrames implements WireFrames {
   private static final byte[] DELTA_HEAD =
       ascii("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"");
   private static final byte[] DELTA_TAIL = ascii("\"}}\n\n");
-  private static final byte[] TOOL_DELTA_HEAD =
-      ascii("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"");
+  private static final byte[] TOOL_DELTA_HEAD = toolDeltaHead(0);
   static final byte[] ERROR =
       ascii("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded"
           + " (tokenmeter fault injection)\"}}\n\n");
@@ -33,12 +36,16 @@ final class AnthropicFrames implements WireFrames {
   private final String quotedModel;
   private final int promptTokens;
   private int cachedTokens;
-  private final ToolCalls.Call toolCall;
-  private final String toolCallId;
+  private final ToolCalls.Reply toolCalls;
+  private final int[] starts;
+  /** Tokens written, the block they go to, and its delta head. */
+  private int token;
+  private int block;
+  private byte[] toolDeltaHead = TOOL_DELTA_HEAD;
 
-  AnthropicFrames(String id, String quotedModel, int promptTokens, ToolCalls.Call toolCall, String toolCallId) {
-    this.toolCall = toolCall;
-    this.toolCallId = toolCallId;
+  AnthropicFrames(String id, String quotedModel, int promptTokens, ToolCalls.Reply toolCalls) {
+    this.toolCalls = toolCalls;
+    this.starts = toolCalls == null ? null : toolCalls.starts();
     this.id = id;
     this.quotedModel = quotedModel;
     this.promptTokens = promptTokens;
@@ -56,17 +63,26 @@ final class AnthropicFrames implements WireFrames {
             + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + quotedModel
             + ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":" + usage(1) + "}}\n\n"
             + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-            + "\"content_block\":" + (toolCall == null ? "{\"type\":\"text\",\"text\":\"\"}"
-                : "{\"type\":\"tool_use\",\"id\":\"" + toolCallId + "\",\"name\":" + Bodies.quote(toolCall.name())
-                    + ",\"input\":{}}") + "}\n\n"
+            + "\"content_block\":" + (toolCalls == null ? "{\"type\":\"text\",\"text\":\"\"}" : toolUse(0, "{}"))
+            + "}\n\n"
             + "event: ping\ndata: {\"type\": \"ping\"}\n\n",
         UTF_8);
   }
 
   @Override
   public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
+    if (toolCalls != null) {
+      while (block + 1 < starts.length && token >= starts[block + 1]) {
+        block++;
+        toolDeltaHead = toolDeltaHead(block);
+        out.writeCharSequence("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":" + (block - 1)
+            + "}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":" + block
+            + ",\"content_block\":" + toolUse(block, "{}") + "}\n\n", UTF_8);
+      }
+      token++;
+    }
     if (tokenJson.length > 0) {
-      out.writeBytes(toolCall == null ? DELTA_HEAD : TOOL_DELTA_HEAD);
+      out.writeBytes(toolCalls == null ? DELTA_HEAD : toolDeltaHead);
       out.writeBytes(tokenJson);
       out.writeBytes(DELTA_TAIL);
     }
@@ -74,13 +90,13 @@ final class AnthropicFrames implements WireFrames {
 
   @Override
   public int tokenChunkBound(byte[] tokenJson) {
-    return TOOL_DELTA_HEAD.length + tokenJson.length + DELTA_TAIL.length;
+    return TOOL_DELTA_HEAD.length + tokenJson.length + DELTA_TAIL.length + (toolCalls == null ? 0 : 512 + 6 * maxNameLength());
   }
 
   @Override
   public void writeClosing(ByteBuf out, String finishReason, int promptTokens, int completionTokens, boolean includeUsage) {
     out.writeCharSequence(
-        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":" + block + "}\n\n"
             + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"" + stopReason(finishReason)
             + "\",\"stop_sequence\":null},\"usage\":" + usage(completionTokens) + "}\n\n"
             + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
@@ -122,13 +138,40 @@ final class AnthropicFrames implements WireFrames {
         + "\"cache_read_input_tokens\":" + cachedTokens + ",\"output_tokens\":" + outputTokens + "}";
   }
 
-  /** The body's one content block: the text, or the tool call (its input {@code {}} when cut at max_tokens). */
+  /**
+   * The body's content blocks: the text, or one {@code tool_use} block per call the text reached
+   * (the input of the one cut at max_tokens {@code {}}).
+   */
   private String block(String text, String finishReason) {
-    if (toolCall == null) {
+    if (toolCalls == null) {
       return "{\"type\":\"text\",\"text\":" + Bodies.quote(text) + "}";
     }
-    return "{\"type\":\"tool_use\",\"id\":\"" + toolCallId + "\",\"name\":" + Bodies.quote(toolCall.name())
-        + ",\"input\":" + ("length".equals(finishReason) ? "{}" : text) + "}";
+    List<String> arguments = toolCalls.split(text);
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < arguments.size(); i++) {
+      boolean cut = arguments.get(i).length() < toolCalls.call(i).arguments().length();
+      b.append(i == 0 ? "" : ",").append(toolUse(i, cut ? "{}" : arguments.get(i)));
+    }
+    return b.toString();
+  }
+
+  /** Call {@code i}'s {@code tool_use} block with {@code input}. */
+  private String toolUse(int i, String input) {
+    return "{\"type\":\"tool_use\",\"id\":\"" + toolCalls.id(i) + "\",\"name\":" + Bodies.quote(toolCalls.call(i).name())
+        + ",\"input\":" + input + "}";
+  }
+
+  private int maxNameLength() {
+    int n = 0;
+    for (ToolCalls.Call c : toolCalls.calls()) {
+      n = Math.max(n, c.name().length());
+    }
+    return n;
+  }
+
+  private static byte[] toolDeltaHead(int index) {
+    return ascii("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":" + index
+        + ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"");
   }
 
   private static String stopReason(String finishReason) {

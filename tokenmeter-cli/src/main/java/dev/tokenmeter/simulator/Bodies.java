@@ -87,8 +87,9 @@ final class Bodies {
   /**
    * A non-streamed {@code chat.completion} or {@code text_completion} response; {@code
    * prompt_tokens_details} is {@code {"cached_tokens":N}} (vLLM with {@code
-   * --enable-prompt-tokens-details}). With {@code toolName} (chat only), the message is a tool
-   * call: {@code content} null, one {@code tool_calls} entry whose {@code arguments} is {@code text}.
+   * --enable-prompt-tokens-details}). With {@code toolCalls} (chat only), the message is tool calls:
+   * {@code content} null, one {@code tool_calls} entry per call {@code text} reached, whose {@code
+   * arguments} are that call's part of {@code text} ({@link ToolCalls.Reply#split}).
    */
   static byte[] completion(
       GenerationRequest.Api api,
@@ -100,10 +101,9 @@ final class Bodies {
       int promptTokens,
       int completionTokens,
       int cachedTokens,
-      String toolCallId,
-      String toolName) {
+      ToolCalls.Reply toolCalls) {
     return completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens,
-        toolCallId, toolName, false);
+        toolCalls, false);
   }
 
   /** As above; with {@code refusal} (chat only) the text is {@code message.refusal} and {@code content} null. */
@@ -117,8 +117,7 @@ final class Bodies {
       int promptTokens,
       int completionTokens,
       int cachedTokens,
-      String toolCallId,
-      String toolName,
+      ToolCalls.Reply toolCalls,
       boolean refusal) {
     boolean chat = api == GenerationRequest.Api.CHAT;
     Map<String, Object> choice = new LinkedHashMap<>();
@@ -126,18 +125,21 @@ final class Bodies {
     if (chat) {
       Map<String, Object> message = new LinkedHashMap<>();
       message.put("role", "assistant");
-      message.put("content", toolName == null && !refusal ? text : null);
+      message.put("content", toolCalls == null && !refusal ? text : null);
       message.put("refusal", refusal ? text : null);
       message.put("annotations", null);
       message.put("audio", null);
       message.put("function_call", null);
       List<Object> calls = new ArrayList<>();
-      if (toolName != null) {
-        Map<String, Object> call = new LinkedHashMap<>();
-        call.put("id", toolCallId);
-        call.put("type", "function");
-        call.put("function", Map.of("name", toolName, "arguments", text));
-        calls.add(call);
+      if (toolCalls != null) {
+        List<String> arguments = toolCalls.split(text);
+        for (int i = 0; i < arguments.size(); i++) {
+          Map<String, Object> call = new LinkedHashMap<>();
+          call.put("id", toolCalls.id(i));
+          call.put("type", "function");
+          call.put("function", Map.of("name", toolCalls.call(i).name(), "arguments", arguments.get(i)));
+          calls.add(call);
+        }
       }
       message.put("tool_calls", calls);
       message.put("reasoning_content", null);

@@ -3,6 +3,7 @@ package dev.tokenmeter.simulator;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 
 /**
  * Gemini's {@code streamGenerateContent?alt=sse}, as documented at ai.google.dev/api/generate-content:
@@ -16,6 +17,7 @@ import io.netty.buffer.ByteBuf;
  * sent whole in the last chunk, as Gemini's REST stream delivers function calls (not argument
  * pieces), with {@code finishReason} {@code STOP}; its argument tokens are counted in {@code
  * candidatesTokenCount} as they are generated, and nothing is sent before the call is complete.
+ * Parallel calls are one {@code functionCall} part each, all in that last chunk.
  */
 final class GeminiFrames implements WireFrames {
   private static final byte[] HEAD = ascii("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"");
@@ -28,10 +30,10 @@ final class GeminiFrames implements WireFrames {
   private final int promptTokens;
   private int tokens;
   private int cachedTokens;
-  private final ToolCalls.Call toolCall;
+  private final ToolCalls.Reply toolCalls;
 
-  GeminiFrames(String id, String quotedModel, int promptTokens, ToolCalls.Call toolCall) {
-    this.toolCall = toolCall;
+  GeminiFrames(String id, String quotedModel, int promptTokens, ToolCalls.Reply toolCalls) {
+    this.toolCalls = toolCalls;
     this.id = id;
     this.quotedModel = quotedModel;
     this.promptTokens = promptTokens;
@@ -40,9 +42,9 @@ final class GeminiFrames implements WireFrames {
   @Override
   public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
     tokens++;
-    if (toolCall != null) {
+    if (toolCalls != null) {
       if (finishReason != null) {
-        out.writeCharSequence("data: {\"candidates\": [{\"content\": {\"parts\": [" + callPart(finishReason)
+        out.writeCharSequence("data: {\"candidates\": [{\"content\": {\"parts\": [" + callParts(tokens)
             + "],\"role\": \"model\"}," + finish(finishReason) + "\"index\": 0}],\"usageMetadata\": " + usage(tokens)
             + ",\"modelVersion\": " + quotedModel + ",\"responseId\": \"" + id + "\"}\r\n\r\n", UTF_8);
       }
@@ -56,8 +58,7 @@ final class GeminiFrames implements WireFrames {
 
   @Override
   public int tokenChunkBound(byte[] tokenJson) {
-    return HEAD.length + tokenJson.length + 256 + (toolCall == null ? 0 : 64 + 6 * (toolCall.name().length()
-        + toolCall.arguments().length()));
+    return HEAD.length + tokenJson.length + 256 + (toolCalls == null ? 0 : callsBound());
   }
 
   @Override
@@ -73,17 +74,50 @@ final class GeminiFrames implements WireFrames {
 
   @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
-    String part = toolCall != null ? callPart(finishReason) : "{\"text\": " + Bodies.quote(text) + "}";
+    String part = toolCalls != null ? callParts(text) : "{\"text\": " + Bodies.quote(text) + "}";
     return ("{\"candidates\": [{\"content\": {\"parts\": [" + part + "],\"role\": \"model\"},"
             + finish(finishReason) + "\"index\": 0}],\"usageMetadata\": " + usage(completionTokens)
             + ",\"modelVersion\": " + quotedModel + ",\"responseId\": \"" + id + "\"}")
         .getBytes(UTF_8);
   }
 
-  /** The {@code functionCall} part; its {@code args} {@code {}} when cut at max tokens. */
-  private String callPart(String finishReason) {
-    return "{\"functionCall\": {\"name\": " + Bodies.quote(toolCall.name()) + ",\"args\": "
-        + ("length".equals(finishReason) ? "{}" : toolCall.arguments()) + "}}";
+  /**
+   * One {@code functionCall} part per call the {@code written} tokens reached; the {@code args} of
+   * one cut at max tokens {@code {}}.
+   */
+  private String callParts(int written) {
+    StringBuilder b = new StringBuilder();
+    int at = 0;
+    for (ToolCalls.Call c : toolCalls.calls()) {
+      if (at >= written) {
+        break;
+      }
+      at += c.pieces().size();
+      b.append(b.isEmpty() ? "" : ",").append("{\"functionCall\": {\"name\": ").append(Bodies.quote(c.name()))
+          .append(",\"args\": ").append(at <= written ? c.arguments() : "{}").append("}}");
+    }
+    return b.toString();
+  }
+
+  /** The body's parts: one per call {@code text}, the arguments written, reached ({@link ToolCalls.Reply#split}). */
+  private String callParts(String text) {
+    List<String> arguments = toolCalls.split(text);
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < arguments.size(); i++) {
+      ToolCalls.Call c = toolCalls.call(i);
+      b.append(i == 0 ? "" : ",").append("{\"functionCall\": {\"name\": ").append(Bodies.quote(c.name()))
+          .append(",\"args\": ").append(arguments.get(i).length() == c.arguments().length() ? c.arguments() : "{}")
+          .append("}}");
+    }
+    return b.toString();
+  }
+
+  private int callsBound() {
+    int n = 0;
+    for (ToolCalls.Call c : toolCalls.calls()) {
+      n += 64 + 6 * (c.name().length() + c.arguments().length());
+    }
+    return n;
   }
 
   private static String finish(String finishReason) {

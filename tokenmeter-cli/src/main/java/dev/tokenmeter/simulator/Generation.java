@@ -50,8 +50,8 @@ final class Generation implements Runnable {
    *
    * @param finish STOP or LENGTH, the ending if nothing cuts the response
    * @param randomSeed seeds the generated text
-   * @param toolCall the tool call answered instead of text (its arguments are the tokens), or null
-   * @param toolCallId the call's id ({@code call_…}, {@code toolu_…}), or null
+   * @param toolCalls the tool calls answered instead of text (their arguments are the tokens, call
+   *     after call) with their ids ({@code call_…}, {@code toolu_…}; null for Gemini), or null
    * @param textPieces a scripted text's tokens ({@link Scripted.Text}; EOS an empty piece), or null
    * @param refusal the text pieces are a refusal ({@link Scripted.Refusal}; chat only)
    */
@@ -65,8 +65,7 @@ final class Generation implements Runnable {
       String quotedModel,
       String clientRequestId,
       long randomSeed,
-      ToolCalls.Call toolCall,
-      String toolCallId,
+      ToolCalls.Reply toolCalls,
       List<String> textPieces,
       boolean refusal) {}
 
@@ -115,8 +114,8 @@ final class Generation implements Runnable {
     this.frames =
         WireFrames.of(
             request.api(), plan.responseId(), plan.createdSeconds(), state.config.servedModelName(),
-            plan.quotedModel(), request.promptTokens(), plan.toolCall(), plan.toolCallId());
-    this.toolPieces = plan.toolCall() != null ? plan.toolCall().pieces() : plan.textPieces();
+            plan.quotedModel(), request.promptTokens(), plan.toolCalls());
+    this.toolPieces = plan.toolCalls() != null ? plan.toolCalls().pieces() : plan.textPieces();
     if (plan.refusal()) {
       frames.refusal();
     }

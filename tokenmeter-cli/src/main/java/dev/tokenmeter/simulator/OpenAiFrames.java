@@ -10,16 +10,18 @@ final class OpenAiFrames implements WireFrames {
   private final long createdSeconds;
   private final String model;
   private int cachedTokens;
-  private final ToolCalls.Call toolCall;
-  private final String toolCallId;
-  private boolean toolHeaderSent;
+  private final ToolCalls.Reply toolCalls;
+  private final int[] starts;
+  /** Tokens written, and the call they belong to (-1 before the first). */
+  private int token;
+  private int call = -1;
   private boolean refusal;
 
   OpenAiFrames(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel,
-      ToolCalls.Call toolCall, String toolCallId) {
+      ToolCalls.Reply toolCalls) {
     this.api = api;
-    this.toolCall = api == GenerationRequest.Api.CHAT ? toolCall : null;
-    this.toolCallId = toolCallId;
+    this.toolCalls = api == GenerationRequest.Api.CHAT ? toolCalls : null;
+    this.starts = this.toolCalls == null ? null : this.toolCalls.starts();
     this.frames = new StreamFrames(api, id, createdSeconds, quotedModel);
     this.id = id;
     this.createdSeconds = createdSeconds;
@@ -40,20 +42,21 @@ final class OpenAiFrames implements WireFrames {
 
   @Override
   public void writeToken(ByteBuf out, byte[] tokenJson, String finishReason) {
-    if (toolCall == null) {
+    if (toolCalls == null) {
       frames.writeToken(out, tokenJson, finishReason);
       return;
     }
-    if (!toolHeaderSent) {
-      toolHeaderSent = true;
-      frames.writeToolHeader(out, toolCallId, toolCall.name());
+    while (call + 1 < starts.length && token >= starts[call + 1]) {
+      call++;
+      frames.writeToolHeader(out, call, toolCalls.id(call), toolCalls.call(call).name());
     }
-    frames.writeToolArguments(out, tokenJson, finishReason);
+    frames.writeToolArguments(out, call, tokenJson, finishReason);
+    token++;
   }
 
   @Override
   public int tokenChunkBound(byte[] tokenJson) {
-    return frames.tokenChunkBound(tokenJson) + (toolCall == null ? 0 : 512 + toolCall.name().length() * 6);
+    return frames.tokenChunkBound(tokenJson) + (toolCalls == null ? 0 : 512 + maxNameLength() * 6);
   }
 
   @Override
@@ -92,6 +95,14 @@ final class OpenAiFrames implements WireFrames {
   @Override
   public byte[] body(String text, String finishReason, int promptTokens, int completionTokens) {
     return Bodies.completion(api, id, createdSeconds, model, text, finishReason, promptTokens, completionTokens, cachedTokens,
-        toolCallId, toolCall == null ? null : toolCall.name(), refusal);
+        toolCalls, refusal);
+  }
+
+  private int maxNameLength() {
+    int n = 0;
+    for (ToolCalls.Call c : toolCalls.calls()) {
+      n = Math.max(n, c.name().length());
+    }
+    return n;
   }
 }

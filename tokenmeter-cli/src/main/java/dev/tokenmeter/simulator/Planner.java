@@ -61,8 +61,16 @@ final class Planner {
     int outputTokens;
     EmissionRecord.Ending finish;
 
-    ToolCalls.Call call = scripted instanceof Scripted.ToolCall c ? new ToolCalls.Call(c.name(), c.arguments())
-        : scripted instanceof Scripted.Text || scripted instanceof Scripted.Refusal ? null : parsed.toolCall();
+    ToolCalls.Offer offer = scripted instanceof Scripted.ToolCall c
+        ? new ToolCalls.Offer(List.of(new ToolCalls.Call(c.name(), c.arguments())), false)
+        : scripted instanceof Scripted.Text || scripted instanceof Scripted.Refusal ? null : parsed.toolOffer();
+    // drawn from the request's stream only when it calls tools, so text answers draw as before
+    ToolCalls.Reply call = offer == null ? null
+        : ToolCalls.reply(offer, config.parallelToolCalls().sample(random), switch (parsed.api()) {
+          case ANTHROPIC -> "toolu_";
+          case GEMINI -> null; // Gemini's functionCall carries no id
+          default -> "call_";
+        }, Ids.hex(config.seed(), -id));
     List<String> textPieces = null;
     Scripted.Text t = scripted instanceof Scripted.Text text ? text
         : scripted instanceof Scripted.Refusal r ? new Scripted.Text(r.message()) : null;
@@ -76,7 +84,7 @@ final class Planner {
       finish = pieces.size() <= maxTokens ? EmissionRecord.Ending.STOP : EmissionRecord.Ending.LENGTH;
       textPieces = List.copyOf(pieces.subList(0, outputTokens));
     } else if (call != null) {
-      // a tool call is as long as its arguments, cut at max_tokens as a real one would be
+      // the calls are as long as their arguments, cut at max_tokens as real ones would be
       int pieces = call.pieces().size();
       outputTokens = Math.min(pieces, maxTokens);
       finish = pieces <= maxTokens ? EmissionRecord.Ending.TOOL_CALLS : EmissionRecord.Ending.LENGTH;
@@ -111,12 +119,6 @@ final class Planner {
         clientRequestId,
         random.nextLong(),
         call,
-        call == null ? null
-            : switch (parsed.api()) {
-              case ANTHROPIC -> "toolu_" + Ids.hex(config.seed(), -id);
-              case GEMINI -> null; // Gemini's functionCall carries no id
-              default -> "call_" + Ids.hex(config.seed(), -id);
-            },
         textPieces,
         scripted instanceof Scripted.Refusal);
   }

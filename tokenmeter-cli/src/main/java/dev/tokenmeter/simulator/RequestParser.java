@@ -44,7 +44,7 @@ final class RequestParser {
    * @param promptIds token ids of the prompt from the server's {@link PromptCounter} (stand-ins
    *     for an estimate), {@code promptTokens} of them (the ids themselves for a completions
    *     prompt of token ids): the prefix cache's content identity
-   * @param toolCall the tool call to answer with ({@link ToolCalls}), or null for text
+   * @param toolOffer the tools the answer calls ({@link ToolCalls}), or null for a text answer
    */
   record Parsed(
       GenerationRequest.Api api,
@@ -57,7 +57,7 @@ final class RequestParser {
       int promptTokens,
       Long seed,
       int[] promptIds,
-      ToolCalls.Call toolCall) {}
+      ToolCalls.Offer toolOffer) {}
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
 

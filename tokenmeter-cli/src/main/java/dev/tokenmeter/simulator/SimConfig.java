@@ -40,6 +40,8 @@ import java.util.Objects;
  * @param prefixCacheTokens size of the {@link LruPrefixCache} stand-in that reports cached prompt
  *     tokens for a timing model without its own prefix cache; 0: none (cached tokens reported as 0)
  * @param script scripted answers ({@link Script}), or null: the simulator answers every request itself
+ * @param parallelToolCalls how many tool calls an answer that calls tools carries, drawn per request
+ *     (docs/SIM-SERVE.md, "Parallel tool calls"); 1 where the request forbids parallel calls
  */
 public record SimConfig(
     int port,
@@ -60,7 +62,8 @@ public record SimConfig(
     int maxRequestBytes,
     PromptCounter promptCounter,
     int prefixCacheTokens,
-    Script script) {
+    Script script,
+    OutputLengths parallelToolCalls) {
 
   public SimConfig {
     if (prefixCacheTokens != 0 && prefixCacheTokens < LruPrefixCache.BLOCK_TOKENS) {
@@ -86,6 +89,7 @@ public record SimConfig(
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(wallClock, "wallClock");
     Objects.requireNonNull(promptCounter, "promptCounter");
+    Objects.requireNonNull(parallelToolCalls, "parallelToolCalls");
   }
 
   /** The defaults: see {@link Builder}. */
@@ -119,7 +123,8 @@ public record SimConfig(
         .maxRequestBytes(maxRequestBytes)
         .promptCounter(promptCounter)
         .prefixCacheTokens(prefixCacheTokens)
-        .script(script);
+        .script(script)
+        .parallelToolCalls(parallelToolCalls);
   }
 
   /**
@@ -138,6 +143,7 @@ public record SimConfig(
     private long seed = 42;
     private TimingModel timing = TimingModel.fixed(50_000_000L, 20_000_000L);
     private OutputLengths outputLengths = OutputLengths.uniform(16, 512);
+    private OutputLengths parallelToolCalls = OutputLengths.fixed(1);
     private int defaultMaxTokens = 256;
     private int maxModelLen = 32_768;
     private Faults faults = Faults.none();
@@ -245,6 +251,12 @@ public record SimConfig(
       return this;
     }
 
+    /** Tool calls per tool-calling answer ({@link SimConfig#parallelToolCalls()}); default 1. */
+    public Builder parallelToolCalls(OutputLengths parallelToolCalls) {
+      this.parallelToolCalls = parallelToolCalls;
+      return this;
+    }
+
     /** Scripted answers ({@link SimConfig#script()}); null (the default): none. */
     public Builder script(Script script) {
       this.script = script;
@@ -271,7 +283,8 @@ public record SimConfig(
           maxRequestBytes,
           promptCounter,
           prefixCacheTokens,
-          script);
+          script,
+          parallelToolCalls);
     }
   }
 }

@@ -118,22 +118,22 @@ final class StreamFrames {
   }
 
   /**
-   * Chat only: the first chunk of a tool call, naming it with empty arguments (OpenAI's format:
-   * {@code delta.tool_calls[0]} with {@code index}, {@code id}, {@code type}, {@code
-   * function.name} and {@code function.arguments ""}).
+   * Chat only: the first chunk of tool call {@code index} (0, 1, ... in the answer), naming it with
+   * empty arguments (OpenAI's format: {@code delta.tool_calls[0]} with {@code index}, {@code id},
+   * {@code type}, {@code function.name} and {@code function.arguments ""}).
    */
-  void writeToolHeader(ByteBuf out, String callId, String name) {
-    out.writeBytes(SseWriter.data(head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"" + callId
+  void writeToolHeader(ByteBuf out, int index, String callId, String name) {
+    out.writeBytes(SseWriter.data(head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":" + index + ",\"id\":\"" + callId
         + "\",\"type\":\"function\",\"function\":{\"name\":" + Bodies.quote(name)
         + ",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]}"));
   }
 
   /**
-   * Chat only: one token of a tool call's arguments, {@code pieceJson} escaped for a JSON string;
-   * {@code finishReason} on the last one ("tool_calls", or "length" when cut).
+   * Chat only: one token of the arguments of tool call {@code index}, {@code pieceJson} escaped for
+   * a JSON string; {@code finishReason} on the last one ("tool_calls", or "length" when cut).
    */
-  void writeToolArguments(ByteBuf out, byte[] pieceJson, String finishReason) {
-    out.writeBytes(SseWriter.dataStart(utf8(head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+  void writeToolArguments(ByteBuf out, int index, byte[] pieceJson, String finishReason) {
+    out.writeBytes(SseWriter.dataStart(utf8(head + "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":" + index + ","
         + "\"function\":{\"arguments\":\"")));
     out.writeBytes(pieceJson);
     out.writeBytes(SseWriter.dataEnd(utf8("\"}}]},\"logprobs\":null,\"finish_reason\":"

@@ -18,6 +18,12 @@ import java.util.List;
  * a tool, the step after the tool's answer answers in text. The tool called is the named one, else
  * the first. Its arguments fill the parameter schema's required properties by type (see {@link
  * #arguments}).
+ *
+ * <p>Parallel calls: an answer carries {@link SimConfig#parallelToolCalls()} calls (drawn per
+ * request), the tools offered taken in turn (call i of the named tool, else of tool i mod n), unless
+ * the request forbids parallel calls (OpenAI's and the Responses API's {@code
+ * "parallel_tool_calls": false}, Anthropic's {@code tool_choice.disable_parallel_tool_use}); then
+ * one. Gemini has no such switch.
  */
 final class ToolCalls {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,10 +47,122 @@ final class ToolCalls {
     }
   }
 
+  /**
+   * What a request lets the simulator call: the tools it may call, in order (the named one alone
+   * when it names one), and whether it allows several calls in one answer.
+   */
+  record Offer(List<Call> tools, boolean parallel) {
+    Offer {
+      tools = List.copyOf(tools);
+      if (tools.isEmpty()) {
+        throw new IllegalArgumentException("an offer has at least one tool");
+      }
+    }
+
+    /** The first tool offered: what a single call calls. */
+    Call first() {
+      return tools.get(0);
+    }
+
+    /** The calls of an answer that makes {@code k} of them (1 when parallel calls are forbidden). */
+    List<Call> calls(int k) {
+      int n = parallel ? Math.max(1, k) : 1;
+      List<Call> out = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        out.add(tools.get(i % tools.size()));
+      }
+      return out;
+    }
+  }
+
+  /**
+   * The tool calls of one answer, in order, with their ids (null for Gemini, which sends none).
+   * Its output tokens are call 0's {@link Call#pieces pieces}, then call 1's, and so on.
+   */
+  record Reply(List<Call> calls, List<String> ids) {
+    Reply {
+      calls = List.copyOf(calls);
+      ids = java.util.Collections.unmodifiableList(new ArrayList<>(ids));
+      if (calls.isEmpty() || ids.size() != calls.size()) {
+        throw new IllegalArgumentException("a reply has at least one call and one id (or null) per call");
+      }
+    }
+
+    /** One call with its id. */
+    static Reply of(Call call, String id) {
+      return new Reply(List.of(call), java.util.Collections.singletonList(id));
+    }
+
+    int size() {
+      return calls.size();
+    }
+
+    Call call(int i) {
+      return calls.get(i);
+    }
+
+    String id(int i) {
+      return ids.get(i);
+    }
+
+    /** Every call's pieces, call after call: one per output token. */
+    List<String> pieces() {
+      List<String> out = new ArrayList<>();
+      for (Call c : calls) {
+        out.addAll(c.pieces());
+      }
+      return out;
+    }
+
+    /** The output token at which each call's arguments begin. */
+    int[] starts() {
+      int[] out = new int[calls.size()];
+      int at = 0;
+      for (int i = 0; i < out.length; i++) {
+        out[i] = at;
+        at += calls.get(i).pieces().size();
+      }
+      return out;
+    }
+
+    /**
+     * The arguments each call reached in {@code text}, the pieces written (all of them, or those
+     * before a cut at {@code max_tokens}): whole arguments, and the cut call's partial ones last;
+     * calls not reached are left out.
+     */
+    List<String> split(String text) {
+      List<String> out = new ArrayList<>();
+      int at = 0;
+      for (Call c : calls) {
+        if (at >= text.length()) {
+          break;
+        }
+        int end = Math.min(text.length(), at + c.arguments().length());
+        out.add(text.substring(at, end));
+        at = end;
+      }
+      return out;
+    }
+  }
+
   private ToolCalls() {}
 
+  /**
+   * The calls of an answer to a request offering {@code offer}: {@code k} calls ({@link
+   * Offer#calls}) with ids {@code prefix + hex + "_" + i} (the first without the suffix, as a
+   * single call's id always was), none for Gemini ({@code prefix} null).
+   */
+  static Reply reply(Offer offer, int k, String prefix, String hex) {
+    List<Call> calls = offer.calls(k);
+    List<String> ids = new ArrayList<>(calls.size());
+    for (int i = 0; i < calls.size(); i++) {
+      ids.add(prefix == null ? null : prefix + hex + (i == 0 ? "" : "_" + i));
+    }
+    return new Reply(calls, ids);
+  }
+
   /** OpenAI chat: {@code tools[].function} ({@code name}, {@code parameters}) and {@code tool_choice}. */
-  static Call openAi(JsonNode root) {
+  static Offer openAi(JsonNode root) {
     JsonNode tools = root.get("tools");
     if (tools == null || !tools.isArray() || tools.isEmpty()) {
       return null;
@@ -57,18 +175,19 @@ final class ToolCalls {
     if (named == null && (mode.equals("none") || mode.equals("auto") && afterTool)) {
       return null;
     }
+    List<Call> offered = new ArrayList<>();
     for (JsonNode t : tools) {
       JsonNode f = t.path("function");
       String name = text(f.get("name"));
       if (name != null && (named == null || named.equals(name))) {
-        return new Call(name, arguments(f.get("parameters")));
+        offered.add(new Call(name, arguments(f.get("parameters"))));
       }
     }
-    return null;
+    return offer(offered, !root.path("parallel_tool_calls").isBoolean() || root.get("parallel_tool_calls").asBoolean());
   }
 
   /** Anthropic Messages: {@code tools[]} ({@code name}, {@code input_schema}) and {@code tool_choice.type}. */
-  static Call anthropic(JsonNode root) {
+  static Offer anthropic(JsonNode root) {
     JsonNode tools = root.get("tools");
     if (tools == null || !tools.isArray() || tools.isEmpty()) {
       return null;
@@ -87,13 +206,14 @@ final class ToolCalls {
     if (named == null && (type.equals("none") || type.equals("auto") && afterTool)) {
       return null;
     }
+    List<Call> offered = new ArrayList<>();
     for (JsonNode t : tools) {
       String name = text(t.get("name"));
       if (name != null && (named == null || named.equals(name))) {
-        return new Call(name, arguments(t.get("input_schema")));
+        offered.add(new Call(name, arguments(t.get("input_schema"))));
       }
     }
-    return null;
+    return offer(offered, !choice.path("disable_parallel_tool_use").asBoolean(false));
   }
 
   /**
@@ -103,7 +223,7 @@ final class ToolCalls {
    * one; {@code AUTO}, the default, calls unless the last content holds a {@code functionResponse}
    * part).
    */
-  static Call gemini(JsonNode root) {
+  static Offer gemini(JsonNode root) {
     List<JsonNode> declarations = new ArrayList<>();
     for (JsonNode t : root.path("tools")) {
       for (JsonNode d : t.path("functionDeclarations")) {
@@ -126,14 +246,15 @@ final class ToolCalls {
     if (mode.equals("NONE") || !mode.equals("ANY") && afterTool) {
       return null;
     }
+    List<Call> offered = new ArrayList<>();
     for (JsonNode d : declarations) {
       String name = text(d.get("name"));
       if (name != null && (named == null || named.equals(name))) {
         JsonNode schema = d.has("parameters") ? d.get("parameters") : d.get("parametersJsonSchema");
-        return new Call(name, arguments(schema));
+        offered.add(new Call(name, arguments(schema)));
       }
     }
-    return null;
+    return offer(offered, true);
   }
 
   /**
@@ -142,7 +263,7 @@ final class ToolCalls {
    * "none"}, or {@code "auto"}, which calls unless the last {@code input} item is a {@code
    * function_call_output}).
    */
-  static Call responses(JsonNode root) {
+  static Offer responses(JsonNode root) {
     JsonNode tools = root.get("tools");
     if (tools == null || !tools.isArray() || tools.isEmpty()) {
       return null;
@@ -156,13 +277,18 @@ final class ToolCalls {
     if (named == null && (mode.equals("none") || mode.equals("auto") && afterTool)) {
       return null;
     }
+    List<Call> offered = new ArrayList<>();
     for (JsonNode t : tools) {
       String name = text(t.get("name"));
       if ("function".equals(t.path("type").asText()) && name != null && (named == null || named.equals(name))) {
-        return new Call(name, arguments(t.get("parameters")));
+        offered.add(new Call(name, arguments(t.get("parameters"))));
       }
     }
-    return null;
+    return offer(offered, !root.path("parallel_tool_calls").isBoolean() || root.get("parallel_tool_calls").asBoolean());
+  }
+
+  private static Offer offer(List<Call> offered, boolean parallel) {
+    return offered.isEmpty() ? null : new Offer(offered, parallel);
   }
 
   /**

@@ -71,7 +71,7 @@ interface WireFrames {
    */
   static WireFrames of(
       GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel, int promptTokens) {
-    return of(api, id, createdSeconds, model, quotedModel, promptTokens, null, null);
+    return of(api, id, createdSeconds, model, quotedModel, promptTokens, null);
   }
 
   /**
@@ -83,17 +83,17 @@ interface WireFrames {
   }
 
   /**
-   * The frames of one response that may be a tool call ({@code toolCall} non-null: chat,
+   * The frames of one response that may be tool calls ({@code toolCalls} non-null: chat,
    * Anthropic, Gemini and Responses; the other APIs answer in text): each token is then a piece of
-   * its arguments.
+   * a call's arguments, call after call.
    */
   static WireFrames of(GenerationRequest.Api api, String id, long createdSeconds, String model, String quotedModel,
-      int promptTokens, ToolCalls.Call toolCall, String toolCallId) {
+      int promptTokens, ToolCalls.Reply toolCalls) {
     return switch (api) {
-      case CHAT, COMPLETIONS -> new OpenAiFrames(api, id, createdSeconds, model, quotedModel, toolCall, toolCallId);
-      case ANTHROPIC -> new AnthropicFrames(id, quotedModel, promptTokens, toolCall, toolCallId);
-      case RESPONSES -> new ResponsesFrames(id, createdSeconds, quotedModel, toolCall, toolCallId);
-      case GEMINI -> new GeminiFrames(id, quotedModel, promptTokens, toolCall);
+      case CHAT, COMPLETIONS -> new OpenAiFrames(api, id, createdSeconds, model, quotedModel, toolCalls);
+      case ANTHROPIC -> new AnthropicFrames(id, quotedModel, promptTokens, toolCalls);
+      case RESPONSES -> new ResponsesFrames(id, createdSeconds, quotedModel, toolCalls);
+      case GEMINI -> new GeminiFrames(id, quotedModel, promptTokens, toolCalls);
       case TGI -> new TgiFrames(promptTokens);
       case OLLAMA, OLLAMA_GENERATE -> new OllamaFrames(api == GenerationRequest.Api.OLLAMA, quotedModel, createdSeconds);
     };

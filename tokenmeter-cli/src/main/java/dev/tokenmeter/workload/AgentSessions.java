@@ -20,11 +20,12 @@ import java.util.stream.IntStream;
  * Agent loops ({@code bench --profile agent}): sessions whose turns are tool steps. Turn 1 sends
  * the system prompt, the {@link #TOOLS tool definitions} (together about {@code
  * --shared-prefix-tokens} tokens, the prefix every session shares) and a task message of {@code
- * --input-tokens}; each answer is appended as received: a tool call where the server made one
- * (its id, name and arguments), else its text. After the tool time ({@code --tool-time}) the next
- * turn appends the tool's result, {@code --tool-result-tokens} long: a {@code tool} message
- * answering the call's id, or, after a text answer (no call to answer), a user message carrying
- * the result. A session ends after {@code --turns} steps or before a prompt would exceed {@code
+ * --input-tokens}; each answer is appended as received: its tool calls where the server made
+ * some (each call's id, name and arguments; several when it made parallel calls), else its text.
+ * The calls of one answer run at once: after the longest of their tool times ({@code --tool-time},
+ * drawn per call) the next turn appends one result per call, {@code --tool-result-tokens} long
+ * each: a {@code tool} message answering that call's id, or, after a text answer (no call to
+ * answer), a user message carrying one result. A session ends after {@code --turns} steps or before a prompt would exceed {@code
  * --max-context}.
  *
  * <pre>{@code
@@ -41,12 +42,15 @@ import java.util.stream.IntStream;
  * prompt(k+1) = prompt(k) + answer(k) + result(k), where answer(k) is the server's completion
  * tokens less reasoning (a tool call's arguments are output tokens: every client decoder reads
  * them as TOOL_CALL text, and the servers count them in usage) or, without usage, the estimate of
- * the answer's text and arguments. Only the first tool call of an answer is kept and answered
- * (parallel calls are rare with one tool call per step; keeping one keeps the history valid for
- * every API, each call needing its own result). Arguments that are not a JSON object (a call cut
+ * the answer's text and every call's arguments. Every tool call of an answer is kept and answered,
+ * in the order the calls came (each API wants a result for each call before the next turn: OpenAI
+ * a tool message per tool_call_id, Anthropic a tool_result block per tool_use in one user message,
+ * Gemini a functionResponse part per functionCall, Responses a function_call_output per call_id);
+ * the tools run concurrently, as agents run parallel calls, so the step's wait is the longest of
+ * their drawn times. Arguments that are not a JSON object (a call cut
  * at max_tokens) are appended as {} so that Anthropic's input and Gemini's args, which must be
  * objects, stay valid. Gemini may send a call without id: the session makes one
- * ("tm_<session>_<turn>") and sends it to no server (Gemini's encoder leaves a made id out).
+ * ("tm_<session>_<turn>", "_<i>" added for call i > 0 of the answer) and sends it to no server (Gemini's encoder leaves a made id out).
  */
 public final class AgentSessions implements SessionSource {
   static final long SESSION_STREAM = 18;
@@ -183,9 +187,11 @@ public final class AgentSessions implements SessionSource {
     private final List<Message> history = new ArrayList<>();
     private int turn;
     private int promptTokens;
-    /** The message the next turn appends (a tool result), and its tokens. */
-    private Message pending;
+    /** The messages the next turn appends (the task, or a result per call), and their tokens. */
+    private final List<Message> pending = new ArrayList<>(1);
     private int pendingTokens;
+    /** Tool calls of the last answer: how many tool times the next pause is the longest of. */
+    private int lastCalls;
     private End end;
 
     Agent(long session, SplittableRandom random) {
@@ -210,12 +216,12 @@ public final class AgentSessions implements SessionSource {
           end = End.MAX_CONTEXT;
           return null;
         }
-        pending = new Message("user", lead + " " + tasks[i]);
+        pending.add(new Message("user", lead + " " + tasks[i]));
         pendingTokens = tokens;
       }
-      history.add(pending);
+      history.addAll(pending);
       promptTokens += pendingTokens;
-      pending = null;
+      pending.clear();
       turn++;
       OptionalInt max = s.output() == null ? OptionalInt.empty() : OptionalInt.of(s.output().sample(random));
       return new RequestSpec(id, new Prompt.Chat(history, TOOLS), promptTokens, false, max,
@@ -225,22 +231,36 @@ public final class AgentSessions implements SessionSource {
     @Override
     public boolean answered(RequestTimeline answer) {
       String text = answer.content().toString();
-      List<ToolCall> calls = answer.toolCalls();
-      ToolCall call = calls.isEmpty() ? null : kept(calls.get(0));
-      history.add(new Message("assistant", text, call));
+      List<ToolCall> received = answer.toolCalls();
+      List<ToolCall> calls = new ArrayList<>(received.size());
+      int argumentTokens = 0;
+      for (int c = 0; c < received.size(); c++) {
+        ToolCall call = kept(received.get(c), c);
+        calls.add(call);
+        argumentTokens += ANSWER_ESTIMATE.count(call.arguments());
+      }
+      history.add(new Message("assistant", text, calls));
+      lastCalls = calls.size();
       int completion = answer.usageCompletionTokens();
       int answerTokens = completion >= 0
           ? Math.max(0, completion - Math.max(0, answer.usageReasoningTokens()))
-          : ANSWER_ESTIMATE.count(text) + (call == null ? 0 : ANSWER_ESTIMATE.count(call.arguments()));
+          : ANSWER_ESTIMATE.count(text) + argumentTokens;
       promptTokens += answerTokens;
       if (turn >= planned) {
         end = End.TURNS;
         return false;
       }
-      int i = random.nextInt(results.length);
-      pending = call == null ? new Message("user", results[i])
-          : new Message("tool", results[i], new ToolCall(call.id(), call.name(), null));
-      pendingTokens = resultTokens[i];
+      pendingTokens = 0;
+      if (calls.isEmpty()) {
+        int i = random.nextInt(results.length);
+        pending.add(new Message("user", results[i]));
+        pendingTokens = resultTokens[i];
+      }
+      for (ToolCall call : calls) {
+        int i = random.nextInt(results.length);
+        pending.add(new Message("tool", results[i], new ToolCall(call.id(), call.name(), null)));
+        pendingTokens += resultTokens[i];
+      }
       long sent = Math.max(promptTokens - answerTokens, answer.usagePromptTokens());
       if (s.maxContext() > 0 && sent + answerTokens + pendingTokens > s.maxContext()) {
         end = End.MAX_CONTEXT;
@@ -249,9 +269,12 @@ public final class AgentSessions implements SessionSource {
       return true;
     }
 
-    /** The call as the history keeps it: an id (made when the server sent none), object arguments. */
-    private ToolCall kept(ToolCall c) {
-      String id = c.id().isEmpty() ? "tm_" + session + "_" + turn : c.id();
+    /**
+     * Call {@code index} of the answer as the history keeps it: an id (made when the server sent
+     * none), object arguments.
+     */
+    private ToolCall kept(ToolCall c, int index) {
+      String id = c.id().isEmpty() ? "tm_" + session + "_" + turn + (index == 0 ? "" : "_" + index) : c.id();
       String name = c.name().isEmpty() ? TOOLS.get(0).name() : c.name();
       String a = c.arguments() == null ? "" : c.arguments().strip();
       return new ToolCall(id, name, a.startsWith("{") && a.endsWith("}") ? a : "{}");
@@ -259,7 +282,12 @@ public final class AgentSessions implements SessionSource {
 
     @Override
     public long thinkNanos() {
-      return s.toolTime().sampleNanos(random) + s.think().sampleNanos(random);
+      // the answer's calls run at once: the step waits for the slowest (one draw after a text answer)
+      long tools = s.toolTime().sampleNanos(random);
+      for (int c = 1; c < lastCalls; c++) {
+        tools = Math.max(tools, s.toolTime().sampleNanos(random));
+      }
+      return tools + s.think().sampleNanos(random);
     }
 
     @Override

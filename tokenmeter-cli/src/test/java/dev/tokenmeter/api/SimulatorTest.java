@@ -192,6 +192,33 @@ class SimulatorTest {
     }
   }
 
+  /**
+   * parallelToolCalls(2): the simulator's own answer to a request with tools carries 2 calls, the
+   * tools in turn, each with its own id; parallel_tool_calls false gets one. Out of range: refused.
+   */
+  @Test
+  void parallelToolCallsMakeTheSimulatorsOwnAnswerCarrySeveralCalls() throws Exception {
+    try (Simulator two = Simulator.builder().ttft(Duration.ofMillis(1)).itl(Duration.ofMillis(0)).parallelToolCalls(2)
+        .start()) {
+      String request = "{\"model\":\"tokenmeter-sim\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}},"
+          + "{\"type\":\"function\",\"function\":{\"name\":\"b\"}}],\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]";
+      JsonNode calls = JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(two.url() + "/v1/chat/completions"))
+          .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(request + "}")).build(),
+          HttpResponse.BodyHandlers.ofString()).body()).at("/choices/0/message/tool_calls");
+      assertThat(calls).hasSize(2);
+      assertThat(calls.get(0).at("/function/name").asText()).isEqualTo("a");
+      assertThat(calls.get(1).at("/function/name").asText()).isEqualTo("b");
+      assertThat(calls.get(0).path("id").asText()).isNotEqualTo(calls.get(1).path("id").asText());
+      JsonNode one = JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(two.url() + "/v1/chat/completions"))
+          .header("content-type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(request + ",\"parallel_tool_calls\":false}")).build(),
+          HttpResponse.BodyHandlers.ofString()).body()).at("/choices/0/message/tool_calls");
+      assertThat(one).hasSize(1);
+    }
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Simulator.builder().parallelToolCalls(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("parallelToolCalls");
+  }
+
   private static HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
     return HTTP.send(HttpRequest.newBuilder(URI.create(sim.url() + path))
         .header("content-type", "application/json")

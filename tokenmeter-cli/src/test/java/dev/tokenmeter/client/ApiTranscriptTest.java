@@ -110,8 +110,11 @@ class ApiTranscriptTest {
             reasoning("The user wants the weather."),
             reasoning(" I'll call the tool."),
             content("Let me check."),
-            new StreamItem.ToolCallStart("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather"),
+            // the tool_use block is content block 2; each input_json_delta names it (parallel calls' keys)
+            new StreamItem.ToolCallStart("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather", 2),
+            new StreamItem.ToolCallStart(null, null, 2),
             tool("{\"location\": \"San Fra"),
+            new StreamItem.ToolCallStart(null, null, 2),
             tool("ncisco, CA\"}"),
             new Finish("tool_calls"),
             new Usage(472, 89, -1),

@@ -86,9 +86,11 @@ class ChunkParserTest {
             + "{\"index\":1,\"function\":{\"arguments\":\"\"}},"
             + "{\"index\":2,\"function\":null},"
             + "{\"index\":3,\"function\":{\"arguments\":\"{}\"}}]}}]}";
-    // the first names its function (a start item before its arguments); the others add arguments only
+    // the first names its function (a start item before its arguments); the others add arguments
+    // only, each keyed by its index (a start without id and name), so parallel calls stay apart
     assertThat(parse(chunk)).containsExactly(
-        new dev.tokenmeter.core.request.StreamItem.ToolCallStart(null, "f"), tool("{\"a\":1}"), tool("{}"));
+        new dev.tokenmeter.core.request.StreamItem.ToolCallStart(null, "f", 0), tool("{\"a\":1}"),
+        new dev.tokenmeter.core.request.StreamItem.ToolCallStart(null, null, 3), tool("{}"));
   }
 
   @Test

@@ -176,11 +176,16 @@ class ChunkParserTranscriptTest {
     assertThat(stream("openai-tool-calls.sse"))
         .containsExactly(
             ASSISTANT,
-            new StreamItem.ToolCallStart("call_DdmO9pD3xa9XTPNJ32zg2hcA", "get_weather"),
+            new StreamItem.ToolCallStart("call_DdmO9pD3xa9XTPNJ32zg2hcA", "get_weather", 0),
+            new StreamItem.ToolCallStart(null, null, 0), // each delta's index: which call it extends
             tool("{\""),
+            new StreamItem.ToolCallStart(null, null, 0),
             tool("location"),
+            new StreamItem.ToolCallStart(null, null, 0),
             tool("\":\""),
+            new StreamItem.ToolCallStart(null, null, 0),
             tool("Paris"),
+            new StreamItem.ToolCallStart(null, null, 0),
             tool("\"}"),
             new Finish("tool_calls"),
             DONE);

@@ -115,7 +115,7 @@ class WireFramesTest {
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
     ToolCalls.Call call = new ToolCalls.Call("get_weather", "{\"city\":\"Zürich\",\"days\":1}");
     for (GenerationRequest.Api api : java.util.List.of(GenerationRequest.Api.CHAT, GenerationRequest.Api.ANTHROPIC)) {
-      WireFrames f = WireFrames.of(api, "msg_ab12", 1_700_000_000L, "m", "\"m\"", 7, call, "call_1");
+      WireFrames f = WireFrames.of(api, "msg_ab12", 1_700_000_000L, "m", "\"m\"", 7, ToolCalls.Reply.of(call, "call_1"));
       ByteBuf out = Unpooled.buffer();
       java.util.List<String> pieces = call.pieces();
       f.writeOpening(out);
@@ -177,7 +177,7 @@ class WireFramesTest {
     ToolCalls.Call call = new ToolCalls.Call("get_weather", "{\"city\":\"Zürich\",\"days\":1}");
     java.util.List<String> pieces = call.pieces();
 
-    WireFrames g = WireFrames.of(GenerationRequest.Api.GEMINI, "resp_ab12", 1_700_000_000L, "m", "\"m\"", 7, call, null);
+    WireFrames g = WireFrames.of(GenerationRequest.Api.GEMINI, "resp_ab12", 1_700_000_000L, "m", "\"m\"", 7, ToolCalls.Reply.of(call, null));
     ByteBuf out = Unpooled.buffer();
     for (int i = 0; i < pieces.size(); i++) {
       g.writeToken(out, Bodies.escaped(pieces.get(i)), i == pieces.size() - 1 ? "tool_calls" : null);
@@ -195,8 +195,8 @@ class WireFramesTest {
     assertThat(gBody.path("candidates").path(0).path("content").path("parts").path(0).path("functionCall").path("args"))
         .isEqualTo(json.readTree(call.arguments()));
 
-    WireFrames r = WireFrames.of(GenerationRequest.Api.RESPONSES, "resp_ab12", 1_700_000_000L, "m", "\"m\"", 7, call,
-        "call_1");
+    WireFrames r = WireFrames.of(GenerationRequest.Api.RESPONSES, "resp_ab12", 1_700_000_000L, "m", "\"m\"", 7,
+        ToolCalls.Reply.of(call, "call_1"));
     out = Unpooled.buffer();
     r.writeOpening(out);
     for (int i = 0; i < pieces.size(); i++) {
@@ -241,6 +241,122 @@ class WireFramesTest {
     assertThat(item.path("arguments").asText()).isEqualTo(call.arguments());
   }
 
+  /**
+   * Parallel calls: three calls, one after the other, in each API's own form: OpenAI deltas keyed
+   * by index 0, 1, 2 with a header naming each; Anthropic a tool_use block each at index 0, 1, 2
+   * (stop, then start); Responses a function_call item each at output_index 0, 1, 2; Gemini three
+   * functionCall parts in the last chunk. Each call's pieces reassemble to its arguments; the
+   * non-streamed bodies carry the three calls too.
+   */
+  @Test
+  void parallelToolCallsAreFramedCallAfterCallInEachApi() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    java.util.List<ToolCalls.Call> calls = java.util.List.of(new ToolCalls.Call("read_file", "{\"path\":\"a.txt\"}"),
+        new ToolCalls.Call("search_code", "{\"pattern\":\"x\"}"), new ToolCalls.Call("run_command", "{\"command\":\"ls\"}"));
+    for (GenerationRequest.Api api : java.util.List.of(GenerationRequest.Api.CHAT, GenerationRequest.Api.ANTHROPIC,
+        GenerationRequest.Api.RESPONSES, GenerationRequest.Api.GEMINI)) {
+      java.util.List<String> ids = api == GenerationRequest.Api.GEMINI ? java.util.Arrays.asList(null, null, null)
+          : java.util.List.of("c_0", "c_1", "c_2");
+      ToolCalls.Reply reply = new ToolCalls.Reply(calls, ids);
+      WireFrames f = WireFrames.of(api, "resp_ab12", 1_700_000_000L, "m", "\"m\"", 7, reply);
+      ByteBuf out = Unpooled.buffer();
+      java.util.List<String> pieces = reply.pieces();
+      f.writeOpening(out);
+      for (int i = 0; i < pieces.size(); i++) {
+        f.writeToken(out, Bodies.escaped(pieces.get(i)), i == pieces.size() - 1 ? "tool_calls" : null);
+      }
+      f.writeClosing(out, "tool_calls", 7, pieces.size(), true);
+      String stream = out.toString(UTF_8);
+      out.release();
+      java.util.Map<Integer, StringBuilder> arguments = new java.util.TreeMap<>();
+      java.util.Map<Integer, String> names = new java.util.TreeMap<>();
+      java.util.Map<Integer, String> callIds = new java.util.TreeMap<>();
+      for (String line : stream.split("\r?\n")) {
+        if (!line.startsWith("data: {")) {
+          continue;
+        }
+        com.fasterxml.jackson.databind.JsonNode e = json.readTree(line.substring(6));
+        switch (api) {
+          case CHAT -> {
+            for (com.fasterxml.jackson.databind.JsonNode c : e.path("choices").path(0).path("delta").path("tool_calls")) {
+              int i = c.path("index").asInt();
+              if (c.has("id")) {
+                callIds.put(i, c.path("id").asText());
+                names.put(i, c.path("function").path("name").asText());
+              }
+              arguments.computeIfAbsent(i, k -> new StringBuilder()).append(c.path("function").path("arguments").asText(""));
+            }
+          }
+          case ANTHROPIC -> {
+            int i = e.path("index").asInt(-1);
+            if (e.path("type").asText().equals("content_block_start")) {
+              callIds.put(i, e.path("content_block").path("id").asText());
+              names.put(i, e.path("content_block").path("name").asText());
+            }
+            if (e.path("delta").path("type").asText().equals("input_json_delta")) {
+              arguments.computeIfAbsent(i, k -> new StringBuilder()).append(e.path("delta").path("partial_json").asText());
+            }
+          }
+          case RESPONSES -> {
+            int i = e.path("output_index").asInt(-1);
+            if (e.path("type").asText().equals("response.output_item.added")) {
+              callIds.put(i, e.path("item").path("call_id").asText());
+              names.put(i, e.path("item").path("name").asText());
+            }
+            if (e.path("type").asText().equals("response.function_call_arguments.delta")) {
+              arguments.computeIfAbsent(i, k -> new StringBuilder()).append(e.path("delta").asText());
+            }
+          }
+          default -> {
+            com.fasterxml.jackson.databind.JsonNode parts = e.path("candidates").path(0).path("content").path("parts");
+            for (int i = 0; i < parts.size(); i++) {
+              names.put(i, parts.path(i).path("functionCall").path("name").asText());
+              arguments.computeIfAbsent(i, k -> new StringBuilder()).append(parts.path(i).path("functionCall").path("args"));
+            }
+          }
+        }
+      }
+      assertThat(names.keySet()).as(api.name()).containsExactly(0, 1, 2);
+      for (int i = 0; i < 3; i++) {
+        assertThat(names.get(i)).as(api.name()).isEqualTo(calls.get(i).name());
+        assertThat(json.readTree(arguments.get(i).toString())).as(api + " call " + i)
+            .isEqualTo(json.readTree(calls.get(i).arguments()));
+        if (api != GenerationRequest.Api.GEMINI) {
+          assertThat(callIds.get(i)).isEqualTo("c_" + i);
+        }
+      }
+      String whole = String.join("", pieces);
+      com.fasterxml.jackson.databind.JsonNode body = json.readTree(f.body(whole, "tool_calls", 7, pieces.size()));
+      com.fasterxml.jackson.databind.JsonNode items = switch (api) {
+        case CHAT -> body.path("choices").path(0).path("message").path("tool_calls");
+        case ANTHROPIC -> body.path("content");
+        case RESPONSES -> body.path("output");
+        default -> body.path("candidates").path(0).path("content").path("parts");
+      };
+      assertThat(items).as(api + " body").hasSize(3);
+    }
+  }
+
+  /** Three parallel calls when the server draws three; one when the request forbids parallel calls. */
+  @Test
+  void aRequestThatForbidsParallelCallsGetsOne() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String tools = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}},{\"type\":\"function\","
+        + "\"function\":{\"name\":\"b\"}}],\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]";
+    assertThat(ToolCalls.openAi(json.readTree("{" + tools + "}")).calls(3)).extracting(ToolCalls.Call::name)
+        .containsExactly("a", "b", "a");
+    assertThat(ToolCalls.openAi(json.readTree("{" + tools + ",\"parallel_tool_calls\":false}")).calls(3)).hasSize(1);
+    String anthropic = "\"tools\":[{\"name\":\"t\",\"input_schema\":{\"type\":\"object\"}}],"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]";
+    assertThat(ToolCalls.anthropic(json.readTree("{" + anthropic + "}")).calls(2)).hasSize(2);
+    assertThat(ToolCalls.anthropic(json.readTree("{" + anthropic
+        + ",\"tool_choice\":{\"type\":\"auto\",\"disable_parallel_tool_use\":true}}")).calls(2)).hasSize(1);
+    String responses = "\"tools\":[{\"type\":\"function\",\"name\":\"f\"}],\"input\":\"hi\"";
+    assertThat(ToolCalls.responses(json.readTree("{" + responses + ",\"parallel_tool_calls\":false}")).calls(4)).hasSize(1);
+    assertThat(ToolCalls.reply(ToolCalls.openAi(json.readTree("{" + tools + "}")), 3, "call_", "ab").ids())
+        .containsExactly("call_ab", "call_ab_1", "call_ab_2");
+  }
+
   @Test
   void geminiAndResponsesToolChoice() throws Exception {
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
@@ -249,10 +365,10 @@ class WireFramesTest {
     String user = "\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]";
     String afterTool = "\"contents\":[{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"a\","
         + "\"response\":{}}}]}]";
-    assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + user + "}")).name()).isEqualTo("a");
+    assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + user + "}")).first().name()).isEqualTo("a");
     assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + afterTool + "}"))).isNull();
     assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + afterTool
-        + ",\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"b\"]}}}")))
+        + ",\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"b\"]}}}")).first())
         .isEqualTo(new ToolCalls.Call("b", "{\"q\":\"example\"}"));
     assertThat(ToolCalls.gemini(json.readTree("{" + decl + "," + user
         + ",\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"NONE\"}}}"))).isNull();
@@ -261,7 +377,7 @@ class WireFramesTest {
     String input = "\"input\":[{\"role\":\"user\",\"content\":\"hi\"}]";
     String output = "\"input\":[{\"role\":\"user\",\"content\":\"hi\"},{\"type\":\"function_call_output\","
         + "\"call_id\":\"c\",\"output\":\"x\"}]";
-    assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + input + "}")).name()).isEqualTo("f");
+    assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + input + "}")).first().name()).isEqualTo("f");
     assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + output + "}"))).isNull();
     assertThat(ToolCalls.responses(json.readTree("{" + tools + "," + output + ",\"tool_choice\":\"required\"}")))
         .isNotNull();
@@ -277,19 +393,19 @@ class WireFramesTest {
         + "\"l\":{\"type\":\"array\"},\"skip\":{\"type\":\"string\"}},\"required\":[\"n\",\"o\",\"l\"]}}}]";
     String user = "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]";
     String afterTool = "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"tool\",\"content\":\"sunny\"}]";
-    assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + user + "}")).name()).isEqualTo("a");
+    assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + user + "}")).first().name()).isEqualTo("a");
     assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + afterTool + "}"))).as("auto after a tool result").isNull();
     assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + afterTool + ",\"tool_choice\":\"required\"}"))).isNotNull();
     assertThat(ToolCalls.openAi(json.readTree("{" + tools + "," + user + ",\"tool_choice\":\"none\"}"))).isNull();
     ToolCalls.Call b = ToolCalls.openAi(json.readTree(
-        "{" + tools + "," + afterTool + ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"b\"}}}"));
+        "{" + tools + "," + afterTool + ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"b\"}}}")).first();
     assertThat(b.name()).isEqualTo("b");
     assertThat(b.arguments()).isEqualTo("{\"n\":3.0,\"o\":{\"f\":true},\"l\":[]}");
     assertThat(ToolCalls.openAi(json.readTree("{" + user + "}"))).isNull();
 
     String anthropicTools = "\"tools\":[{\"name\":\"t\",\"input_schema\":{\"type\":\"object\"}}]";
     String result = "\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"x\"}]}]";
-    assertThat(ToolCalls.anthropic(json.readTree("{" + anthropicTools + "," + user + "}")).arguments()).isEqualTo("{}");
+    assertThat(ToolCalls.anthropic(json.readTree("{" + anthropicTools + "," + user + "}")).first().arguments()).isEqualTo("{}");
     assertThat(ToolCalls.anthropic(json.readTree("{" + anthropicTools + "," + result + "}"))).isNull();
     assertThat(ToolCalls.anthropic(json.readTree("{" + anthropicTools + "," + result + ",\"tool_choice\":{\"type\":\"any\"}}")))
         .isNotNull();

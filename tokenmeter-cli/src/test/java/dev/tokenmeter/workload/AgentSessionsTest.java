@@ -103,4 +103,88 @@ class AgentSessionsTest {
     assertThat(c.answered(answer(first, "call_1", "read_file", "{\"path\":\"a\"}", null, 5))).isFalse();
     assertThat(c.end()).isEqualTo(Conversation.End.MAX_CONTEXT);
   }
+
+  /**
+   * Parallel calls streamed as OpenAI does, by index, their deltas interleaved: each keeps its own
+   * arguments, the next step appends every call in order and answers each with a tool message of
+   * its id, and the prompt grows by every result.
+   */
+  @Test
+  void parallelCallsAreEachAppendedAndAnsweredWithTheirIds() {
+    AgentSessions s = sessions(3, 0);
+    Conversation c = s.open(0);
+    RequestSpec first = c.next(0);
+    RequestTimeline t = new RequestTimeline(first, 0, Phase.MEASURED, 0);
+    t.item(new StreamItem.ToolCallStart("call_a", "read_file", 0), 1);
+    t.item(new StreamItem.ToolCallStart("call_b", "search_code", 1), 1);
+    t.item(new StreamItem.ToolCallStart(null, null, 0), 2);
+    t.item(new StreamItem.Text("{\"path\":", TextKind.TOOL_CALL), 2);
+    t.item(new StreamItem.ToolCallStart(null, null, 1), 3);
+    t.item(new StreamItem.Text("{\"pattern\":\"x\"}", TextKind.TOOL_CALL), 3);
+    t.item(new StreamItem.ToolCallStart(null, null, 0), 4);
+    t.item(new StreamItem.Text("\"a.txt\"}", TextKind.TOOL_CALL), 4);
+    t.item(new StreamItem.ToolCallStart("call_c", "run_command", 2), 5);
+    t.item(new StreamItem.Text("{\"command\":\"ls\"}", TextKind.TOOL_CALL), 5);
+    t.item(new StreamItem.Usage(first.promptTokens(), 15, -1), 6);
+    assertThat(t.toolCallCount()).isEqualTo(3);
+    assertThat(c.answered(t)).isTrue();
+    RequestSpec second = c.next(1);
+    List<Message> m = messages(second);
+    assertThat(m).extracting(Message::role).containsExactly("system", "user", "assistant", "tool", "tool", "tool");
+    assertThat(m.get(2).tools()).containsExactly(new ToolCall("call_a", "read_file", "{\"path\":\"a.txt\"}"),
+        new ToolCall("call_b", "search_code", "{\"pattern\":\"x\"}"),
+        new ToolCall("call_c", "run_command", "{\"command\":\"ls\"}"));
+    assertThat(m.subList(3, 6)).extracting(r -> r.tool().id()).containsExactly("call_a", "call_b", "call_c");
+    assertThat(m.subList(3, 6)).extracting(r -> r.tool().name()).containsExactly("read_file", "search_code", "run_command");
+    // prompt(2) = prompt(1) + 15 output tokens + three 100-token results
+    assertThat(second.promptTokens()).isBetween(first.promptTokens() + 15 + 270, first.promptTokens() + 15 + 330);
+  }
+
+  /** Gemini's calls come without ids: each call of one answer gets its own. */
+  @Test
+  void parallelCallsWithoutIdsGetDistinctOnes() {
+    Conversation c = sessions(2, 0).open(4);
+    RequestSpec first = c.next(0);
+    RequestTimeline t = new RequestTimeline(first, 0, Phase.MEASURED, 0);
+    for (String name : List.of("read_file", "read_file")) {
+      t.item(new StreamItem.ToolCallStart(null, name), 1);
+      t.item(new StreamItem.Text("{\"path\":\"a\"}", TextKind.TOOL_CALL), 1);
+    }
+    assertThat(c.answered(t)).isTrue();
+    List<Message> m = messages(c.next(1));
+    assertThat(m.get(2).tools()).extracting(ToolCall::id).containsExactly("tm_4_1", "tm_4_1_1");
+    assertThat(m.subList(3, 5)).extracting(r -> r.tool().id()).containsExactly("tm_4_1", "tm_4_1_1");
+  }
+
+  /**
+   * The calls of one answer run at once: the pause is the longest of their tool times. Tool times
+   * uniform in [0, 1 s]: the mean pause after one call is about 0.5 s, after three (the largest of
+   * three draws) about 0.75 s.
+   */
+  @Test
+  void theStepWaitsForTheSlowestOfItsParallelCalls() {
+    AgentSessions s = new AgentSessions(new AgentSessions.Settings(new LengthSpec.Fixed(3), new LengthSpec.Fixed(10),
+        new LengthSpec.Fixed(16), new ThinkTime.Uniform(0, 1_000_000_000L), new LengthSpec.Fixed(10), ThinkTime.NONE, 0,
+        11, PromptSynthesizer.standard(), 100, 4));
+    double[] mean = new double[2];
+    int sessions = 400;
+    for (int k = 0; k < 2; k++) {
+      int calls = k == 0 ? 1 : 3;
+      long sum = 0;
+      for (int i = 0; i < sessions; i++) {
+        Conversation c = s.open(i);
+        RequestSpec first = c.next(0);
+        RequestTimeline t = new RequestTimeline(first, 0, Phase.MEASURED, 0);
+        for (int j = 0; j < calls; j++) {
+          t.item(new StreamItem.ToolCallStart("call_" + j, "read_file", j), 1);
+          t.item(new StreamItem.Text("{}", TextKind.TOOL_CALL), 1);
+        }
+        assertThat(c.answered(t)).isTrue();
+        sum += c.thinkNanos();
+      }
+      mean[k] = sum / (double) sessions / 1e9;
+    }
+    assertThat(mean[0]).isBetween(0.44, 0.56);
+    assertThat(mean[1]).isBetween(0.70, 0.80);
+  }
 }

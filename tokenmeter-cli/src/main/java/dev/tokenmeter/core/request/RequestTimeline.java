@@ -94,7 +94,7 @@ public final class RequestTimeline {
       case StreamItem.Done d -> sawDone = true;
       case StreamItem.Role r -> {}
       case StreamItem.ErrorEvent e -> {}
-      case StreamItem.ToolCallStart c -> calls().start(c.id(), c.name());
+      case StreamItem.ToolCallStart c -> calls().start(c.id(), c.name(), c.index());
     }
   }
 
@@ -255,6 +255,11 @@ public final class RequestTimeline {
     return toolCalls == null ? java.util.List.of() : toolCalls.calls();
   }
 
+  /** How many tool calls the answer made (parallel calls: several); 0 when none. */
+  public int toolCallCount() {
+    return toolCalls == null ? 0 : toolCalls.ids.size();
+  }
+
   /** Reasoning and tool-call characters received (not content). */
   public long reasoningChars() {
     return reasoningChars;
@@ -295,26 +300,43 @@ public final class RequestTimeline {
   }
 
   /**
-   * The tool calls of one answer as they arrive: a start (id, name), then argument pieces, which
-   * belong to the call last started (arguments with no start, as an API that names no call sends
-   * them, make a call without id or name). Allocated only when an answer has a tool call.
+   * The tool calls of one answer as they arrive: a start (id, name, the API's key), then argument
+   * pieces, which belong to the current call: the one last started, or the one whose key a start
+   * without id and name named (arguments with no start, as an API that names no call sends them,
+   * make a call without id or name). Calls keep the order their first item came in. Allocated only
+   * when an answer has a tool call.
    */
   private static final class ToolCalls {
     private final java.util.List<String> ids = new java.util.ArrayList<>(1);
     private final java.util.List<String> names = new java.util.ArrayList<>(1);
     private final java.util.List<StringBuilder> arguments = new java.util.ArrayList<>(1);
+    private final java.util.List<Integer> keys = new java.util.ArrayList<>(1);
+    private int current = -1;
 
-    void start(String id, String name) {
+    void start(String id, String name, int key) {
+      int at = key < 0 ? -1 : keys.indexOf(key);
+      if (at >= 0) {
+        current = at; // a later delta of a call already started: its id or name only where it had none
+        if (id != null && ids.get(at).isEmpty()) {
+          ids.set(at, id);
+        }
+        if (name != null && names.get(at).isEmpty()) {
+          names.set(at, name);
+        }
+        return;
+      }
       ids.add(id == null ? "" : id);
       names.add(name == null ? "" : name);
       arguments.add(new StringBuilder());
+      keys.add(key);
+      current = ids.size() - 1;
     }
 
     void arguments(String piece) {
-      if (arguments.isEmpty()) {
-        start(null, null);
+      if (current < 0) {
+        start(null, null, -1);
       }
-      arguments.get(arguments.size() - 1).append(piece);
+      arguments.get(current).append(piece);
     }
 
     java.util.List<ToolCall> calls() {

@@ -24,8 +24,18 @@ public sealed interface StreamItem {
    * A tool call began: its id ({@code null} where the API sends none, as Gemini may) and the
    * function's name. Its arguments follow as {@link Text} of kind {@link TextKind#TOOL_CALL}. Not
    * a token: the arguments are.
+   *
+   * <p>{@code index} is the key the API gives the call within its answer, where it gives one
+   * (OpenAI's {@code tool_calls[].index}, Anthropic's content-block {@code index}, the Responses
+   * API's {@code output_index}), else -1. With a key, id and name both null mean "the arguments that
+   * follow belong to the call of this key": parallel calls' deltas may come in any order.
    */
-  record ToolCallStart(String id, String name) implements StreamItem {}
+  record ToolCallStart(String id, String name, int index) implements StreamItem {
+    /** A call without a key: its arguments follow it. */
+    public ToolCallStart(String id, String name) {
+      this(id, name, -1);
+    }
+  }
 
   /** A role-only delta ({@code {"role":"assistant"}}): not a token, does not start TTFT. */
   record Role(String role) implements StreamItem {}

@@ -19,6 +19,7 @@ import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.Roofline;
 import dev.tokenmeter.simulator.engine.Variation;
 import io.netty.util.collection.LongObjectHashMap;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -79,6 +80,8 @@ public final class EngineEndpoint implements Endpoint {
   private long wakeAtNanos = Long.MAX_VALUE;
   private final int maxModelLen;
   private final int defaultMaxTokens;
+  /** Tool calls per tool-calling answer ({@link #parallelToolCalls(int)}). */
+  private int parallelToolCalls = 1;
   private final int sharedPrefixTokens;
   private final int blockTokens;
   /**
@@ -244,14 +247,24 @@ public final class EngineEndpoint implements Endpoint {
     requestsStarted++;
     int prompt = Math.max(1, spec.promptTokens());
     int output = spec.maxTokens().orElse(defaultMaxTokens);
-    ToolSpec tool = toolToCall(spec.prompt());
-    List<String> arguments = tool == null ? null : dev.tokenmeter.simulator.ToolArguments.pieces(tool.parametersJson());
-    if (arguments != null && output >= 1) {
-      output = Math.min(output, arguments.size()); // the call's arguments are the answer, cut at max_tokens
+    List<ToolSpec> tools = toolsToCall(spec.prompt(), parallelToolCalls);
+    List<String> arguments = null;
+    int[] starts = null;
+    if (tools != null) {
+      arguments = new ArrayList<>();
+      starts = new int[tools.size()];
+      for (int i = 0; i < starts.length; i++) {
+        starts[i] = arguments.size();
+        arguments.addAll(dev.tokenmeter.simulator.ToolArguments.pieces(tools.get(i).parametersJson()));
+      }
+      if (output >= 1) {
+        output = Math.min(output, arguments.size()); // the calls' arguments are the answer, cut at max_tokens
+      }
     }
     Stream s = new Stream(nextEngineId++, prompt, output, listener);
     if (arguments != null) {
-      s.tool = tool.name();
+      s.tools = tools;
+      s.starts = starts;
       s.arguments = arguments;
     }
     listener.sent(now);
@@ -285,12 +298,39 @@ public final class EngineEndpoint implements Endpoint {
    * result, which is answered in text; null for a request without tools.
    */
   static ToolSpec toolToCall(Prompt p) {
+    List<ToolSpec> tools = toolsToCall(p, 1);
+    return tools == null ? null : tools.get(0);
+  }
+
+  /**
+   * The tools an answer calls when it makes {@code k} parallel calls ({@link #parallelToolCalls}):
+   * the offered tools in turn (call i of tool i mod n), as sim serve's {@code --parallel-tool-calls};
+   * null when {@link #toolToCall} answers in text.
+   */
+  static List<ToolSpec> toolsToCall(Prompt p, int k) {
     if (!(p instanceof Prompt.Chat c) || c.tools().isEmpty()) {
       return null;
     }
     List<Message> m = c.messages();
-    boolean answersTool = !m.isEmpty() && "tool".equals(m.get(m.size() - 1).role());
-    return answersTool ? null : c.tools().get(0);
+    if (!m.isEmpty() && "tool".equals(m.get(m.size() - 1).role())) {
+      return null;
+    }
+    List<ToolSpec> out = new ArrayList<>(k);
+    for (int i = 0; i < k; i++) {
+      out.add(c.tools().get(i % c.tools().size()));
+    }
+    return out;
+  }
+
+  /**
+   * Tool calls in each answer that calls tools, 1 to 64 (default 1): {@code simulate --profile
+   * agent --parallel-tool-calls N}. Confined to the loop, like every other call.
+   */
+  public void parallelToolCalls(int calls) {
+    if (calls < 1 || calls > 64) {
+      throw new IllegalArgumentException("parallel tool calls must be 1-64, got " + calls);
+    }
+    this.parallelToolCalls = calls;
   }
 
   /** The request reaches the scheduler now, unless it was cancelled on the way. */
@@ -428,10 +468,14 @@ public final class EngineEndpoint implements Endpoint {
     /** Prompt tokens the prefix cache served when the engine first scheduled it (usage's cached). */
     int cachedTokens;
     boolean ended;
-    /** The tool its answer calls, or null for a text answer. */
-    String tool;
-    /** The call's arguments, one piece per output token. */
+    /** The tools its answer calls, in order, or null for a text answer. */
+    List<ToolSpec> tools;
+    /** The output token at which each call's arguments begin. */
+    int[] starts;
+    /** The calls' arguments, call after call, one piece per output token. */
     List<String> arguments;
+    /** Calls started so far. */
+    int callsStarted;
 
     Stream(long engineId, int promptTokens, int outputTokens, ExchangeListener listener) {
       this.engineId = engineId;
@@ -441,16 +485,18 @@ public final class EngineEndpoint implements Endpoint {
     }
 
     void token(int index, long now) {
-      if (tool == null) {
+      if (tools == null) {
         listener.item(TOKEN, now);
       } else {
-        if (index == 0) {
-          listener.item(new StreamItem.ToolCallStart("call_" + engineId, tool), now);
+        while (callsStarted < starts.length && index >= starts[callsStarted]) {
+          int c = callsStarted++;
+          listener.item(new StreamItem.ToolCallStart("call_" + engineId + (c == 0 ? "" : "_" + c), tools.get(c).name(),
+              c), now);
         }
         listener.item(new StreamItem.Text(arguments.get(index), TextKind.TOOL_CALL), now);
       }
       if (index == outputTokens - 1) {
-        listener.item(tool == null || outputTokens < arguments.size() ? LENGTH : TOOL_CALLS, now);
+        listener.item(tools == null || outputTokens < arguments.size() ? LENGTH : TOOL_CALLS, now);
         listener.item(new StreamItem.Usage(promptTokens, outputTokens, -1, cachedTokens), now);
         listener.item(DONE, now);
         streams.remove(engineId); // the engine already let the sequence go
