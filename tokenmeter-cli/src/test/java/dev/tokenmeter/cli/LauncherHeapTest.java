@@ -111,8 +111,9 @@ class LauncherHeapTest {
     assertThat(javaOpts("proxy --listen 127.0.0.1:0", "", "25"))
         .contains("-Xmx1024m", "-XX:+UseSerialGC", "-Xms16m", "-XX:TrimNativeHeapInterval=1000")
         .doesNotContain("-XX:+UseParallelGC");
+    // The user's collector (in TOKENMETER_JAVA_OPTS, after these) wins: none of ours beside it.
     assertThat(javaOpts("proxy --listen 127.0.0.1:0", "-XX:+UseParallelGC", "25"))
-        .contains("-XX:+UseParallelGC").doesNotContain("-XX:+UseSerialGC"); // the user's collector wins
+        .contains("-Xms16m").doesNotContain("-XX:+UseSerialGC", "-XX:+UseParallelGC");
     assertThat(javaOpts("proxy --listen 127.0.0.1:0", "", "21"))
         .contains("-Xms16m").doesNotContain("-XX:TrimNativeHeapInterval=1000");
   }
