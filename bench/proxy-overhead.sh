@@ -7,10 +7,13 @@
 #   bench/proxy-overhead.sh                      # paced (TTFT 50 ms, ITL 20 ms) at 100 streams, then zero delay
 #   CONCURRENCY=100 REPEATS=1 WINDOW=20 MODES="direct nginx tokenmeter" bench/proxy-overhead.sh
 #   PROXY_JAR=/tmp/tokenmeter-before.jar bench/proxy-overhead.sh   # another build as the proxy
+#   PROXY_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/proxy.jfr,settings=profile" \
+#     SCENARIOS=paced MODES=tokenmeter WARMUP=40 bench/proxy-overhead.sh   # profile the proxy (JFR)
 #
 # Per run it prints the client's TTFT p50/p99 and ITL p50/p99 (summary.json, ms), the aggregate
 # output tokens/s, and the proxy process's CPU seconds per million tokens, read from /proc/PID/stat
-# at two instants inside the measurement window (JVM start and JIT warm-up excluded), with its RSS.
+# at two instants inside the measurement window (JVM start and JIT warm-up excluded), with its RSS
+# at the window's end and its peak RSS (VmHWM) since it started.
 # Added TTFT = TTFT through the proxy − TTFT direct, same load, same run.
 . "$(dirname "$0")/lib.sh"
 
@@ -94,12 +97,12 @@ run_one() { # SCENARIO MODE C REP
   taskset -c 0 bench/client.sh bench --url "$url" --concurrency "$c" --warmup "${WARMUP}s" \
     --duration "${WINDOW}s" --cooldown 0s --input-tokens 16 --output-tokens "$OUTPUT_TOKENS" \
     --extra-body '{"ignore_eos":true}' -q --out "$dir" >"$dir/client.log" 2>&1 &
-  local cpid=$! t0 p0 t1 p1 rss=0
+  local cpid=$! t0 p0 t1 p1 rss=0 hwm=0
   sleep $((WARMUP + 3))
   t0=$(now_ns); p0=$(cpu_ticks "${PROXY_PID:-$SERVER_PID}")
   sleep $((WINDOW - 5))
   t1=$(now_ns); p1=$(cpu_ticks "${PROXY_PID:-$SERVER_PID}")
-  [ -n "$PROXY_PID" ] && rss=$(kib VmRSS "$PROXY_PID")
+  [ -n "$PROXY_PID" ] && rss=$(kib VmRSS "$PROXY_PID") && hwm=$(kib VmHWM "$PROXY_PID")
   wait $cpid || { echo "bench failed: see $dir/client.log" >&2; tail -5 "$dir/client.log" >&2; }
   local load1; load1=$(loadavg)
   stop_proxy
@@ -107,14 +110,14 @@ run_one() { # SCENARIO MODE C REP
   local s="$dir/summary.json" tps
   tps=$(bt get "$s" stages.0.throughput.output_tokens_per_s)
   awk -v sc="$scenario" -v mode="$mode" -v c="$c" -v rep="$rep" -v t0="$t0" -v t1="$t1" -v p0="$p0" -v p1="$p1" \
-      -v tps="$tps" -v rss="$rss" -v la0="$load0" -v la1="$load1" \
+      -v tps="$tps" -v rss="$rss" -v hwm="$hwm" -v la0="$load0" -v la1="$load1" \
       -v tt50="$(bt get "$s" stages.0.metrics.ttft_ms.p50)" -v tt99="$(bt get "$s" stages.0.metrics.ttft_ms.p99)" \
       -v it50="$(bt get "$s" stages.0.metrics.itl_ms.p50)" -v it99="$(bt get "$s" stages.0.metrics.itl_ms.p99)" \
       -v err="$(bt get "$s" stages.0.requests.failed)" 'BEGIN {
     dt = (t1 - t0) / 1e9; split(p0, a); split(p1, b)
     cpu = ((b[1] - a[1]) + (b[2] - a[2])) / 100 / dt
-    printf "%-5s %-10s c=%-4s r%s | TTFT p50 %7.2f p99 %7.2f ms | ITL p50 %6.2f p99 %6.2f ms | %8.0f tok/s | %s CPU-s/Mtok %6.2f (%3.0f%% of a core) | RSS %5.1f MiB | failed %s | load %s -> %s\n",
-      sc, mode, c, rep, tt50, tt99, it50, it99, tps, (mode == "direct" ? "server" : "proxy "), cpu / (tps / 1e6), 100 * cpu, rss / 1024, err, la0, la1
+    printf "%-5s %-10s c=%-4s r%s | TTFT p50 %7.2f p99 %7.2f ms | ITL p50 %6.2f p99 %6.2f ms | %8.0f tok/s | %s CPU-s/Mtok %6.2f (%3.0f%% of a core) | RSS %5.1f MiB (peak %5.1f) | failed %s | load %s -> %s\n",
+      sc, mode, c, rep, tt50, tt99, it50, it99, tps, (mode == "direct" ? "server" : "proxy "), cpu / (tps / 1e6), 100 * cpu, rss / 1024, hwm / 1024, err, la0, la1
   }' | tee -a "$OUT/results.txt"
 }
 

@@ -72,11 +72,14 @@ tm_names_model() {
 #   the OS every second (-XX:TrimNativeHeapInterval). The client runs on one event loop, so a
 #   parallel collector has no idle cores to use, and its throughput-driven sizing grows the heap to
 #   the cap whatever the live data.
-# - `proxy`: the parallel collector and the 1 GiB cap (its live data follows the traffic, which
-#   no argument bounds), but a heap that starts at 16 MiB instead of the JVM's 1/64 of the
-#   machine's memory, and freed native memory handed back every second (JDK 22+): resident memory
-#   at 100 paced streams 133 MiB instead of 219 (docs/PERFORMANCE.md, "The proxy's wake-ups
-#   and its heap").
+# - `proxy`: the serial collector, as `bench`, under the 1 GiB cap (its live data follows the
+#   traffic, which no argument bounds), a heap that starts at 16 MiB and grows with the live data
+#   only, and freed native memory handed back every second (JDK 22+). The parallel collector sized
+#   its heap for throughput, growing it towards the cap with the allocation rate (the faster the
+#   upstream, the larger: 168-170 MiB resident at 100 paced streams, 268 MiB at zero delay, against
+#   14 MiB of live data after a collection), and with a 1 GiB cap commits a 16 MiB marking bitmap
+#   (1/64 of the heap) whatever the heap's use (docs/PERFORMANCE.md, "The proxy's wake-ups and its
+#   heap").
 # - Any other command (the simulator, virtual-time simulation) keeps the parallel collector and
 #   its cap.
 # - Every command: an exhausted heap ends the process with one line naming TOKENMETER_JAVA_OPTS
@@ -102,12 +105,12 @@ tm_java_opts() {
     if [ "$mb" != 1024 ] && [ "$limit" = "-Xmx${mb}m" ] && ! tm_names_model "$@"; then
       TM_JAVA_OPTS+=("-Dtokenmeter.heap.noTokenizerMb=$mb")
     fi
+  elif [ "${1:-}" = proxy ]; then
+    [ -n "$gc" ] || TM_JAVA_OPTS+=(-XX:+UseSerialGC)
+    TM_JAVA_OPTS+=(-Xms16m)
+    [ "${TOKENMETER_JAVA_MAJOR:-21}" -lt 22 ] || TM_JAVA_OPTS+=(-XX:TrimNativeHeapInterval=1000)
   else
     [ -n "$gc" ] || TM_JAVA_OPTS+=(-XX:+UseParallelGC)
-    if [ "${1:-}" = proxy ]; then
-      TM_JAVA_OPTS+=(-Xms16m)
-      [ "${TOKENMETER_JAVA_MAJOR:-21}" -lt 22 ] || TM_JAVA_OPTS+=(-XX:TrimNativeHeapInterval=1000)
-    fi
   fi
   TM_JAVA_OPTS+=(-XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput
     "-XX:OnOutOfMemoryError='$here/out-of-memory.sh' %p $limit $mb")

@@ -32,12 +32,9 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +61,6 @@ public final class ApiEndpoint implements Endpoint {
    */
   static final String ANTHROPIC_VERSION = "2023-06-01";
 
-  private static final AttributeKey<Integer> EPOCH = AttributeKey.valueOf("tokenmeter.epoch");
   private final EndpointConfig config;
   private final Ticker ticker;
   private final EventLoopGroup group;
@@ -81,12 +77,10 @@ public final class ApiEndpoint implements Endpoint {
   private byte[] readScratch = new byte[2048];
   private final ReadBatchProbe readBatches = new ReadBatchProbe();
   private final HeldReads heldReads = new HeldReads();
-  private final ArrayDeque<Channel> idle = new ArrayDeque<>();
+  private final KeepAlivePool pool = new KeepAlivePool();
   private final String runToken;
   private long connectionsOpened;
   private final boolean tls;
-  /** Bumped by {@link #closeIdleConnections()}; a connection from an older epoch is never reused. */
-  private int epoch;
 
   private ApiEndpoint(EndpointConfig config, Ticker ticker, String runToken, String threadName) {
     this.config = config;
@@ -186,7 +180,7 @@ public final class ApiEndpoint implements Endpoint {
   @Override
   public Exchange start(RequestSpec spec, ExchangeListener listener) {
     ClientExchange x = new ClientExchange(this, spec, listener);
-    Channel ch = pollIdle();
+    Channel ch = pool.poll();
     if (ch != null) {
       x.begin(ch, /* reused= */ true);
     } else {
@@ -204,7 +198,7 @@ public final class ApiEndpoint implements Endpoint {
     if (x.isEnded()) {
       return; // aborted while waiting for the loop
     }
-    Channel ch = pollIdle();
+    Channel ch = pool.poll();
     if (ch != null) {
       x.begin(ch, /* reused= */ true);
     } else {
@@ -230,7 +224,7 @@ public final class ApiEndpoint implements Endpoint {
                 x.end(new Outcome.ConnectFailed(connectFailure("cannot connect to", f.cause())), ticker.nanos());
                 return;
               }
-              ch.attr(EPOCH).set(epoch);
+              pool.opened(ch);
               if (tls) {
                 // The TLS handshake belongs to the connection, not to the first request: without
                 // this wait SslHandler holds the request until the handshake ends and the
@@ -268,24 +262,13 @@ public final class ApiEndpoint implements Endpoint {
     return what + " " + address.getHostString() + ":" + address.getPort() + ": " + reason;
   }
 
-  private Channel pollIdle() {
-    Channel ch;
-    while ((ch = idle.pollFirst()) != null) {
-      if (ch.isActive()) {
-        return ch;
-      }
-    }
-    return null;
-  }
-
-  /** Returns a clean keep-alive connection to the pool, or closes it if retired. Loop only. */
-  void release(Channel ch) {
-    Integer born = ch.attr(EPOCH).get();
-    if (born != null && born != epoch) {
-      ch.close(); // opened before closeIdleConnections(): a request still streaming then
-    } else if (ch.isActive()) {
-      idle.addFirst(ch);
-    }
+  /**
+   * A response ended cleanly on {@code ch}: back to the pool when the server keeps it alive
+   * ({@code keepAlive}) and it was not retired by {@link #closeIdleConnections()}, else closed.
+   * Loop only.
+   */
+  void release(Channel ch, boolean keepAlive) {
+    pool.release(ch, keepAlive);
   }
 
   /**
@@ -298,12 +281,7 @@ public final class ApiEndpoint implements Endpoint {
     CompletableFuture<Integer> done = new CompletableFuture<>();
     eventLoop.execute(
         () -> {
-          epoch++;
-          List<ChannelFuture> closing = new ArrayList<>();
-          Channel ch;
-          while ((ch = idle.pollFirst()) != null) {
-            closing.add(ch.close());
-          }
+          List<ChannelFuture> closing = pool.retire();
           int[] left = {closing.size()};
           if (left[0] == 0) {
             done.complete(0);

@@ -26,7 +26,7 @@ final class ClientExchange implements Exchange, ResponseReader.Listener {
   private final ResponseReader reader;
   private Channel channel;
   private ConnectionHandler handler;
-  private boolean reused;
+  private final StaleResend resend = new StaleResend();
   private boolean ended;
   private boolean keepAlive;
 
@@ -48,7 +48,7 @@ final class ClientExchange implements Exchange, ResponseReader.Listener {
 
   void begin(Channel ch, boolean reused) {
     this.channel = ch;
-    this.reused = reused;
+    resend.sending(reused);
     this.handler = (ConnectionHandler) ch.pipeline().get("exchange");
     handler.attach(this);
     ch.writeAndFlush(endpoint.newRequest(spec))
@@ -59,12 +59,11 @@ final class ClientExchange implements Exchange, ResponseReader.Listener {
               }
               if (f.isSuccess()) {
                 listener.sent(endpoint.tickerNanos());
-              } else if (this.reused && !reader.anyResponse()) {
+              } else if (resend.afterWriteFailure()) {
                 // The pooled connection was closed by the server before our bytes left: nothing
                 // reached it, so sending again on a fresh connection cannot duplicate work.
                 handler.detach();
                 ch.close();
-                this.reused = false;
                 endpoint.connect(this);
               } else {
                 fail(new Outcome.Truncated("write failed: " + message(f.cause())), endpoint.tickerNanos());
@@ -74,6 +73,7 @@ final class ClientExchange implements Exchange, ResponseReader.Listener {
 
   void onHeaders(HttpResponse resp, long nanos) {
     int status = resp.status().code();
+    resend.responded();
     keepAlive = HttpUtil.isKeepAlive(resp);
     String ct = resp.headers().get(HttpHeaderNames.CONTENT_TYPE);
     listener.headers(status, nanos);
@@ -154,11 +154,7 @@ final class ClientExchange implements Exchange, ResponseReader.Listener {
     }
     if (bodyComplete) {
       handler.detach();
-      if (keepAlive) {
-        endpoint.release(channel);
-      } else {
-        channel.close();
-      }
+      endpoint.release(channel, keepAlive);
     } else if (!keepAlive) {
       handler.detach();
       channel.close();

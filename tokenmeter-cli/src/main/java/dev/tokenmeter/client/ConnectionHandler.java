@@ -34,7 +34,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** Stamps each socket read with the ticker and notes it in the loop's read-batch probe. */
-  private final class Stamp extends HeldReads.Stamping {
+  private final class Stamp extends ReadStamp {
     private final ReadBatchProbe readBatches;
 
     Stamp(ReadBatchProbe readBatches, HeldReads held) {
@@ -43,14 +43,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    long stamp() {
+    protected long stamp() {
       long nanos = ticker.nanos();
       readBatches.read(nanos);
       return nanos;
     }
 
     @Override
-    void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
+    protected void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
       readNanos = nanos;
       ctx.fireChannelRead(msg);
     }
@@ -114,7 +114,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       if (x == null) {
         if (draining && msg instanceof LastHttpContent) {
           draining = false;
-          endpoint.release(ctx.channel());
+          endpoint.release(ctx.channel(), /* keepAlive= */ true);
         } else if (!draining) {
           ctx.close(); // bytes nobody asked for: this connection is not clean any more
         }
@@ -130,7 +130,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             x.onLast(readNanos);
           } else if (draining) { // [DONE] ended the exchange in this very read
             draining = false;
-            endpoint.release(ctx.channel());
+            endpoint.release(ctx.channel(), /* keepAlive= */ true);
           }
         }
       }

@@ -2,7 +2,6 @@ package dev.tokenmeter.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Arrays;
 
@@ -38,72 +37,17 @@ import java.util.Arrays;
  */
 final class HeldReads {
   // The kinds of event held.
-  private static final byte READ = 0;
-  private static final byte READ_COMPLETE = 1;
-  private static final byte INACTIVE = 2;
-  private static final byte EXCEPTION = 3;
-
-  /**
-   * The head of a connection's pipeline: stamps each read the moment it returns and, while the loop
-   * is still reading other ready sockets, holds it (and the connection's later events) here.
-   */
-  abstract static class Stamping extends ChannelInboundHandlerAdapter {
-    private final HeldReads held;
-
-    Stamping(HeldReads held) {
-      this.held = held;
-    }
-
-    /** The time of the read that just returned. */
-    abstract long stamp();
-
-    /** Hands on a read stamped at {@code nanos}: the connection's read time, then the message. */
-    abstract void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos);
-
-    @Override
-    public final void channelRead(ChannelHandlerContext ctx, Object msg) {
-      long nanos = stamp();
-      if (held.reading) {
-        held.hold(this, ctx, READ, msg, nanos);
-      } else {
-        deliverRead(ctx, msg, nanos);
-      }
-    }
-
-    @Override
-    public final void channelReadComplete(ChannelHandlerContext ctx) {
-      if (held.reading) {
-        held.hold(this, ctx, READ_COMPLETE, null, 0);
-      } else {
-        ctx.fireChannelReadComplete();
-      }
-    }
-
-    @Override
-    public final void channelInactive(ChannelHandlerContext ctx) {
-      if (held.reading) {
-        held.hold(this, ctx, INACTIVE, null, 0);
-      } else {
-        ctx.fireChannelInactive();
-      }
-    }
-
-    @Override
-    public final void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      if (held.reading) {
-        held.hold(this, ctx, EXCEPTION, cause, 0);
-      } else {
-        ctx.fireExceptionCaught(cause);
-      }
-    }
-  }
+  static final byte READ = 0;
+  static final byte READ_COMPLETE = 1;
+  static final byte INACTIVE = 2;
+  static final byte EXCEPTION = 3;
 
   /** Read data held in one turn beyond which the turn's events are handed on at once. */
   static final int MAX_HELD_BYTES = 4 << 20;
 
-  private boolean reading; // the loop is reading the sockets of a wake-up: events are held
+  boolean reading; // the loop is reading the sockets of a wake-up: events are held
   private long heldBytes;
-  private Stamping[] targets = new Stamping[64];
+  private ReadStamp[] targets = new ReadStamp[64];
   private ChannelHandlerContext[] contexts = new ChannelHandlerContext[64];
   private Object[] messages = new Object[64];
   private long[] stamps = new long[64];
@@ -117,7 +61,7 @@ final class HeldReads {
   }
 
   /** Holds one event; {@code message} is the read's message or the exception, else null. */
-  private void hold(Stamping target, ChannelHandlerContext ctx, byte kind, Object message, long nanos) {
+  void hold(ReadStamp target, ChannelHandlerContext ctx, byte kind, Object message, long nanos) {
     if (size == kinds.length) {
       int n = size * 2;
       targets = Arrays.copyOf(targets, n);
@@ -146,7 +90,7 @@ final class HeldReads {
     int i = 0;
     try {
       for (; i < size; i++) {
-        Stamping target = targets[i];
+        ReadStamp target = targets[i];
         ChannelHandlerContext ctx = contexts[i];
         Object message = messages[i];
         targets[i] = null;

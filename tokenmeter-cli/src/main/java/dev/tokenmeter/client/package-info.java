@@ -12,6 +12,11 @@
  * dev.tokenmeter.client.ChunkParser} for OpenAI's, with a byte-level fast path in front). {@link
  * dev.tokenmeter.client.ResponseReader} is the one reader of a response (body modes, end and
  * outcome rules) for bench's exchanges and for the proxy, which meters what it forwards with it.
+ * Netty's connection handling is here once for both as well: {@link
+ * dev.tokenmeter.client.ReadStamp} stamps each read at the head of the pipeline, {@link
+ * dev.tokenmeter.client.KeepAlivePool} pools keep-alive connections (reused only after a clean
+ * response end), {@link dev.tokenmeter.client.StaleResend} says when a request written on a stale
+ * pooled connection is sent again.
  *
  * <p>May use: core.., sse..
  */

@@ -1,5 +1,6 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.client.StaleResend;
 import dev.tokenmeter.governance.BudgetBook;
 import dev.tokenmeter.proxy.ProxyContext.UpstreamState;
 import io.netty.bootstrap.Bootstrap;
@@ -63,8 +64,7 @@ final class ProxyExchange {
   private byte[] bodyWithUsage;
   private Channel upstream;
   private UpstreamLink link;
-  private boolean reused;
-  private boolean anyResponse;
+  private final StaleResend resend = new StaleResend();
   private boolean responded;
   private boolean informational;
   private boolean recordBody;
@@ -141,7 +141,7 @@ final class ProxyExchange {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    UpstreamLink l = new UpstreamLink(target.name(), ctx.ticker);
+                    UpstreamLink l = new UpstreamLink(ctx.ticker);
                     ch.pipeline().addLast(l.stamp()); // reads are timed before TLS touches them
                     if (state.sslOrNull != null) {
                       // The request waits for the handshake, so "sent" and TTFT exclude it.
@@ -155,6 +155,7 @@ final class ProxyExchange {
             (ChannelFuture f) -> {
               if (f.isSuccess()) {
                 ctx.channels.add(f.channel());
+                UpstreamLink.pool(target.name()).opened(f.channel());
                 if (ended) {
                   f.channel().close();
                 } else {
@@ -168,8 +169,7 @@ final class ProxyExchange {
 
   private void attach(Channel ch, boolean reused) {
     this.upstream = ch;
-    this.reused = reused;
-    this.anyResponse = false;
+    resend.sending(reused);
     this.link = ch.pipeline().get(UpstreamLink.class);
     link.attach(this);
     ch.writeAndFlush(upstreamRequest())
@@ -180,7 +180,7 @@ final class ProxyExchange {
               }
               if (f.isSuccess()) {
                 ctx.record.offer(new RecordEvent.Sent(recordState, ctx.ticker.nanos()));
-              } else if (this.reused && !anyResponse) {
+              } else if (resend.afterWriteFailure()) {
                 // A pooled connection the upstream had closed: nothing reached it, send again.
                 link.detach();
                 ch.close();
@@ -203,7 +203,7 @@ final class ProxyExchange {
   // ---- the response, read by read ----
 
   void onResponse(HttpResponse resp, long nanos) {
-    anyResponse = true;
+    resend.responded();
     int status = resp.status().code();
     if (status >= 100 && status < 200 && status != 101) {
       informational = true; // 103 Early Hints and the like: not the response
@@ -352,12 +352,7 @@ final class ProxyExchange {
   private void releaseUpstream() {
     Channel up = upstream;
     upstream = null;
-    if (upstreamKeepAlive) {
-      UpstreamLink.release(up);
-    } else {
-      link.detach();
-      up.close();
-    }
+    UpstreamLink.release(target.name(), up, upstreamKeepAlive);
   }
 
   private void forwardHeld() {

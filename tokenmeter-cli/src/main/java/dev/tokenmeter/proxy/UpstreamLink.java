@@ -1,5 +1,7 @@
 package dev.tokenmeter.proxy;
 
+import dev.tokenmeter.client.KeepAlivePool;
+import dev.tokenmeter.client.ReadStamp;
 import dev.tokenmeter.core.time.Ticker;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -12,43 +14,50 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * One upstream connection: timestamps each socket read before HTTP decoding, routes the decoded
- * response to the connection's current {@link ProxyExchange}, and asks it to flush the client once
- * per read. Idle connections wait in a per-event-loop pool (keep-alive); an idle connection that
- * reads anything or closes leaves the pool. Confined to its event loop.
+ * One upstream connection: its reads stamped by {@code client}'s {@link ReadStamp} before HTTP
+ * decoding, the decoded response routed to the connection's current {@link ProxyExchange}, which
+ * is asked to flush the client once per read. Idle connections wait in {@code client}'s {@link
+ * KeepAlivePool}, one per event loop and upstream (keep-alive, no locks, no sharing across loops).
+ * Confined to its event loop.
  */
 final class UpstreamLink extends ChannelInboundHandlerAdapter {
-  /** Idle connections by upstream name, per event loop: no locks, no sharing across loops. */
-  private static final FastThreadLocal<Map<String, ArrayDeque<Channel>>> IDLE =
+  /** Idle connections by upstream name, per event loop. */
+  private static final FastThreadLocal<Map<String, KeepAlivePool>> POOLS =
       new FastThreadLocal<>() {
         @Override
-        protected Map<String, ArrayDeque<Channel>> initialValue() {
+        protected Map<String, KeepAlivePool> initialValue() {
           return new HashMap<>();
         }
       };
 
-  private final String upstream;
   private final Ticker ticker;
   private long readNanos;
   private ProxyExchange current;
-  private boolean idle;
 
-  UpstreamLink(String upstream, Ticker ticker) {
-    this.upstream = upstream;
+  UpstreamLink(Ticker ticker) {
     this.ticker = ticker;
+  }
+
+  /** The calling event loop's pool of idle connections to {@code upstream}. */
+  static KeepAlivePool pool(String upstream) {
+    return POOLS.get().computeIfAbsent(upstream, k -> new KeepAlivePool());
   }
 
   /** The handler that goes before the HTTP codec. */
   ChannelHandler stamp() {
-    return new ChannelInboundHandlerAdapter() {
+    return new ReadStamp() {
       @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        readNanos = ticker.nanos();
+      protected long stamp() {
+        return ticker.nanos();
+      }
+
+      @Override
+      protected void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
+        readNanos = nanos;
         ProxyExchange atRead = current;
         ctx.fireChannelRead(msg);
         if (atRead != null) {
@@ -60,28 +69,18 @@ final class UpstreamLink extends ChannelInboundHandlerAdapter {
 
   /** A pooled idle connection to {@code upstream} on the calling event loop, or null. */
   static Channel pollIdle(String upstream) {
-    ArrayDeque<Channel> q = IDLE.get().get(upstream);
-    while (q != null && !q.isEmpty()) {
-      Channel ch = q.pollLast(); // most recently used first: least likely to have timed out
-      UpstreamLink link = ch.pipeline().get(UpstreamLink.class);
-      link.idle = false;
-      if (ch.isActive()) {
-        return ch;
-      }
-    }
-    return null;
+    return pool(upstream).poll();
   }
 
-  /** Returns {@code ch} to its loop's pool, or closes it when it is not clean. */
-  static void release(Channel ch) {
+  /**
+   * A response on {@code ch} to {@code upstream} ended cleanly: pooled if the upstream keeps it
+   * alive ({@code keepAlive}), else closed.
+   */
+  static void release(String upstream, Channel ch, boolean keepAlive) {
     UpstreamLink link = ch.pipeline().get(UpstreamLink.class);
     link.current = null;
-    if (!ch.isActive()) {
-      return;
-    }
-    ch.config().setAutoRead(true);
-    link.idle = true;
-    IDLE.get().computeIfAbsent(link.upstream, k -> new ArrayDeque<>()).addLast(ch);
+    ch.config().setAutoRead(true); // the exchange may have paused it for a slow client
+    pool(upstream).release(ch, keepAlive);
   }
 
   void attach(ProxyExchange x) {
@@ -127,13 +126,6 @@ final class UpstreamLink extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    if (idle) {
-      idle = false;
-      ArrayDeque<Channel> q = IDLE.get().get(upstream);
-      if (q != null) {
-        q.remove(ctx.channel());
-      }
-    }
     ProxyExchange x = current;
     current = null;
     if (x != null) {

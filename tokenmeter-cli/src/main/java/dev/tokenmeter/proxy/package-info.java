@@ -7,7 +7,9 @@
  * event loops ({@code FrontHandler}, {@code ProxyExchange}, {@code UpstreamLink}) only frames,
  * timestamps and forwards; the record path ({@code RecordPath}, {@code RequestState}) runs on its own
  * threads behind bounded queues that drop rather than wait, reads each response with {@code
- * client}'s {@code ResponseReader} (bench's own reader: the same record for the same response),
+ * client}'s {@code ResponseReader} (bench's own reader: the same record for the same response;
+ * the upstream connections' read stamps, keep-alive pool and stale-connection resend are {@code
+ * client}'s too),
  * counts, prices and hands records to the sinks. At the edge: tenants from API keys ({@link
  * dev.tokenmeter.proxy.Tenants}), routing ({@link dev.tokenmeter.proxy.Routing}, pools balanced by
  * {@code proxy.balance}), in-flight limits ({@link dev.tokenmeter.proxy.AdmissionLimits}) and

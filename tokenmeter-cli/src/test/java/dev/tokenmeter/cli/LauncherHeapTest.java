@@ -103,14 +103,17 @@ class LauncherHeapTest {
     assertThat(mine).doesNotContain("-XX:+UseSerialGC", "-XX:+UseParallelGC"); // two collectors: no JVM
     assertThat(mine).filteredOn(o -> o.startsWith("-XX:OnOutOfMemoryError="))
         .singleElement().asString().endsWith(" %p -Xmx2g 65"); // the limit in force is named
-    assertThat(javaOpts("proxy", "-XX:+UseSerialGC", "25")).doesNotContain("-XX:+UseParallelGC");
+    assertThat(javaOpts("sim serve", "-XX:+UseSerialGC", "25")).doesNotContain("-XX:+UseParallelGC");
   }
 
   @Test
-  void theProxyStartsWithASmallHeapUnderTheUsualCap() throws Exception {
+  void theProxyGetsTheSerialCollectorAndASmallHeapUnderTheUsualCap() throws Exception {
     assertThat(javaOpts("proxy --listen 127.0.0.1:0", "", "25"))
-        .contains("-Xmx1024m", "-XX:+UseParallelGC", "-Xms16m", "-XX:TrimNativeHeapInterval=1000")
-        .doesNotContain("-XX:+UseSerialGC");
+        .contains("-Xmx1024m", "-XX:+UseSerialGC", "-Xms16m", "-XX:TrimNativeHeapInterval=1000")
+        .doesNotContain("-XX:+UseParallelGC");
+    // The user's collector (in TOKENMETER_JAVA_OPTS, after these) wins: none of ours beside it.
+    assertThat(javaOpts("proxy --listen 127.0.0.1:0", "-XX:+UseParallelGC", "25"))
+        .contains("-Xms16m").doesNotContain("-XX:+UseSerialGC", "-XX:+UseParallelGC");
     assertThat(javaOpts("proxy --listen 127.0.0.1:0", "", "21"))
         .contains("-Xms16m").doesNotContain("-XX:TrimNativeHeapInterval=1000");
   }

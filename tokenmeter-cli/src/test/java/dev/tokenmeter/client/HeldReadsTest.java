@@ -19,7 +19,7 @@ class HeldReadsTest {
   private long clock = 100;
 
   /** A stamp handler as the client's, on a clock that ticks once per read. */
-  private final class Stamp extends HeldReads.Stamping {
+  private final class Stamp extends ReadStamp {
     private final String name;
 
     Stamp(String name) {
@@ -28,12 +28,12 @@ class HeldReadsTest {
     }
 
     @Override
-    long stamp() {
+    protected long stamp() {
       return clock++;
     }
 
     @Override
-    void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
+    protected void deliverRead(ChannelHandlerContext ctx, Object msg, long nanos) {
       seen.add(name + " read@" + nanos);
       ctx.fireChannelRead(msg);
     }
