@@ -28,8 +28,14 @@ import picocli.CommandLine.Option;
  * Call {@link #plan} once the seed is known, then {@link #factory}.
  */
 final class TraceOptions {
-  /** Prompts built ahead of the schedule: enough for a burst, bounded in memory. */
+  /** Prompts built ahead of the schedule, at least: enough for a burst. */
   private static final int AHEAD = 256;
+  /**
+   * More are built ahead, before the clock starts, while their prompts add up to at most this many
+   * tokens (about 16 MB of text): a busy stretch then sends prompts built beforehand, not ones the
+   * builder thread is making on the client's CPU as the loop sends.
+   */
+  static final long AHEAD_TOKENS = 4_000_000;
   /** The most windows --trace-stages may cut: each is a stage of the results. */
   private static final int MAX_STAGES = 1000;
 
@@ -141,8 +147,22 @@ final class TraceOptions {
     long s = seed;
     return plan -> {
       List<Trace.Record> records = recordsOf.get((Arrivals.Trace) ((LoadModel.Open) plan.load()).arrivals());
-      return new AheadRequests(new TraceWorkload(records, block, s, synth), records.size(), AHEAD);
+      return new AheadRequests(new TraceWorkload(records, block, s, synth), records.size(), ahead(records));
     };
+  }
+
+  /** How many of {@code records} to build ahead: {@link #AHEAD}, or more while within {@link #AHEAD_TOKENS}. */
+  static int ahead(List<Trace.Record> records) {
+    long tokens = 0;
+    int n = 0;
+    for (Trace.Record r : records) {
+      tokens += r.inputTokens();
+      if (tokens > AHEAD_TOKENS) {
+        break;
+      }
+      n++;
+    }
+    return Math.max(AHEAD, n);
   }
 
   /**
