@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ms late on one leg (the server reading the request, the client's write callback stamping {@code
  * sent}, the client reading the first token). Hence per-chunk delivery within 100 ms (a scheduler
  * stall, not a bug: a wrong timestamp is off by a whole TTFT or ITL, 20-730 ms) with 95% within 5
- * ms; TTFT compared over the measured requests (4 at c=1, 30 at c=10; the warm-up round, sent at
+ * ms; TTFT compared over the measured requests (10 at c=1, 30 at c=10; the warm-up round, sent at
  * once on new connections, queues at the server's accept and read, see below) by the median (one
  * stalled request cannot move it) and by 80% within 5 ms; ITL means within 0.5 ms, because a
  * delivery delay moves both ends of a gap alike. The TTFT median is held to 1 ms at c=10 but 2 ms
@@ -67,7 +67,7 @@ class TimingTruthIT {
   }
 
   @ParameterizedTest(name = "c={0}, {3} event loops")
-  @CsvSource({"1, 4, 2.0, 1", "10, 30, 1.0, 1", "10, 30, 1.0, 3"})
+  @CsvSource({"1, 10, 2.0, 1", "10, 30, 1.0, 1", "10, 30, 1.0, 3"})
   void clientTimesMatchTheServersEmissionTimes(int users, int measured, double ttftMedianMillis, int loops) {
     StageRun run;
     List<StageRun.Joined> joined;
@@ -167,6 +167,8 @@ class TimingTruthIT {
     // test. A systematic error (a role chunk taken as the first token, a stamp after parsing)
     // moves most requests, which this catches. The precision target itself (mean within 1 ms) is
     // measured by bench/timing-fidelity.sh, see docs/PERFORMANCE.md.
+    // At least 10 requests, so that 80% leaves room for two stalls: with 4 at c=1 the bound was
+    // all of them, and one CI run failed on a single request 17.8 ms late (-3.0, -0.2, 0.0, 17.8).
     long within5ms = Arrays.stream(ttftDiffs).filter(x -> Math.abs(x) <= 5.0 * MS).count();
     assertThat(within5ms)
         .as("requests with |client − server TTFT| <= 5 ms; diffs, ms: %s", diffsMs)
