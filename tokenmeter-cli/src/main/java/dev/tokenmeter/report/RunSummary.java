@@ -60,7 +60,7 @@ public record RunSummary(
    * Version of the summary.json schema: major changes break readers (a field removed or its
    * meaning changed), minor ones add fields.
    */
-  public static final String SCHEMA_VERSION = "1.12";
+  public static final String SCHEMA_VERSION = "1.13";
 
   public RunSummary {
     Objects.requireNonNull(tool, "tool");
@@ -321,10 +321,19 @@ public record RunSummary(
    * @param figures how many published figures
    * @param medianAbsErrorPercent median |predicted − published| / published, %
    * @param p90AbsErrorPercent its 90th percentile, %
+   * @param medianSignedErrorPercent median (predicted − published) / published, %, for the rows of
+   *     models no fit has seen (scope {@code unseen...}); null for the others
    */
   public record AccuracyFigure(
       String scope, String quantity, int figures, double medianAbsErrorPercent,
-      double p90AbsErrorPercent) {}
+      double p90AbsErrorPercent, Double medianSignedErrorPercent) {
+
+    /** A held-out row, without a signed median. */
+    public AccuracyFigure(String scope, String quantity, int figures, double medianAbsErrorPercent,
+        double p90AbsErrorPercent) {
+      this(scope, quantity, figures, medianAbsErrorPercent, p90AbsErrorPercent, null);
+    }
+  }
 
   /** The client's deadlines; null where there is none. */
   public record Timeouts(Duration firstToken, Duration idle, Duration total) {

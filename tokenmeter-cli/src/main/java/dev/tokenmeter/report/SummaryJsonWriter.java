@@ -219,6 +219,9 @@ public final class SummaryJsonWriter {
         g.writeNumberField("figures", a.figures());
         g.writeNumberField("median_abs_error_pct", a.medianAbsErrorPercent());
         g.writeNumberField("p90_abs_error_pct", a.p90AbsErrorPercent());
+        if (a.medianSignedErrorPercent() != null) {
+          g.writeNumberField("median_signed_error_pct", a.medianSignedErrorPercent());
+        }
         g.writeEndObject();
       }
       g.writeEndArray();

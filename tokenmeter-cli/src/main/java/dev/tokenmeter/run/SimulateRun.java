@@ -360,7 +360,11 @@ public final class SimulateRun {
         Calibration.FITTED_ON, v.iterationCv(), v.arrivalJitterNanos() / 1e6, accuracy(c));
   }
 
-  /** The held-out errors over every source, then of each source behind {@code c}'s profile. */
+  /**
+   * The held-out errors over every source, then of each source behind {@code c}'s profile, then,
+   * for a model of the kind no fit has seen, the errors on its own published setups (scope {@code
+   * unseen:MODEL/PROFILE}) or on every such model's (scope {@code unseen}).
+   */
   static List<RunSummary.AccuracyFigure> accuracy(EngineConfig c) {
     List<RunSummary.AccuracyFigure> out = new ArrayList<>();
     for (HeldOutAccuracy.Quantity q : HeldOutAccuracy.Quantity.values()) {
@@ -374,7 +378,25 @@ public final class SimulateRun {
         }
       }
     }
+    List<HeldOutAccuracy.Unseen> own = HeldOutAccuracy.UNSEEN.stream()
+        .filter(u -> u.model().equals(c.model().id())).toList();
+    if (!own.isEmpty()) {
+      own.forEach(u -> unseen(out, "unseen:" + u.model() + "/" + u.profile(), u.figures()));
+    } else if (HeldOutAccuracy.unseenKind(c.model())) {
+      unseen(out, "unseen", HeldOutAccuracy.UNSEEN_POOLED);
+    }
     return out;
+  }
+
+  private static void unseen(List<RunSummary.AccuracyFigure> out, String scope,
+      java.util.Map<HeldOutAccuracy.Quantity, HeldOutAccuracy.UnseenFigure> figures) {
+    for (HeldOutAccuracy.Quantity q : HeldOutAccuracy.Quantity.values()) {
+      HeldOutAccuracy.UnseenFigure f = figures.get(q);
+      if (f != null) {
+        out.add(new RunSummary.AccuracyFigure(scope, q.jsonName(), f.figures(), f.medianPercent(),
+            f.p90Percent(), f.medianSignedPercent()));
+      }
+    }
   }
 
   private static RunSummary.AccuracyFigure figure(

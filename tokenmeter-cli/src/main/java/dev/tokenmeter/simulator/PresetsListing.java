@@ -141,6 +141,12 @@ public final class PresetsListing {
         }
       }
     }
+    sb.append("  models no fit has seen (fine-grained MoE, latent attention; docs/ACCURACY.md, Models the"
+        + " fit never saw), median signed error (median |error|):\n");
+    for (HeldOutAccuracy.Unseen u : HeldOutAccuracy.UNSEEN) {
+      sb.append(String.format(Locale.ROOT, "    %s on %s: %s%n", u.model(), u.profile(),
+          HeldOutAccuracy.signed(u.figures())));
+    }
     sb.append(
         String.format(
             Locale.ROOT,
@@ -255,6 +261,28 @@ public final class PresetsListing {
           HeldOutAccuracy.Figure f = src.figures().get(q);
           if (f != null) {
             figure(g, q, f);
+          }
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("unseen_models");
+      for (HeldOutAccuracy.Unseen u : HeldOutAccuracy.UNSEEN) {
+        g.writeStartObject();
+        g.writeStringField("model", u.model());
+        g.writeStringField("profile", u.profile());
+        g.writeArrayFieldStart("figures");
+        for (HeldOutAccuracy.Quantity q : HeldOutAccuracy.Quantity.values()) {
+          HeldOutAccuracy.UnseenFigure f = u.figures().get(q);
+          if (f != null) {
+            g.writeStartObject();
+            g.writeStringField("quantity", q.jsonName());
+            g.writeNumberField("figures", f.figures());
+            g.writeNumberField("median_abs_error_pct", f.medianPercent());
+            g.writeNumberField("p90_abs_error_pct", f.p90Percent());
+            g.writeNumberField("median_signed_error_pct", f.medianSignedPercent());
+            g.writeEndObject();
           }
         }
         g.writeEndArray();

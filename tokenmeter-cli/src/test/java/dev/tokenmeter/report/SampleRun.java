@@ -53,7 +53,8 @@ final class SampleRun {
             new RunSummary.SimulatedEngine("vllm", "vLLM V1 (0.8+)", "flags", "published-points.json",
                 0.05, 2.0, List.of(
                     new RunSummary.AccuracyFigure("all", "tpot", 145, 8.1, 37.9),
-                    new RunSummary.AccuracyFigure("silybench", "tpot", 79, 7.7, 10.1))));
+                    new RunSummary.AccuracyFigure("silybench", "tpot", 79, 7.7, 10.1),
+                    new RunSummary.AccuracyFigure("unseen", "output_throughput", 26, 114.6, 271.9, 114.6))));
     return new RunSummary(
         r.tool(), r.startedAt(), r.endedAt(),
         new RunSummary.Target("simulate:llama-3.1-8b@1xh100-sxm", "chat", "llama-3.1-8b"),

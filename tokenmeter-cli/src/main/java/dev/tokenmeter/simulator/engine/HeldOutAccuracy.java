@@ -122,6 +122,66 @@ public final class HeldOutAccuracy {
           Quantity.THROUGHPUT, new Figure(40, 13.7, 30.8),
           Quantity.TTFT, new Figure(40, 16.7, 62.5))));
 
+  /**
+   * Errors on published figures of models no fit has seen, simulated at the committed calibration.
+   *
+   * @param figures how many published figures
+   * @param medianPercent median |predicted − published| / published, %
+   * @param p90Percent 90th percentile of the same, %
+   * @param medianSignedPercent median (predicted − published) / published, %: its sign says which
+   *     way the predictions lean
+   */
+  public record UnseenFigure(int figures, double medianPercent, double p90Percent, double medianSignedPercent) {}
+
+  /**
+   * One model no fit has seen, served by one engine profile (docs/ACCURACY.md, Models the fit never
+   * saw; {@code UnseenModelsTest} checks every figure against its study).
+   *
+   * @param model the model preset
+   * @param profile the engine profile its source ran
+   * @param figures its errors by quantity; a quantity its source does not publish is absent
+   */
+  public record Unseen(String model, String profile, Map<Quantity, UnseenFigure> figures) {
+    public Unseen {
+      figures = Map.copyOf(figures);
+    }
+  }
+
+  /** Every figure of every model no fit has seen. */
+  public static final Map<Quantity, UnseenFigure> UNSEEN_POOLED = Map.of(
+      Quantity.TPOT, new UnseenFigure(20, 42.8, 71.5, -34.8),
+      Quantity.THROUGHPUT, new UnseenFigure(26, 114.6, 271.9, 114.6),
+      Quantity.TTFT, new UnseenFigure(26, 57.2, 84.0, -55.7),
+      Quantity.TAIL, new UnseenFigure(24, 54.2, 75.7, -53.2));
+
+  /** Each model no fit has seen, by the engine profile its source ran, in the study's order. */
+  public static final List<Unseen> UNSEEN = List.of(
+      new Unseen("deepseek-r1", "sglang", Map.of(
+          Quantity.TPOT, new UnseenFigure(3, 34.3, 251.0, 4.4),
+          Quantity.THROUGHPUT, new UnseenFigure(4, 232.6, 271.9, 232.6),
+          Quantity.TTFT, new UnseenFigure(4, 70.5, 75.5, -70.5),
+          Quantity.TAIL, new UnseenFigure(4, 70.3, 75.7, -70.3))),
+      new Unseen("deepseek-r1", "vllm", Map.of(
+          Quantity.TPOT, new UnseenFigure(4, 57.8, 71.5, -57.8),
+          Quantity.THROUGHPUT, new UnseenFigure(5, 180.8, 895.1, 180.8),
+          Quantity.TTFT, new UnseenFigure(5, 69.0, 94.1, -69.0),
+          Quantity.TAIL, new UnseenFigure(4, 65.1, 90.0, -65.1))),
+      new Unseen("gpt-oss-120b", "vllm", Map.of(
+          Quantity.TPOT, new UnseenFigure(4, 18.5, 472.4, -2.4),
+          Quantity.THROUGHPUT, new UnseenFigure(5, 90.1, 209.4, 90.1),
+          Quantity.TTFT, new UnseenFigure(5, 53.2, 134.2, -49.6),
+          Quantity.TAIL, new UnseenFigure(4, 59.2, 134.4, -50.0))),
+      new Unseen("gpt-oss-20b", "vllm", Map.of(
+          Quantity.TPOT, new UnseenFigure(3, 50.0, 50.1, -50.0),
+          Quantity.THROUGHPUT, new UnseenFigure(4, 114.6, 169.8, 114.6),
+          Quantity.TTFT, new UnseenFigure(4, 56.5, 71.3, -56.5),
+          Quantity.TAIL, new UnseenFigure(4, 53.4, 61.1, -53.4))),
+      new Unseen("qwen3-235b-a22b", "vllm", Map.of(
+          Quantity.TPOT, new UnseenFigure(6, 34.1, 45.9, -30.8),
+          Quantity.THROUGHPUT, new UnseenFigure(8, 77.4, 302.3, 77.4),
+          Quantity.TTFT, new UnseenFigure(8, 48.1, 84.0, -48.1),
+          Quantity.TAIL, new UnseenFigure(8, 45.0, 75.7, -45.0))));
+
   private HeldOutAccuracy() {}
 
   /** The sources simulated with {@code config}'s engine profile on its GPU's platform. */
@@ -154,7 +214,57 @@ public final class HeldOutAccuracy {
       lines.add("accuracy of the " + profile + " profile on " + platform
           + " GPUs, each source held out: " + sources(behind));
     }
+    unseenLine(config.model()).ifPresent(lines::add);
     return lines;
+  }
+
+  /**
+   * Whether {@code m} is of the kind no fit has seen: a fine-grained mixture of experts (16 or
+   * more; the fit's only MoE model, Mixtral, has 8) or multi-head latent attention.
+   */
+  public static boolean unseenKind(ModelSpec m) {
+    return m.experts() >= 16 || m.architecture().latentAttention();
+  }
+
+  /**
+   * What {@code simulate} says of a model no fit has seen: the errors on its own published setups,
+   * by engine profile, or those of every such model when it has none; empty for other models.
+   */
+  public static java.util.Optional<String> unseenLine(ModelSpec m) {
+    List<Unseen> own = UNSEEN.stream().filter(u -> u.model().equals(m.id())).toList();
+    if (!own.isEmpty()) {
+      StringBuilder b = new StringBuilder("accuracy on " + m.id()
+          + ", a model no fit has seen, simulated at this calibration against its published setups"
+          + " (docs/ACCURACY.md, Models the fit never saw), median signed error (median |error|): ");
+      for (int i = 0; i < own.size(); i++) {
+        b.append(i == 0 ? "" : "; ").append(own.get(i).profile()).append(' ').append(signed(own.get(i).figures()));
+      }
+      return java.util.Optional.of(b.append(UNSEEN_READING).toString());
+    }
+    if (!unseenKind(m)) {
+      return java.util.Optional.empty();
+    }
+    long models = UNSEEN.stream().map(Unseen::model).distinct().count();
+    return java.util.Optional.of("accuracy on fine-grained mixture-of-experts and latent-attention models,"
+        + " which no fit has seen, simulated at this calibration against " + models + " such models'"
+        + " published setups (docs/ACCURACY.md, Models the fit never saw), median signed error (median"
+        + " |error|): " + signed(UNSEEN_POOLED) + UNSEEN_READING);
+  }
+
+  private static final String UNSEEN_READING =
+      ": mostly optimistic, read throughput as high and latencies as low";
+
+  /** {@code "TPOT/ITL -2.4% (18.5%), output throughput +90.1% (90.1%), ..."}. */
+  public static String signed(Map<Quantity, UnseenFigure> figures) {
+    StringBuilder b = new StringBuilder();
+    for (Quantity q : Quantity.values()) {
+      UnseenFigure f = figures.get(q);
+      if (f != null) {
+        b.append(b.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s %+.1f%% (%.1f%%)",
+            q.label(), f.medianSignedPercent(), f.medianPercent()));
+      }
+    }
+    return b.toString();
   }
 
   /**

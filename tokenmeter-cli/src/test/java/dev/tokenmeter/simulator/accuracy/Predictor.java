@@ -19,6 +19,7 @@ import dev.tokenmeter.simulator.engine.EngineConfig;
 import dev.tokenmeter.simulator.engine.EngineProfile;
 import dev.tokenmeter.simulator.engine.GpuSpec;
 import dev.tokenmeter.simulator.engine.ModelSpec;
+import dev.tokenmeter.simulator.engine.Parallelism;
 import dev.tokenmeter.simulator.engine.Platform;
 import dev.tokenmeter.simulator.engine.Precision;
 import dev.tokenmeter.simulator.engine.Presets;
@@ -51,7 +52,8 @@ import java.util.SplittableRandom;
  *   ones would take seconds; the tail's share is small either way).
  * - POISSON: `requests` (at most POISSON_CAP) arriving at `rate` per second.
  * - The engine profile is the source's; efficiency factors and overheads come from the caller. A
- *   point that names the KV-cache blocks its run configured (kv_cache_blocks) gets that cache.
+ *   point that names the KV-cache blocks its run configured (kv_cache_blocks) gets that cache, one
+ *   that names data-parallel attention (dp_attention) or a token budget (max_batched_tokens) those.
  * </pre>
  */
 final class Predictor {
@@ -132,6 +134,12 @@ final class Predictor {
             .withEfficiency(f.mfu(), f.mbu(), f.iterationOn(index, platform),
                 f.perSequenceOn(index, platform))
             .withOverlapExponent(f.overlap());
+    if (p.dataParallelAttention() > 1) {
+      c = c.withParallelism(new Parallelism(p.dataParallelAttention(), 1));
+    }
+    if (p.maxBatchedTokens() > 0) {
+      c = c.withLimits(c.maxNumSeqs(), p.maxBatchedTokens());
+    }
     if (p.load() == Load.STATIC) {
       int budget = Math.max(c.maxBatchedTokens(), p.concurrency() * p.inputTokens());
       c = c.withLimits(Math.max(1, p.concurrency()), budget);

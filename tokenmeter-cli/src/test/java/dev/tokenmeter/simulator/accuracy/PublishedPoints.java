@@ -17,6 +17,9 @@ import java.util.OptionalDouble;
 final class PublishedPoints {
   static final String RESOURCE = "/accuracy/published-points.json";
 
+  /** Points of models and setups no fit has seen, kept out of every fit ({@link UnseenModelsTest}). */
+  static final String UNSEEN = "/accuracy/unseen-points.json";
+
   private PublishedPoints() {}
 
   /**
@@ -79,6 +82,10 @@ final class PublishedPoints {
    * @param ratePerSecond arrival rate of a POISSON load (0 otherwise)
    * @param kvCacheBlocks KV-cache blocks per GPU the run configured its engine with (LMDeploy's
    *     benchmark scripts set cache_max_entry_count to a block count); 0: the profile's sizing
+   * @param dataParallelAttention attention groups of a data-parallel-attention run (SGLang's
+   *     --enable-dp-attention: as many as the GPUs); 1: tensor-parallel attention
+   * @param maxBatchedTokens the run's token budget per step (vLLM's --max-num-batched-tokens); 0:
+   *     the profile's
    */
   record Point(
       String id,
@@ -98,7 +105,9 @@ final class PublishedPoints {
       double ratePerSecond,
       Load load,
       Measured measured,
-      int kvCacheBlocks) {
+      int kvCacheBlocks,
+      int dataParallelAttention,
+      int maxBatchedTokens) {
 
     /** {@code "mistral-7b 1×h100-sxm fp8, 128/2048, batch 120"}. */
     String setup() {
@@ -118,10 +127,15 @@ final class PublishedPoints {
   /** The dataset: sources and points in file order. */
   record Dataset(List<Source> sources, List<Point> points) {}
 
-  /** Reads the dataset from the test classpath. */
+  /** Reads the fit's dataset from the test classpath. */
   static Dataset load() {
+    return load(RESOURCE);
+  }
+
+  /** Reads a dataset in this format from the test classpath. */
+  static Dataset load(String resource) {
     try (InputStream in =
-        Objects.requireNonNull(PublishedPoints.class.getResourceAsStream(RESOURCE), RESOURCE)) {
+        Objects.requireNonNull(PublishedPoints.class.getResourceAsStream(resource), resource)) {
       JsonNode root = new ObjectMapper().readTree(in);
       List<Source> sources = new ArrayList<>();
       for (JsonNode s : root.get("sources")) {
@@ -171,7 +185,9 @@ final class PublishedPoints {
         p.has("rate") ? p.get("rate").asDouble() : 0,
         Load.valueOf(text(p, "load").toUpperCase(java.util.Locale.ROOT)),
         measured,
-        p.has("kv_cache_blocks") ? p.get("kv_cache_blocks").asInt() : 0);
+        p.has("kv_cache_blocks") ? p.get("kv_cache_blocks").asInt() : 0,
+        p.has("dp_attention") ? p.get("dp_attention").asInt() : 1,
+        p.has("max_batched_tokens") ? p.get("max_batched_tokens").asInt() : 0);
   }
 
   private static String text(JsonNode node, String field) {

@@ -69,4 +69,40 @@ class HeldOutAccuracyTest {
     }
     assertThat(HeldOutAccuracy.POOLED).containsOnlyKeys(Quantity.values());
   }
+
+  @Test
+  void aModelNoFitHasSeenGetsItsOwnSetupsErrorsByProfile() {
+    List<String> lines =
+        HeldOutAccuracy.describe(EngineConfig.of(Presets.model("deepseek-r1"), Presets.gpu("h200")).withTensorParallel(8));
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(2)).isEqualTo(
+        "accuracy on deepseek-r1, a model no fit has seen, simulated at this calibration against its"
+            + " published setups (docs/ACCURACY.md, Models the fit never saw), median signed error"
+            + " (median |error|): sglang TPOT/ITL +4.4% (34.3%), output throughput +232.6% (232.6%),"
+            + " TTFT -70.5% (70.5%), p99s -70.3% (70.3%); vllm TPOT/ITL -57.8% (57.8%), output"
+            + " throughput +180.8% (180.8%), TTFT -69.0% (69.0%), p99s -65.1% (65.1%): mostly"
+            + " optimistic, read throughput as high and latencies as low");
+  }
+
+  @Test
+  void aModelOfThatKindWithoutSetupsGetsEveryUnseenModelsErrors() {
+    // DeepSeek-V3 (latent attention, 256 experts), Qwen3-30B-A3B and Llama 4 Maverick (128
+    // experts): none has published setups of its own in the study
+    for (String id : List.of("deepseek-v3", "qwen3-30b-a3b", "llama-4-maverick")) {
+      assertThat(HeldOutAccuracy.unseenKind(Presets.model(id))).as(id).isTrue();
+      assertThat(HeldOutAccuracy.unseenLine(Presets.model(id))).as(id).hasValueSatisfying(l -> assertThat(l)
+          .startsWith("accuracy on fine-grained mixture-of-experts and latent-attention models")
+          .contains("against 4 such models' published setups")
+          .contains("output throughput +114.6% (114.6%)"));
+    }
+  }
+
+  @Test
+  void denseModelsAndMixtralGetNoUnseenLine() {
+    // Mixtral's 8 experts are in the fit (TensorRT-LLM's sources); Llama 4 Scout has 16
+    assertThat(HeldOutAccuracy.unseenKind(Presets.model("mixtral-8x7b"))).isFalse();
+    assertThat(HeldOutAccuracy.unseenKind(Presets.model("llama-4-scout"))).isTrue();
+    assertThat(HeldOutAccuracy.unseenLine(LLAMA_8B)).isEmpty();
+    assertThat(HeldOutAccuracy.describe(EngineConfig.of(Presets.model("mixtral-8x7b"), H100))).hasSize(2);
+  }
 }
