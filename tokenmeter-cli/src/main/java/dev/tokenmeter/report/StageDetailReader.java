@@ -31,28 +31,45 @@ final class StageDetailReader {
 
   /**
    * {@code "Held out by source, the model's median error is 8.1% for TPOT/ITL (p90 37.9%), ..."}
-   * from the {@code all} rows of {@code engine.accuracy}; null when there are none.
+   * from the {@code all} rows of {@code engine.accuracy}, then, for a model no fit has seen, its
+   * {@code unseen} rows' signed medians; null when there are none.
    */
   private static String accuracy(JsonNode rows) {
     StringBuilder b = new StringBuilder();
+    java.util.Map<String, StringBuilder> unseen = new java.util.LinkedHashMap<>();
     for (JsonNode r : rows) {
-      if (!"all".equals(r.path("scope").asText())) {
-        continue;
+      String scope = r.path("scope").asText();
+      if ("all".equals(scope)) {
+        b.append(b.isEmpty() ? "" : ", ").append(String.format(java.util.Locale.ROOT,
+            "%.1f%% for %s (p90 %.1f%%)", r.path("median_abs_error_pct").asDouble(), label(r),
+            r.path("p90_abs_error_pct").asDouble()));
+      } else if (scope.startsWith("unseen") && r.has("median_signed_error_pct")) {
+        StringBuilder u = unseen.computeIfAbsent(scope, k -> new StringBuilder());
+        u.append(u.isEmpty() ? "" : ", ").append(String.format(java.util.Locale.ROOT, "%+.1f%% for %s",
+            r.path("median_signed_error_pct").asDouble(), label(r)));
       }
-      String what = switch (r.path("quantity").asText()) {
-        case "tpot" -> "TPOT/ITL";
-        case "output_throughput" -> "output throughput";
-        case "ttft" -> "TTFT";
-        case "p99" -> "p99s";
-        default -> r.path("quantity").asText();
-      };
-      b.append(b.isEmpty() ? "" : ", ").append(String.format(java.util.Locale.ROOT,
-          "%.1f%% for %s (p90 %.1f%%)", r.path("median_abs_error_pct").asDouble(), what,
-          r.path("p90_abs_error_pct").asDouble()));
     }
-    return b.isEmpty() ? null
-        : "Held out by source, the model's median error is " + b
-            + " (docs/SIMULATOR.md, Accuracy).";
+    if (b.isEmpty()) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder("Held out by source, the model's median error is ").append(b)
+        .append(" (docs/SIMULATOR.md, Accuracy).");
+    unseen.forEach((scope, u) -> out.append(scope.equals("unseen")
+        ? " This kind of model (fine-grained mixture of experts or latent attention) no fit has seen: on"
+            + " published setups of such models the predictions were off by a median "
+        : " No fit has seen this model: on its published setups served by " + scope.substring(scope.indexOf('/') + 1)
+            + " the predictions were off by a median ").append(u).append(" (docs/ACCURACY.md)."));
+    return out.toString();
+  }
+
+  private static String label(JsonNode r) {
+    return switch (r.path("quantity").asText()) {
+      case "tpot" -> "TPOT/ITL";
+      case "output_throughput" -> "output throughput";
+      case "ttft" -> "TTFT";
+      case "p99" -> "p99s";
+      default -> r.path("quantity").asText();
+    };
   }
 
   static StageDetail read(JsonNode s) throws IOException {

@@ -17,7 +17,9 @@ class StageDetailReaderTest {
     assertThat(back.simulation()).isEqualTo(
         new SavedSummary.Simulation("simulated in virtual time", "llama-3.1-8b", "h100-sxm", 1, 17.25,
             "Held out by source, the model's median error is 8.1% for TPOT/ITL (p90 37.9%)"
-                + " (docs/SIMULATOR.md, Accuracy)."));
+                + " (docs/SIMULATOR.md, Accuracy). This kind of model (fine-grained mixture of experts"
+                + " or latent attention) no fit has seen: on published setups of such models the"
+                + " predictions were off by a median +114.6% for output throughput (docs/ACCURACY.md)."));
     assertThat(back.partialDetail()).isEqualTo("Ctrl-C during stage 1");
 
     StageDetail closed = back.stages().get(0).detail();
