@@ -150,7 +150,7 @@ public final class EngineTiming implements TimingModel {
    * KV cache (vLLM refuses to start when one full-length sequence does not fit).
    */
   public int maxModelLen() {
-    long kv = engine.roofline().kvCapacityTokens();
+    long kv = engine.roofline().maxSequenceTokens();
     return (int) Math.min(engine.roofline().config().model().maxContextTokens(), kv);
   }
 
@@ -159,7 +159,7 @@ public final class EngineTiming implements TimingModel {
     Track t = tracks.get(r.serverRequestId());
     if (t == null) {
       engine.advanceTo(r.arrivalNanos());
-      long room = engine.roofline().kvCapacityTokens() - r.outputTokens();
+      long room = engine.roofline().maxSequenceTokens() - r.outputTokens();
       int prompt = (int) Math.max(1, Math.min(r.promptTokens(), room));
       t = new Track(r.outputTokens());
       tracks.put(r.serverRequestId(), t);

@@ -198,10 +198,10 @@ public final class BatchEngine {
     if (promptTokens < 1 || outputTokens < 1) {
       throw new IllegalArgumentException("prompt and output tokens must be >= 1");
     }
-    if ((long) promptTokens + outputTokens > roofline.kvCapacityTokens()) {
+    if ((long) promptTokens + outputTokens > roofline.maxSequenceTokens()) {
       throw new IllegalArgumentException(
           "prompt + output = " + ((long) promptTokens + outputTokens)
-              + " tokens exceed the KV cache of " + roofline.kvCapacityTokens() + " tokens");
+              + " tokens exceed the KV cache of " + roofline.maxSequenceTokens() + " tokens");
     }
     BlockHashes hashes =
         prefixCaching && prompt != null && Math.min(prompt.fullBlocks(), promptTokens / blockTokens) > 0
@@ -555,7 +555,7 @@ public final class BatchEngine {
   }
 
   private long blocksFor(long tokens) {
-    return (tokens + blockTokens - 1) / blockTokens;
+    return roofline.kvBlocksFor(tokens);
   }
 
   /** Sequences running now. */

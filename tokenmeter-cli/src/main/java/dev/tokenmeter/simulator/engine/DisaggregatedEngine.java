@@ -236,7 +236,7 @@ public final class DisaggregatedEngine {
 
   /** The longest prompt + output both instances' KV caches can hold. */
   public long maxContextTokens() {
-    return Math.min(prefill.roofline().kvCapacityTokens(), decode.roofline().kvCapacityTokens());
+    return Math.min(prefill.roofline().maxSequenceTokens(), decode.roofline().maxSequenceTokens());
   }
 
   /**
@@ -246,9 +246,9 @@ public final class DisaggregatedEngine {
    *     the decode instance's KV cache
    */
   public void submit(long id, int promptTokens, int outputTokens, long arrivalNanos, BlockHashes prompt) {
-    if ((long) promptTokens + outputTokens > decode.roofline().kvCapacityTokens()) {
+    if ((long) promptTokens + outputTokens > decode.roofline().maxSequenceTokens()) {
       throw new IllegalArgumentException("prompt + output = " + ((long) promptTokens + outputTokens)
-          + " tokens exceed the decode pool's KV cache of " + decode.roofline().kvCapacityTokens() + " tokens");
+          + " tokens exceed the decode pool's KV cache of " + decode.roofline().maxSequenceTokens() + " tokens");
     }
     prefill.submit(id, promptTokens, 1, arrivalNanos, prompt);
     lengths.put(id, new int[] {promptTokens, outputTokens});

@@ -192,6 +192,18 @@ public record EngineProfile(
     return gpu.memoryBytes() >= LARGE_GPU_BYTES && !gpu.id().toLowerCase(Locale.ROOT).contains("a100");
   }
 
+  /**
+   * Whether a sliding-window layer's KV cache keeps only its window: vLLM's hybrid KV-cache manager
+   * does (V1, on by default for models that mix full and sliding-window attention: gpt-oss, Gemma
+   * 3, Llama 4's chunked layers; docs.vllm.ai, design/hybrid_kv_cache_manager). The other profiles
+   * count those layers per token like full ones: SGLang sizes its sliding-window pool as a share of
+   * the full one (--swa-full-tokens-ratio) and TensorRT-LLM gives each window size a pool of a
+   * static share of the memory, neither modelled yet, and a conservative capacity either way.
+   */
+  public boolean windowedKvCache() {
+    return "vllm".equals(id);
+  }
+
   /** Most sequences running at once on {@code gpu}. */
   public int maxNumSeqs(GpuSpec gpu) {
     return largeGpu(gpu) ? maxNumSeqs : smallGpuMaxNumSeqs;

@@ -149,10 +149,10 @@ public final class HeldOutAccuracy {
 
   /** Every figure of every model no fit has seen. */
   public static final Map<Quantity, UnseenFigure> UNSEEN_POOLED = Map.of(
-      Quantity.TPOT, new UnseenFigure(20, 42.8, 71.5, -34.8),
-      Quantity.THROUGHPUT, new UnseenFigure(26, 114.6, 271.9, 114.6),
-      Quantity.TTFT, new UnseenFigure(26, 57.2, 84.0, -55.7),
-      Quantity.TAIL, new UnseenFigure(24, 54.2, 75.7, -53.2));
+      Quantity.TPOT, new UnseenFigure(20, 45.1, 71.5, -34.8),
+      Quantity.THROUGHPUT, new UnseenFigure(26, 125.4, 271.9, 125.4),
+      Quantity.TTFT, new UnseenFigure(26, 58.6, 79.1, -58.6),
+      Quantity.TAIL, new UnseenFigure(24, 56.2, 75.7, -56.2));
 
   /** Each model no fit has seen, by the engine profile its source ran, in the study's order. */
   public static final List<Unseen> UNSEEN = List.of(
@@ -167,10 +167,10 @@ public final class HeldOutAccuracy {
           Quantity.TTFT, new UnseenFigure(5, 69.0, 94.1, -69.0),
           Quantity.TAIL, new UnseenFigure(4, 65.1, 90.0, -65.1))),
       new Unseen("gpt-oss-120b", "vllm", Map.of(
-          Quantity.TPOT, new UnseenFigure(4, 18.5, 472.4, -2.4),
-          Quantity.THROUGHPUT, new UnseenFigure(5, 90.1, 209.4, 90.1),
-          Quantity.TTFT, new UnseenFigure(5, 53.2, 134.2, -49.6),
-          Quantity.TAIL, new UnseenFigure(4, 59.2, 134.4, -50.0))),
+          Quantity.TPOT, new UnseenFigure(4, 47.6, 388.1, 47.6),
+          Quantity.THROUGHPUT, new UnseenFigure(5, 131.4, 209.4, 131.4),
+          Quantity.TTFT, new UnseenFigure(5, 59.2, 73.5, -59.2),
+          Quantity.TAIL, new UnseenFigure(4, 59.9, 67.1, -59.9))),
       new Unseen("gpt-oss-20b", "vllm", Map.of(
           Quantity.TPOT, new UnseenFigure(3, 50.0, 50.1, -50.0),
           Quantity.THROUGHPUT, new UnseenFigure(4, 114.6, 169.8, 114.6),

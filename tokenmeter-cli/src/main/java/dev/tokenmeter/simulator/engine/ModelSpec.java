@@ -107,7 +107,8 @@ public record ModelSpec(
    * layer, shared by all heads and so whole on every tensor-parallel GPU (vLLM and SGLang
    * replicate the latent cache across TP ranks; data-parallel attention is what divides it);
    * DeepSeek-V3 in BF16: 61 × (512 + 64) × 2 = 70,272 bytes. Sliding-window layers count like
-   * full ones: a conservative capacity (engines with a hybrid allocator keep only the window).
+   * full ones here; {@link Roofline} keeps only their window where the engine does ({@link
+   * EngineProfile#windowedKvCache()}).
    */
   public double kvBytesPerTokenPerGpu(Precision kv, int tensorParallel) {
     if (architecture.latentAttention()) {

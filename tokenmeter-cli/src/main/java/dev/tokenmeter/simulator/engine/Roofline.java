@@ -49,6 +49,10 @@ public final class Roofline {
   private final double weightBytesPerGpu;
   private final double kvBytesPerTokenPerGpu;
   private final long kvCapacityTokens;
+  /** Sliding-window layers' blocks per full layers' block when only their window is kept; 0 otherwise. */
+  private final double slidingBlocksPerBlock;
+  /** Blocks a sliding-window layer group keeps per sequence at most: its window and one more. */
+  private final long windowBlocks;
   private final double flopsPerSecondPerGpu;
   private final double bytesPerSecondPerGpu;
   /** The draft model's own cost model ({@link Speculation.Kind#DRAFT}); null otherwise. */
@@ -85,8 +89,23 @@ public final class Roofline {
       kvBytes = Math.min(config.gpu().memoryBytes() * share,
           config.gpu().memoryBytes() - weightBytesPerGpu - config.reserveBytesPerGpu());
     }
+    // vLLM's hybrid KV-cache manager keeps a sliding-window layer's last window only: a block is
+    // then the full-attention layers' share of a token's KV, and each sequence holds its window's
+    // blocks for the sliding layers on top (kvBlocksFor)
+    double capacityBytesPerToken = kvBytesPerTokenPerGpu;
+    Architecture a = config.model().architecture();
+    int fullLayers = config.model().layers() - a.slidingLayers();
+    if (config.profile().windowedKvCache() && a.slidingLayers() > 0 && fullLayers > 0
+        && !a.latentAttention()) {
+      capacityBytesPerToken = kvBytesPerTokenPerGpu * fullLayers / config.model().layers();
+      this.slidingBlocksPerBlock = (double) a.slidingLayers() / fullLayers;
+      this.windowBlocks = (a.slidingWindow() + config.blockTokens() - 1) / config.blockTokens() + 1;
+    } else {
+      this.slidingBlocksPerBlock = 0;
+      this.windowBlocks = 0;
+    }
     long blocks = (long) Math.floor(
-        kvBytes / ((kvBytesPerTokenPerGpu + drafter[1]) * config.blockTokens()));
+        kvBytes / ((capacityBytesPerToken + drafter[1]) * config.blockTokens()));
     if (blocks < 1 && !parallelism.plain()) {
       throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
           "%s (%s weights, %.1f GB per GPU with%s) does not fit on %d x %s with room for a KV"
@@ -176,9 +195,32 @@ public final class Roofline {
     return kvBytesPerTokenPerGpu;
   }
 
-  /** Tokens the KV cache holds, all sequences together (a whole number of blocks). */
+  /**
+   * Tokens the KV cache holds, all sequences together (a whole number of blocks). Under a windowed
+   * cache ({@link EngineProfile#windowedKvCache()}) these are the full-attention layers' tokens; each
+   * sequence also holds its sliding layers' window ({@link #kvBlocksFor}).
+   */
   public long kvCapacityTokens() {
     return kvCapacityTokens;
+  }
+
+  /**
+   * KV-cache blocks a sequence of {@code tokens} holds: one per {@link EngineConfig#blockTokens()}
+   * tokens, and under a windowed cache its sliding-window layers' blocks, at most their window and
+   * one block more, in full layers' blocks (gpt-oss, 18 windowed layers of 36 with a 128-token
+   * window in 16-token blocks: 9 more at most).
+   */
+  public long kvBlocksFor(long tokens) {
+    long blocks = (tokens + config.blockTokens() - 1) / config.blockTokens();
+    return slidingBlocksPerBlock == 0 ? blocks
+        : blocks + (long) Math.ceil(slidingBlocksPerBlock * Math.min(blocks, windowBlocks));
+  }
+
+  /** The longest sequence (prompt and output) the KV cache can hold at all. */
+  public long maxSequenceTokens() {
+    return slidingBlocksPerBlock == 0 ? kvCapacityTokens
+        : Math.max(0, kvCapacityTokens
+            - (long) Math.ceil(slidingBlocksPerBlock * windowBlocks) * config.blockTokens());
   }
 
   /** KV-cache blocks of {@link EngineConfig#blockTokens()} tokens. */

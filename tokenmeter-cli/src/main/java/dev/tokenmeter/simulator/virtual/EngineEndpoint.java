@@ -166,7 +166,7 @@ public final class EngineEndpoint implements Endpoint {
     this.disagg = pools == null ? null : new DisaggregatedEngine(pools, events, variation);
     this.arrivalDelays = variation.arrivalDelays();
     this.defaultMaxTokens = defaultMaxTokens;
-    long kv = engine != null ? engine.roofline().kvCapacityTokens() : disagg.maxContextTokens();
+    long kv = engine != null ? engine.roofline().maxSequenceTokens() : disagg.maxContextTokens();
     this.maxModelLen = (int) Math.min(config.model().maxContextTokens(), kv);
   }
 

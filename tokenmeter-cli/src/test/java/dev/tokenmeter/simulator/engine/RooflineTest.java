@@ -30,6 +30,45 @@ class RooflineTest {
   }
 
   @Test
+  void vllmKeepsOnlyTheWindowOfSlidingLayers() {
+    // gpt-oss-120b: 36 layers, 18 of them windowed to 128 tokens, 72 KiB of KV a token in all
+    ModelSpec gptOss = Presets.model("gpt-oss-120b");
+    Roofline vllm = new Roofline(EngineConfig.of(gptOss, H100, EngineProfile.VLLM)
+        .withPrecision(Precision.MXFP4, Precision.BF16));
+    Roofline sglang = new Roofline(EngineConfig.of(gptOss, H100, EngineProfile.SGLANG)
+        .withPrecision(Precision.MXFP4, Precision.BF16));
+    assertThat(vllm.kvBytesPerTokenPerGpu()).isEqualTo(sglang.kvBytesPerTokenPerGpu()).isEqualTo(73_728.0);
+    // a block is the 18 full layers' 16 tokens (half the bytes): twice the blocks, within rounding
+    assertThat(vllm.kvCapacityBlocks()).isBetween(2 * sglang.kvCapacityBlocks(), 2 * sglang.kvCapacityBlocks() + 1);
+    // each sequence adds its 18 windowed layers' blocks (as many as the full layers' per block):
+    // at most 128 / 16 + 1 = 9
+    assertThat(vllm.kvBlocksFor(100)).isEqualTo(7 + 7);
+    assertThat(vllm.kvBlocksFor(1_000)).isEqualTo(63 + 9);
+    assertThat(vllm.kvBlocksFor(32_000)).isEqualTo(2_000 + 9);
+    assertThat(vllm.maxSequenceTokens()).isEqualTo(vllm.kvCapacityTokens() - 9 * 16);
+    // SGLang counts the windowed layers per token like full ones
+    assertThat(sglang.kvBlocksFor(1_000)).isEqualTo(63);
+    assertThat(sglang.maxSequenceTokens()).isEqualTo(sglang.kvCapacityTokens());
+  }
+
+  @Test
+  void gemma3sManyWindowedLayersAddTheirWindowInFullLayersBlocks() {
+    // Gemma 3 27B: 62 layers, 52 windowed to 1,024: 5.2 windowed blocks per full one, and a
+    // window of 1,024 / 16 + 1 = 65 blocks
+    Roofline r = new Roofline(EngineConfig.of(Presets.model("gemma-3-27b"), H100, EngineProfile.VLLM)
+        .withTensorParallel(2));
+    assertThat(r.kvBlocksFor(160)).isEqualTo(10 + 52); // ceil(5.2 × 10)
+    assertThat(r.kvBlocksFor(8_000)).isEqualTo(500 + 338); // ceil(5.2 × 65)
+  }
+
+  @Test
+  void modelsWithoutWindowsAndLatentAttentionKeepEveryToken() {
+    Roofline llama = new Roofline(EngineConfig.of(LLAMA_8B, H100, EngineProfile.VLLM));
+    assertThat(llama.kvBlocksFor(1_000)).isEqualTo(63);
+    assertThat(llama.maxSequenceTokens()).isEqualTo(llama.kvCapacityTokens());
+  }
+
+  @Test
   void fp8KvCacheDoublesTheTokensAndFp8WeightsFreeMemory() {
     Roofline bf16 = new Roofline(EngineConfig.of(LLAMA_8B, H100));
     Roofline fp8 =
