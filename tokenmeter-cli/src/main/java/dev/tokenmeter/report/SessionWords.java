@@ -58,8 +58,11 @@ public final class SessionWords {
     if (a == null) {
       return "";
     }
-    return String.format(Locale.ROOT, " %,d of %,d agent steps (%d%%) were tool calls; %,d tool results were sent.",
-        a.toolCalls(), a.steps(), Math.round(100 * a.toolCallShare()), a.toolResults());
+    String parallel = a.calls() > a.toolCalls()
+        ? String.format(Locale.ROOT, " (%,d calls in all, some answers calling several tools at once)", a.calls())
+        : "";
+    return String.format(Locale.ROOT, " %,d of %,d agent steps (%d%%) were tool calls%s; %,d tool results were sent.",
+        a.toolCalls(), a.steps(), Math.round(100 * a.toolCallShare()), parallel, a.toolResults());
   }
 
   private static String ends(Sessions s) {

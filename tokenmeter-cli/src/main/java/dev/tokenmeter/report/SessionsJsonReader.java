@@ -36,7 +36,9 @@ final class SessionsJsonReader {
     }
     JsonNode a = o.get("agent");
     Sessions.Agent agent = a == null || a.isNull() ? null
-        : new Sessions.Agent(a.get("steps").asLong(), a.get("tool_calls").asLong(), a.get("tool_results").asLong());
+        : new Sessions.Agent(a.get("steps").asLong(), a.get("tool_calls").asLong(), a.get("tool_results").asLong(),
+            // calls came in schema 1.13; before, every answer was counted as one call
+            a.has("calls") ? a.get("calls").asLong() : a.get("tool_calls").asLong());
     return new Sessions(o.get("started").asLong(), o.get("finished").asLong(), o.get("ended_by_error").asLong(),
         o.get("ended_by_max_context").asLong(), o.get("in_progress_at_end").asLong(), histogram(h, "duration"),
         histogram(h, "turns"), histogram(h, "input_tokens"), histogram(h, "output_tokens"), byTurn, agent);

@@ -73,7 +73,7 @@ final class SessionsJsonWriter {
   }
 
   /**
-   * The {@code agent} object: tool steps, tool calls, tool results, the share of steps answered
+   * The {@code agent} object: tool steps, answers that called tools and the calls in them, tool results, the share of steps answered
    * with a tool call, and how TTFT p50 grew with the context from the first turn to the last
    * bucket (ms per 1,000 prompt tokens; NaN with one bucket or no growth).
    */
@@ -82,6 +82,7 @@ final class SessionsJsonWriter {
     g.writeObjectFieldStart("agent");
     g.writeNumberField("steps", a.steps());
     g.writeNumberField("tool_calls", a.toolCalls());
+    g.writeNumberField("calls", a.calls());
     g.writeNumberField("tool_results", a.toolResults());
     StageJsonWriter.number(g, "tool_call_share", a.toolCallShare());
     StageJsonWriter.number(g, "ttft_p50_growth_ms_per_1k_tokens", ttftGrowth(s));

@@ -239,6 +239,10 @@ class ParallelToolCallsIT {
       }
     }
     assertThat(withCalls).isGreaterThanOrEqualTo(2);
+    // summary.json: answers that called tools, and every call in them (measured requests only)
+    JsonNode agent = JSON.readTree(out.resolve("summary.json").toFile()).at("/stages/0/sessions/agent");
+    assertThat(agent.path("calls").asLong()).isEqualTo(K * agent.path("tool_calls").asLong());
+    assertThat(agent.path("tool_calls").asLong()).isPositive();
   }
 
   /** sim serve's flag: a count or a uniform range; anything else one line, exit 2. */

@@ -27,9 +27,17 @@ class AgentSessionsWordsTest {
   void growthIsTtftP50DifferenceOverPromptDifference() {
     // turn 1: 100 ms at 2,000 tokens; turn 4: 160 ms at 6,000 tokens: 60 ms / 4,000 tokens = 15 ms per 1k
     Sessions s = new Sessions(4, 4, 0, 0, 0, of(1), of(4), of(1), of(1),
-        List.of(turn(1, 100, 2000), turn(2, 120, 3000), turn(4, 160, 6000)), new Sessions.Agent(12, 6, 5));
+        List.of(turn(1, 100, 2000), turn(2, 120, 3000), turn(4, 160, 6000)), new Sessions.Agent(12, 6, 5, 6));
     assertThat(SessionsJsonWriter.ttftGrowth(s)).isCloseTo(15.0, within(0.2));
     assertThat(SessionWords.of(s)).contains("6 of 12 agent steps (50%) were tool calls; 5 tool results were sent.");
+  }
+
+  @Test
+  void parallelCallsAreCountedApart() {
+    Sessions s = new Sessions(4, 4, 0, 0, 0, of(1), of(4), of(1), of(1),
+        List.of(turn(1, 100, 2000)), new Sessions.Agent(12, 6, 5, 15));
+    assertThat(SessionWords.of(s)).contains("6 of 12 agent steps (50%) were tool calls (15 calls in all, some"
+        + " answers calling several tools at once); 5 tool results were sent.");
   }
 
   @Test

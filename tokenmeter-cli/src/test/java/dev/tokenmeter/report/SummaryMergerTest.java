@@ -144,6 +144,7 @@ class SummaryMergerTest {
     assertThat(byTurn.get(2).get("turn").asText()).isEqualTo("later");
     assertThat(s.at("/turns/count").asLong()).isEqualTo(10);
     assertThat(s.at("/agent/tool_calls").asLong()).isEqualTo(6); // only b ran agents
+    assertThat(s.at("/agent/calls").asLong()).isEqualTo(7);
     assertThat(s.get("in_words").asText()).contains("TTFT p50");
     JsonNode c = r.summary().at("/stages/0/completion");
     assertThat(c.get("requests_sent").asLong()).isEqualTo(30);
@@ -166,7 +167,7 @@ class SummaryMergerTest {
           hist(20_000_000, n), hist(400L * turn, n), 400L * n, 50L * n));
     }
     return new Sessions(n, n - errors, errors, 0, 0, hist(5_000_000_000L, n), hist(2, n), hist(900, n), hist(90, n),
-        byTurn, errors > 0 ? new Sessions.Agent(n, n, n / 2) : null);
+        byTurn, errors > 0 ? new Sessions.Agent(n, n, n / 2, n + 1) : null);
   }
 
   private static Completions completions(int sent, int superseded, Completions.ServerStop stop) {

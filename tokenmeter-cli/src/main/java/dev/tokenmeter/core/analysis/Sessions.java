@@ -59,11 +59,13 @@ public record Sessions(
    * by-turn figures (requests that offered tools).
    *
    * @param steps requests that offered tools and were answered
-   * @param toolCalls of those, answers that were a tool call
+   * @param toolCalls of those, answers that were a tool call (one or several calls)
    * @param toolResults of those, requests that carried a tool result answering a call ({@code tool}
    *     message, {@code tool_result} block, {@code functionResponse}, {@code function_call_output})
+   * @param calls the tool calls in those answers, each call of a parallel answer counted (equal to
+   *     {@code toolCalls} when every answer calls one tool)
    */
-  public record Agent(long steps, long toolCalls, long toolResults) {
+  public record Agent(long steps, long toolCalls, long toolResults, long calls) {
     /** Tool calls over steps; NaN without steps. */
     public double toolCallShare() {
       return steps > 0 ? (double) toolCalls / steps : Double.NaN;
@@ -169,7 +171,7 @@ public record Sessions(
       if (p.agent != null) {
         agent = agent == null ? p.agent
             : new Agent(agent.steps() + p.agent.steps(), agent.toolCalls() + p.agent.toolCalls(),
-                agent.toolResults() + p.agent.toolResults());
+                agent.toolResults() + p.agent.toolResults(), agent.calls() + p.agent.calls());
       }
     }
     return new Sessions(started, finished, byError, byMaxContext, inProgress, duration, turns, input, output,

@@ -41,6 +41,7 @@ public final class SessionRecorder {
   private final long[] cached = new long[BUCKETS];
   private long agentSteps;
   private long toolCalls;
+  private long calls;
   private long toolResults;
 
   private static Histogram[] histograms() {
@@ -85,6 +86,7 @@ public final class SessionRecorder {
     if (t.spec().prompt() instanceof Prompt.Chat c && !c.tools().isEmpty()) {
       agentSteps++;
       toolCalls += t.toolCalls().isEmpty() ? 0 : 1;
+      calls += t.toolCallCount();
       Message last = c.messages().get(c.messages().size() - 1);
       toolResults += last.tool() != null && last.role().equals("tool") ? 1 : 0;
     }
@@ -123,6 +125,6 @@ public final class SessionRecorder {
     long inProgress = started - finished - endedByError - endedByMaxContext;
     return new Sessions(started, finished, endedByError, endedByMaxContext, Math.max(0, inProgress),
         duration, turns, inputTokens, outputTokens, byTurn,
-        agentSteps > 0 ? new Sessions.Agent(agentSteps, toolCalls, toolResults) : null);
+        agentSteps > 0 ? new Sessions.Agent(agentSteps, toolCalls, toolResults, calls) : null);
   }
 }
