@@ -157,4 +157,35 @@ class LauncherHeapTest {
                 + " -Xmx in TOKENMETER_JAVA_OPTS");
     assertThat(p.exitValue()).isEqualTo(137); // SIGKILL: nothing half-written after the line
   }
+
+  /**
+   * The container image has no shell to run the launcher in: its entrypoint (Dockerfile) and the
+   * Jib profile's JVM flags carry the options tm_java_opts gives a bench on JDK 21, the image's
+   * Java, but the heap cap per run (the image takes a share of the container's memory) and the
+   * out-of-memory hook (a shell script).
+   */
+  @Test
+  void theImageRunsWithTheLaunchersBenchOptions() throws Exception {
+    List<String> launcher = javaOpts("bench --concurrency 10", "", "21").stream()
+        .filter(o -> !o.startsWith("-Xmx") && !o.startsWith("-Dtokenmeter.heap.") && !o.startsWith("-XX:OnOutOfMemoryError")
+            && !o.equals("-XX:+UnlockDiagnosticVMOptions") && !o.equals("-XX:-DisplayVMOutput"))
+        .toList();
+    assertThat(launcher).contains("-XX:+UseSerialGC", "-Xss512k");
+    String dockerfile = Files.readString(Path.of("Dockerfile"));
+    String entrypoint = dockerfile.lines().filter(l -> l.startsWith("ENTRYPOINT")).findFirst().orElseThrow();
+    List<String> image = new ArrayList<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([^\"]*)\"").matcher(entrypoint);
+    while (m.find()) {
+      image.add(m.group(1));
+    }
+    assertThat(image).containsAll(launcher).contains("-XX:MaxRAMPercentage=75");
+    String pom = Files.readString(Path.of("tokenmeter-cli/pom.xml"));
+    List<String> jib = new ArrayList<>();
+    java.util.regex.Matcher f = java.util.regex.Pattern.compile("<jvmFlag>([^<]*)</jvmFlag>").matcher(pom);
+    while (f.find()) {
+      jib.add(f.group(1));
+    }
+    assertThat(jib).containsExactlyInAnyOrderElementsOf(
+        image.subList(1, image.indexOf("-jar")));
+  }
 }
