@@ -5,14 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.client.Api;
-import dev.tokenmeter.core.loadgen.Conversation;
-import dev.tokenmeter.core.loadgen.SessionSource;
 import dev.tokenmeter.core.request.Message;
 import dev.tokenmeter.core.request.Prompt;
 import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.core.request.ToolCall;
 import dev.tokenmeter.testkit.Cli;
+import dev.tokenmeter.testkit.RecordingSessions;
 import dev.tokenmeter.testkit.SimFixture;
 import dev.tokenmeter.testkit.StageKit;
 import dev.tokenmeter.workload.AgentSessions;
@@ -23,7 +22,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,55 +41,11 @@ class AgentIT {
 
   @TempDir Path tmp;
 
-  /** A session source that keeps every turn's request and answer, by session. */
-  private static final class Recording implements SessionSource {
-    final AgentSessions agent;
-    final Map<Long, List<RequestSpec>> sent = new ConcurrentHashMap<>();
-    final Map<Long, List<RequestTimeline>> answers = new ConcurrentHashMap<>();
-
-    Recording(AgentSessions agent) {
-      this.agent = agent;
-    }
-
-    @Override
-    public Conversation open(long session) {
-      Conversation c = agent.open(session);
-      List<RequestSpec> specs = sent.computeIfAbsent(session, k -> new ArrayList<>());
-      List<RequestTimeline> got = answers.computeIfAbsent(session, k -> new ArrayList<>());
-      return new Conversation() {
-        @Override
-        public RequestSpec next(long id) {
-          RequestSpec s = c.next(id);
-          if (s != null) {
-            specs.add(s);
-          }
-          return s;
-        }
-
-        @Override
-        public boolean answered(RequestTimeline answer) {
-          got.add(answer);
-          return c.answered(answer);
-        }
-
-        @Override
-        public long thinkNanos() {
-          return c.thinkNanos();
-        }
-
-        @Override
-        public End end() {
-          return c.end();
-        }
-      };
-    }
-  }
-
   @ParameterizedTest(name = "{0} stream={1}")
   @CsvSource({"CHAT, true", "CHAT, false", "ANTHROPIC, true", "ANTHROPIC, false", "GEMINI, true", "GEMINI, false",
       "RESPONSES, true", "RESPONSES, false"})
   void toolCallsAreAnsweredWithTheirIdsAndThePromptGrowsByAnswerAndResult(Api api, boolean stream) {
-    Recording source = new Recording(new AgentSessions(new AgentSessions.Settings(new LengthSpec.Fixed(4),
+    RecordingSessions source = new RecordingSessions(new AgentSessions(new AgentSessions.Settings(new LengthSpec.Fixed(4),
         new LengthSpec.Fixed(30), new LengthSpec.Fixed(48), new ThinkTime.Fixed(2_000_000L),
         new LengthSpec.Fixed(RESULT_TOKENS), ThinkTime.NONE, 0, 3, PromptSynthesizer.standard(), 300, 16)));
     try (SimFixture sim = SimFixture.start(SimFixture.config(20, 2))) {
@@ -100,9 +54,9 @@ class AgentIT {
     int calls = 0;
     int results = 0;
     int pairs = 0;
-    for (Map.Entry<Long, List<RequestTimeline>> e : source.answers.entrySet()) {
+    for (Map.Entry<Long, List<RequestTimeline>> e : source.answersBySession().entrySet()) {
       List<RequestTimeline> got = e.getValue();
-      List<RequestSpec> sent = source.sent.get(e.getKey());
+      List<RequestSpec> sent = source.sent(e.getKey());
       for (int k = 0; k < got.size(); k++) {
         RequestTimeline answer = got.get(k);
         assertThat(answer.usagePromptTokens()).as("usage reported").isPositive();

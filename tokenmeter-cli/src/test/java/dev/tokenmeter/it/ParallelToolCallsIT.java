@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tokenmeter.client.Api;
-import dev.tokenmeter.core.loadgen.Conversation;
-import dev.tokenmeter.core.loadgen.SessionSource;
-import dev.tokenmeter.core.request.RequestSpec;
 import dev.tokenmeter.core.request.RequestTimeline;
 import dev.tokenmeter.core.request.ToolCall;
 import dev.tokenmeter.simulator.OutputLengths;
 import dev.tokenmeter.simulator.Script;
-import dev.tokenmeter.simulator.Scripted;
 import dev.tokenmeter.testkit.Cli;
+import dev.tokenmeter.testkit.RecordingSessions;
 import dev.tokenmeter.testkit.SimFixture;
 import dev.tokenmeter.testkit.StageKit;
 import dev.tokenmeter.workload.AgentSessions;
@@ -49,63 +46,24 @@ class ParallelToolCallsIT {
 
   @TempDir Path tmp;
 
-  /** Keeps the answers the client read, and (as the server's script) the bodies the server received. */
-  private static final class Recorder implements SessionSource, Script {
-    final AgentSessions agent;
-    final ConcurrentLinkedQueue<RequestTimeline> answers = new ConcurrentLinkedQueue<>();
-    final ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
-
-    Recorder(AgentSessions agent) {
-      this.agent = agent;
-    }
-
-    @Override
-    public Scripted answer(Incoming request) {
-      bodies.add(request.body());
-      return null; // the simulator's own answer: its tool calls
-    }
-
-    @Override
-    public Conversation open(long session) {
-      Conversation c = agent.open(session);
-      return new Conversation() {
-        @Override
-        public RequestSpec next(long id) {
-          return c.next(id);
-        }
-
-        @Override
-        public boolean answered(RequestTimeline answer) {
-          answers.add(answer);
-          return c.answered(answer);
-        }
-
-        @Override
-        public long thinkNanos() {
-          return c.thinkNanos();
-        }
-
-        @Override
-        public End end() {
-          return c.end();
-        }
-      };
-    }
-  }
-
   @ParameterizedTest(name = "{0} stream={1}")
   @CsvSource({"CHAT, true", "CHAT, false", "ANTHROPIC, true", "ANTHROPIC, false", "GEMINI, true", "GEMINI, false",
       "RESPONSES, true", "RESPONSES, false"})
   void everyCallOfAnAnswerIsReadAndAnsweredWithItsId(Api api, boolean stream) throws Exception {
-    Recorder r = new Recorder(new AgentSessions(new AgentSessions.Settings(new LengthSpec.Fixed(4),
+    RecordingSessions r = new RecordingSessions(new AgentSessions(new AgentSessions.Settings(new LengthSpec.Fixed(4),
         new LengthSpec.Fixed(30), new LengthSpec.Fixed(96), new ThinkTime.Fixed(1_000_000L),
         new LengthSpec.Fixed(40), ThinkTime.NONE, 0, 3, PromptSynthesizer.standard(), 300, 16)));
-    try (SimFixture sim = SimFixture.start(SimFixture.config(5, 1).parallelToolCalls(OutputLengths.fixed(K)).script(r))) {
+    ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
+    Script keepBodies = request -> {
+      bodies.add(request.body());
+      return null; // the simulator's own answer: its tool calls
+    };
+    try (SimFixture sim = SimFixture.start(SimFixture.config(5, 1).parallelToolCalls(OutputLengths.fixed(K)).script(keepBodies))) {
       StageKit.run(StageKit.stage(sim).api(api).stream(stream).extraBody("{}").source(r).closed(2).requests(8));
     }
     Set<String> serverIds = new HashSet<>();
     int answersWithCalls = 0;
-    for (RequestTimeline a : r.answers) {
+    for (RequestTimeline a : r.answers()) {
       List<ToolCall> calls = a.toolCalls();
       if (calls.isEmpty()) {
         continue;
@@ -124,7 +82,7 @@ class ParallelToolCallsIT {
       assertThat(serverIds).as("distinct ids from the server").hasSize(answersWithCalls * K);
     }
     int answered = 0;
-    for (String body : r.bodies) {
+    for (String body : bodies) {
       List<String> callIds = new ArrayList<>();
       List<String> resultIds = new ArrayList<>();
       if (!read(api, JSON.readTree(body), callIds, resultIds)) {
