@@ -333,7 +333,9 @@ public final class BenchRun {
   private List<StageResult> runStage(StagePlan plan, CountingThread counting, ProgressLine progress) {
     StagePlan share = LoadSplit.share(plan, lanes.size());
     long cpu0 = LaneRun.processCpuNanos();
-    JitHold jit = JitHold.forStage(plan.warmupNanos()); // one CPU: C2 held once the JIT settles
+    // one CPU: C2 held once the JIT settles; a trace's warm-up, before its first stage, counts
+    JitHold jit = JitHold.forStage(plan.warmupNanos() > 0 ? plan.warmupNanos()
+        : warmup != null ? warmup.durationNanos() : 0);
     // The stage's requests first (a trace's first prompts are built here, which takes long), then
     // the run's warm-up, then the stage: its clock starts right after the warm-up.
     List<RequestSource> sources = new ArrayList<>();
@@ -341,6 +343,7 @@ public final class BenchRun {
       sources.add(lane.lane().requests().apply(share));
     }
     if (warmup != null && warmedUp.isEmpty() && !interrupted) {
+      jit.prepare(); // what the hold's push loads, loaded while nothing is measured
       warmUp(counting);
     }
     List<StageRunner> runners = new ArrayList<>();

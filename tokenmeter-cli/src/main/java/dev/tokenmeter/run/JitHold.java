@@ -46,7 +46,9 @@ import javax.management.ObjectName;
  *   20 s the JIT compiles 0-0.1 s a second and the hold starts with the window.
  * - Only on one CPU: with two or more the compiler threads run beside the loop, and holding C2
  *   would cost CPU per token for nothing. Only after a warm-up: without one nothing is compiled
- *   yet, and holding C2 would leave the whole run in C1's slower code.
+ *   yet, and holding C2 would leave the whole run in C1's slower code. A trace replay's warm-up
+ *   (--trace-warmup) runs before its first stage, outside it, and counts: its stages hold C2 once
+ *   the JIT settles in the window.
  * - Off with -Dtokenmeter.jit.hold=false (TOKENMETER_JAVA_OPTS), to compare. A JVM without the
  *   MBean or the command leaves the compiler alone: the hold is an improvement, never a failure.
  * </pre>
@@ -74,6 +76,7 @@ final class JitHold {
   private int sampled;
   private boolean held;
   private boolean released;
+  private boolean prepared;
   private ScheduledExecutorService poller;
 
   private JitHold(Directives directives, LongSupplier compileMillis) {
@@ -119,6 +122,21 @@ final class JitHold {
         new MBeanDirectives(), millis);
   }
 
+  /**
+   * Loads what the hold's push needs, once: {@link #holdAfter} does it on the hold's thread as the
+   * stage's warm-up starts; a warm-up outside the stage (a trace replay's, before its clock starts)
+   * calls it first, so that the loading does not land in the window.
+   */
+  void prepare() {
+    synchronized (this) {
+      if (!active() || prepared) {
+        return;
+      }
+      prepared = true;
+    }
+    directives.prepare();
+  }
+
   /** Whether this hold acts at all (one CPU, a warm-up, not turned off). */
   boolean active() {
     return directives != null;
@@ -145,7 +163,7 @@ final class JitHold {
       }
       poller = p;
     }
-    p.execute(directives::prepare);
+    p.execute(this::prepare);
     long first = Math.max(0, warmupNanos - LOOKBACK_NANOS);
     long due = first + (warmupNanos - first + POLL_NANOS - 1) / POLL_NANOS * POLL_NANOS; // a poll at or after it
     long[] polls = {0};

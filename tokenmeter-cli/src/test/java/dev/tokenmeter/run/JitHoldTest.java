@@ -144,6 +144,28 @@ class JitHoldTest {
   }
 
   @Test
+  void aWarmUpOutsideTheStagePreparesOnceAndTheHoldWaitsOnlyForTheJit() throws InterruptedException {
+    // a trace replay: its warm-up ran before the stage, which has none of its own
+    FakeDirectives d = new FakeDirectives(false);
+    JitHold hold = JitHold.forStage(5 * SECOND, 1, null, d, SETTLED);
+    hold.prepare();
+    hold.prepare();
+    assertThat(d.calls).containsExactly("prepare");
+    hold.holdAfter(0);
+    long deadline = System.nanoTime() + 10 * SECOND;
+    while (!hold.held() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(hold.held()).isTrue();
+    hold.release();
+    assertThat(d.calls).hasSize(3).startsWith("prepare").endsWith("remove");
+    // an inactive hold (two CPUs) prepares nothing
+    FakeDirectives two = new FakeDirectives(false);
+    JitHold.forStage(5 * SECOND, 2, null, two, SETTLED).prepare();
+    assertThat(two.calls).isEmpty();
+  }
+
+  @Test
   void thePreparedJvmStillTakesTheDirective() throws Exception {
     JitHold.MBeanDirectives jvm = new JitHold.MBeanDirectives();
     jvm.prepare();
