@@ -34,6 +34,7 @@ class DocumentedFlagsTest {
       Map.entry("--moe-dense-tp-size", "SGLang's server"),
       Map.entry("--enable-dp-lm-head", "SGLang's server"),
       Map.entry("--moe-a2a-backend", "SGLang's server"),
+      Map.entry("--swa-full-tokens-ratio", "SGLang's server"),
       Map.entry("--enable-expert-parallel", "vLLM's serve"),
       Map.entry("--data-parallel-size", "vLLM's serve"),
       Map.entry("--enable-native-access", "the java launcher"),
