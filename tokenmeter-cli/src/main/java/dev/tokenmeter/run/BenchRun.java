@@ -1,13 +1,11 @@
 package dev.tokenmeter.run;
 
 import dev.tokenmeter.client.EndpointConfig;
-import dev.tokenmeter.core.Version;
 import dev.tokenmeter.core.analysis.Cost;
 import dev.tokenmeter.core.analysis.Repeats;
 import dev.tokenmeter.core.analysis.StageComparison;
 import dev.tokenmeter.core.analysis.StageResult;
 import dev.tokenmeter.core.load.StagePlan;
-import dev.tokenmeter.core.load.StopCondition;
 import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.core.loadgen.StageRunner;
 import dev.tokenmeter.core.loadgen.Timeouts;
@@ -16,21 +14,11 @@ import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.core.slo.RunAnalysis;
 import dev.tokenmeter.core.time.Ticker;
 import dev.tokenmeter.report.ConsoleReport;
-import dev.tokenmeter.report.RepeatsReport;
 import dev.tokenmeter.report.RequestsJsonlWriter;
 import dev.tokenmeter.report.RunSummary;
-import dev.tokenmeter.report.SummaryJsonWriter;
-import dev.tokenmeter.run.LoadSplit;
-import dev.tokenmeter.run.ProgressLine;
-import dev.tokenmeter.run.RepeatingSequence;
-import dev.tokenmeter.run.RunFailedException;
-import dev.tokenmeter.run.SloRun;
-import dev.tokenmeter.run.StageSequence;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +32,9 @@ import java.util.function.Function;
  * Runs a planned benchmark end to end: stages in order against one endpoint, requests streamed to
  * {@code requests.jsonl}, {@code summary.json} rewritten after every stage (so a crash keeps the
  * finished stages) and at the end, tables on the terminal. Ctrl-C stops the current stage, and the
- * partial results are still written.
+ * partial results are still written. This class owns the stage loop, the lanes and Ctrl-C; what
+ * it prints is rendered by {@code BenchConsole}, each lane's summary.json assembled and written by
+ * {@code BenchSummaries}.
  */
 public final class BenchRun {
 
@@ -134,6 +124,8 @@ public final class BenchRun {
   private Warmup warmup;
   /** Each lane's warm-up, once run (lane order); empty without one. */
   private final List<Warmup.Result> warmedUp = new CopyOnWriteArrayList<>();
+  private final BenchConsole console;
+  private final BenchSummaries summaries;
 
   public BenchRun(Settings settings, PrintStream out, PrintStream err) {
     this(settings, null, out, err);
@@ -148,6 +140,8 @@ public final class BenchRun {
     this.export = export;
     this.out = out;
     this.err = err;
+    this.console = new BenchConsole(lanes, settings.cost(), out);
+    this.summaries = new BenchSummaries(settings, lanes, warmedUp, err);
   }
 
   /**
@@ -190,7 +184,7 @@ public final class BenchRun {
         }
         int planned = s.stages().plannedStages();
         // From the start, so a process killed in its first stage leaves a folder to recover.
-        writeSummaries(startedAt, inProgress(0, planned));
+        summaries.write(startedAt, BenchSummaries.inProgress(0, planned), server, gpu);
         StagePlan plan;
         while (!interrupted && (plan = s.stages().next(lanes.get(0).results())) != null) {
           err.println(describe(plan, planned) + RepeatingSequence.noteOf(s.stages(), plan)
@@ -201,7 +195,7 @@ public final class BenchRun {
           }
           List<StageResult> rs = runStage(plan, counting, progress);
           progress.pause();
-          printStage(rs, planned);
+          console.stage(rs, planned);
           if (server != null) {
             server.stageEnded(rs.get(0), out);
           }
@@ -222,7 +216,7 @@ public final class BenchRun {
           // stage's write is the final one below.
           int done = lanes.get(0).results().size();
           if (planned < 0 || done < planned) {
-            writeSummaries(startedAt, inProgress(done, planned));
+            summaries.write(startedAt, BenchSummaries.inProgress(done, planned), server, gpu);
           }
         }
         if (interrupted && !completion.partial()) {
@@ -240,7 +234,7 @@ public final class BenchRun {
         }
       }
     } finally {
-      writeSummaries(startedAt, completion);
+      summaries.write(startedAt, completion, server, gpu);
       StageJournal.ended(lanes);
       lanes.forEach(l -> dev.tokenmeter.report.html.HtmlReport.writeQuietly(l.lane().outDir(), err));
       try {
@@ -249,11 +243,19 @@ public final class BenchRun {
         // already shutting down: the hook is running and waits for `written`
       }
     }
+    report(startedAt, completion, failure);
+  }
+
+  /**
+   * After the last stage and the last write: each lane's sweep, repeats and SLO verdict, where the
+   * results are, then the failure thrown, the interruption said, or the variants compared.
+   */
+  private void report(Instant startedAt, RunSummary.Completion completion, RunFailedException failure) {
     for (LaneRun lane : lanes) {
       RunAnalysis analysis = s.slo().analyze(lane.results());
       if (lane.results().size() > 1) {
         out.println();
-        out.print(heading(lane) + ConsoleReport.sweep(lane.results(), analysis.sweep()));
+        out.print(console.heading(lane) + ConsoleReport.sweep(lane.results(), analysis.sweep()));
         if (gpu != null) {
           gpu.printSweep(out);
         }
@@ -263,7 +265,7 @@ public final class BenchRun {
         sloViolated = s.slo().finish(analysis, lane.results(), target(lane.lane().endpoint()), startedAt, out);
       }
     }
-    lanes.forEach(l -> printResults(l.lane().outDir(), out));
+    lanes.forEach(l -> BenchConsole.results(l.lane().outDir(), out));
     if (failure != null) {
       throw failure;
     }
@@ -277,37 +279,8 @@ public final class BenchRun {
     }
   }
 
-  private static RunSummary.Completion inProgress(int done, int planned) {
-    return RunSummary.Completion.error("run in progress (" + done + (planned < 0 ? "" : " of " + planned)
-        + " stages done); if this remains, the process died: run 'tokenmeter report --recover DIR'");
-  }
-
   private List<String> names() {
     return lanes.stream().map(l -> l.lane().name()).toList();
-  }
-
-  /** {@code "Variant b:\n"} over a lane's tables when the run has variants, else nothing. */
-  private String heading(LaneRun lane) {
-    return lanes.size() == 1 ? "" : "Variant " + lane.lane().name() + ":" + System.lineSeparator();
-  }
-
-  private void printStage(List<StageResult> rs, int planned) {
-    for (int i = 0; i < rs.size(); i++) {
-      out.println();
-      out.print(heading(lanes.get(i)) + ConsoleReport.stage(rs.get(i), planned));
-      String asked = RunToMax.asked(lanes.get(i).lane().endpoint().extraBodyJson());
-      if (asked != null) {
-        out.print(ConsoleReport.ranToMax(rs.get(i).finishes(), asked));
-      }
-      if (rs.get(i).sessions() != null) {
-        out.println("  conversations: " + dev.tokenmeter.report.SessionWords.of(rs.get(i).sessions()));
-      }
-      if (rs.get(i).completions() != null) {
-        out.println("  completion: " + rs.get(i).completions().inWords());
-      }
-      RunCost.print(out, s.cost(), rs.get(i));
-    }
-    out.flush();
   }
 
   /** Whether the user stopped the run (Ctrl-C): the command's exit code 130. */
@@ -409,75 +382,9 @@ public final class BenchRun {
     }
   }
 
-  private void writeSummaries(Instant startedAt, RunSummary.Completion completion) {
-    for (LaneRun lane : lanes) {
-      writeSummary(lane, startedAt, completion);
-    }
-  }
-
-  private void writeSummary(LaneRun lane, Instant startedAt, RunSummary.Completion completion) {
-    EndpointConfig e = lane.lane().endpoint();
-    List<StageResult> results = lane.results();
-    RunSummary summary =
-        new RunSummary(
-            new RunSummary.Tool("tokenmeter", Version.VERSION),
-            startedAt,
-            Instant.now(),
-            new RunSummary.Target(e.baseUrl().toString(), e.api().wireName(), e.model()),
-            s.commandLine(),
-            s.seed(),
-            new RunSummary.Settings(timeouts(s.timeouts()), workload(lane)),
-            completion,
-            results,
-            RepeatingSequence.repeatsOf(s.stages(), results),
-            RunCost.pricing(s.cost(), results),
-            s.slo().analyze(results),
-            server != null && lane == lanes.get(0) ? serverStages(results.size()) : null,
-            gpu != null && lane == lanes.get(0) ? gpuStages(results.size()) : null);
-    writeSummary(lane.lane().outDir(), summary, err);
-  }
-
-  /** The lane's workload for summary.json, with its warm-up's counts when it had one. */
-  private Map<String, Object> workload(LaneRun lane) {
-    int i = lanes.indexOf(lane);
-    if (i < 0 || i >= warmedUp.size()) {
-      return lane.lane().workload();
-    }
-    Map<String, Object> m = new java.util.LinkedHashMap<>(lane.lane().workload());
-    m.putAll(warmedUp.get(i).describe());
-    return m;
-  }
-
-  /** The server figures of the first {@code n} stages (a stage interrupted before they were taken: null). */
-  private List<dev.tokenmeter.scrape.ServerStage> serverStages(int n) {
-    List<dev.tokenmeter.scrape.ServerStage> all = new ArrayList<>(server.stages());
-    while (all.size() < n) {
-      all.add(null);
-    }
-    return all.subList(0, n);
-  }
-
-  /** The GPU figures of the first {@code n} stages (a stage interrupted before they were taken: null). */
-  private List<dev.tokenmeter.scrape.GpuStage> gpuStages(int n) {
-    List<dev.tokenmeter.scrape.GpuStage> all = new ArrayList<>(gpu.stages());
-    while (all.size() < n) {
-      all.add(null);
-    }
-    return all.subList(0, n);
-  }
-
-  private static void printResults(Path dir, PrintStream out) {
-    out.println();
-    out.println("Results: " + dir.resolve("summary.json") + " and " + dir.resolve("requests.jsonl"));
-    dev.tokenmeter.report.html.HtmlReport.printLocation(dir, out);
-  }
-
   /** The repeats table, when the run repeated its stages. */
   public static void printRepeats(PrintStream out, Repeats repeats) {
-    if (repeats != null && !repeats.groups().isEmpty()) {
-      out.println();
-      out.print(RepeatsReport.render(repeats));
-    }
+    BenchConsole.repeats(out, repeats);
   }
 
   /**
@@ -485,14 +392,7 @@ public final class BenchRun {
    * reader never sees half a file; a failure is reported on {@code err}, not thrown.
    */
   public static void writeSummary(Path dir, RunSummary summary, PrintStream err) {
-    try {
-      Path tmp = dir.resolve("summary.json.tmp");
-      SummaryJsonWriter.write(summary, tmp);
-      Files.move(tmp, dir.resolve("summary.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException ex) {
-      err.println("tokenmeter: could not write " + dir.resolve("summary.json") + ": " + ex.getMessage());
-    }
+    BenchSummaries.writeAtomically(dir, summary, err);
   }
 
   /** {@code http://127.0.0.1:8000 model llama}: the target as JUnit and Markdown name it. */
@@ -501,10 +401,7 @@ public final class BenchRun {
   }
 
   public static RunSummary.Timeouts timeouts(Timeouts t) {
-    return new RunSummary.Timeouts(
-        t.firstTokenNanos() > 0 ? Duration.ofNanos(t.firstTokenNanos()) : null,
-        t.idleNanos() > 0 ? Duration.ofNanos(t.idleNanos()) : null,
-        t.totalNanos() > 0 ? Duration.ofNanos(t.totalNanos()) : null);
+    return BenchSummaries.timeouts(t);
   }
 
   public static RequestsJsonlWriter openJsonl(Path file, long runStartNanos, boolean rawTimes) {
@@ -515,34 +412,8 @@ public final class BenchRun {
     }
   }
 
+  /** The stage's announcement: {@code Stage 1/1: c=4, warm-up 1s, 6 measured requests, cool-down 1s; ...}. */
   public static String describe(StagePlan p, int count) {
-    String window =
-        switch (p.stop()) {
-          case StopCondition.Duration d -> fmt(d.nanos()) + " window";
-          case StopCondition.Requests r -> r.count() + " measured requests";
-        };
-    return "Stage " + (p.index() + 1) + (count < 0 ? "" : "/" + count) + ": " + p.load().label() + ", warm-up "
-        + fmt(p.warmupNanos()) + ", " + window + ", cool-down " + fmt(p.cooldownNanos()) + sent(p);
-  }
-
-  /**
-   * What the stage sends beyond its measured requests, said before it runs: {@code --requests 40}
-   * sent 84-88 (2.1-2.2 × N) with the default 10 s warm-up and 5 s cool-down (issue 43).
-   */
-  private static String sent(StagePlan p) {
-    if (p.maxRequests() > 0) {
-      return "; at most " + p.maxRequests() + " requests sent"
-          + (p.stop() instanceof StopCondition.Requests r && p.warmupNanos() > 0
-              ? " (" + (p.maxRequests() - r.count()) + " in the warm-up at most)" : "");
-    }
-    if (p.stop() instanceof StopCondition.Requests && p.warmupNanos() + p.cooldownNanos() > 0) {
-      return "; the warm-up and cool-down send more requests, unmeasured (--max-requests M caps all)";
-    }
-    return "";
-  }
-
-  private static String fmt(long nanos) {
-    double sec = nanos / 1e9;
-    return sec == Math.rint(sec) ? (long) sec + "s" : String.format(java.util.Locale.ROOT, "%.2fs", sec);
+    return BenchConsole.describe(p, count);
   }
 }

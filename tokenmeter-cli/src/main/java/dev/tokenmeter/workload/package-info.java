@@ -11,7 +11,8 @@
  *   <li>{@link dev.tokenmeter.workload.SyntheticWorkload}, {@link
  *       dev.tokenmeter.workload.FileWorkload} (over a {@link dev.tokenmeter.workload.PromptFile}):
  *       the request sources; {@link dev.tokenmeter.workload.PreparedRequests} builds specs ahead;
- *   <li>{@link dev.tokenmeter.workload.Trace} (read in a {@link dev.tokenmeter.workload.TraceFormat})
+ *   <li>{@link dev.tokenmeter.workload.Trace} (read in a {@link dev.tokenmeter.workload.TraceFormat}
+ *       by the {@code TraceReader} of its family, {@code JsonTraceReader} or {@code CsvTraceReader})
  *       and {@link dev.tokenmeter.workload.TraceWorkload}: replayed request traces, one fixed text
  *       per prompt block id; {@link dev.tokenmeter.workload.AheadRequests} builds their specs ahead
  *       of the schedule on a background thread.
