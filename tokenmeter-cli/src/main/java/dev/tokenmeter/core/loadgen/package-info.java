@@ -13,6 +13,13 @@
  * runner sends on the user's clock, cancelling each one the next supersedes); and
  * {@link dev.tokenmeter.core.loadgen.RequestSink}, where each finished request goes.
  *
+ * <p>The runner keeps the stage's lifecycle; package-private parts own the rest: {@code
+ * StageWindow} (window boundaries, phases, stop conditions, the {@code --max-requests} cap), {@code
+ * Flights} (the requests in flight, each a {@code Flight}, and their deadlines), {@code OpenLoop}
+ * (arrivals at absolute offsets and the {@code --max-concurrency} queue), {@code Users} (what
+ * follows each request: think time, sessions, typing bursts) and {@code RequestRecording} (each
+ * request's metrics, its answer counted on the loop or off it).
+ *
  * <p>May use: core.time, core.load, core.request, core.metrics
  */
 package dev.tokenmeter.core.loadgen;

@@ -139,7 +139,7 @@ class OffLoopCountingTest {
     // A counter that never keeps up (held: nothing runs until released). 300 requests end; at
     // most MAX_COUNTS_OUTSTANDING wait for it, each holding its text and chunk log; the rest are
     // counted on the loop, with the same counts.
-    int requests = StageRunner.MAX_COUNTS_OUTSTANDING + 44;
+    int requests = RequestRecording.MAX_COUNTS_OUTSTANDING + 44;
     VirtualLoop loop = new VirtualLoop(T0);
     List<Finished> finished = new ArrayList<>();
     List<Runnable> held = new ArrayList<>();
@@ -150,8 +150,8 @@ class OffLoopCountingTest {
             loop, (t, m) -> finished.add(new Finished(t, m)), CHARS, held::add);
     CompletableFuture<Long> done = runner.start();
     assertThat(loop.runUntil(done::isDone)).isFalse();
-    assertThat(held).hasSize(StageRunner.MAX_COUNTS_OUTSTANDING);
-    assertThat(runner.recorder().pending()).isEqualTo(StageRunner.MAX_COUNTS_OUTSTANDING);
+    assertThat(held).hasSize(RequestRecording.MAX_COUNTS_OUTSTANDING);
+    assertThat(runner.recorder().pending()).isEqualTo(RequestRecording.MAX_COUNTS_OUTSTANDING);
     assertThat(finished).hasSize(44);
     held.forEach(Runnable::run);
     assertThat(loop.runUntil(done::isDone)).isTrue();

@@ -191,7 +191,7 @@ class StageRunnerTest {
   void everyDeadlineResolvesWithinOneSweepOfItsOwnInstantWithManyRequestsInFlight() {
     // Three kinds of request in flight together, 90 at a time: one never answers, one stalls
     // after its second token, one streams steadily for longer than the total allowed. Deadlines
-    // are looked at only when due (StageRunner.deadlines), so each must still end within one
+    // are looked at only when due (Flights.deadlines), so each must still end within one
     // sweep (20 ms) after its own instant, and with the right kind.
     var endpoint =
         new ScriptedEndpoint(
