@@ -8,7 +8,7 @@ package dev.tokenmeter.simulator.engine;
  *
  * <pre>
  * design notes
- * - KV blocks are allocated for the tokens scheduled ({@link Roofline#kvBlocksFor}: one per
+ * - KV blocks are allocated for the tokens scheduled (MemoryPlan.kvBlocksFor: one per
  *   blockTokens tokens, plus a windowed cache's sliding layers' blocks).
  * - Prefix caching (EngineConfig.prefixCaching, vLLM's automatic prefix caching): a sequence
  *   submitted with BlockHashes looks its prompt up when it is admitted; its leading full blocks
@@ -24,20 +24,20 @@ package dev.tokenmeter.simulator.engine;
 final class SequenceBlocks {
 
   private final KvBlockPool pool;
-  private final Roofline roofline;
+  private final MemoryPlan memory;
   private final int blockTokens;
   private long admittedPromptTokens;
   private long cachedPromptTokens;
 
   SequenceBlocks(Roofline roofline) {
-    this.roofline = roofline;
+    this.memory = roofline.memory();
     this.blockTokens = roofline.config().blockTokens();
-    this.pool = new KvBlockPool(roofline.kvCapacityBlocks());
+    this.pool = new KvBlockPool(memory.kvCapacityBlocks());
   }
 
-  /** Blocks a sequence of {@code tokens} holds. */
+  /** Blocks a sequence of {@code tokens} holds ({@link Roofline#kvBlocksFor}). */
   long blocksFor(long tokens) {
-    return roofline.kvBlocksFor(tokens);
+    return memory.kvBlocksFor(tokens);
   }
 
   /**
