@@ -1,7 +1,5 @@
 package dev.tokenmeter.simulator.engine;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,31 +20,12 @@ import java.util.Map;
  * - Iterations run back to back while there is work; an idle engine starts the next one at the
  *   first waiting arrival. An iteration is composed when it starts, from the sequences submitted
  *   by then, and its end time is fixed then: later arrivals join the next one.
- * - Composition (vLLM V1, EngineProfile.Scheduling.MIXED): running sequences first, in admission
- *   order, each taking what it still has to compute (1 token when decoding, a prompt chunk when
- *   prefilling) within the token budget; then waiting sequences first come first served while the
- *   budget, max_num_seqs and free KV blocks allow (the admission queue). Nothing new is admitted
- *   in an iteration that had to preempt. PREFILL_FIRST (SGLang): the same, decoding sequences
- *   left out, whenever that schedules any prompt token; otherwise a decode-only iteration.
- *   LMDeploy's TurboMind 0.1 composes as MIXED with a token budget its prompts never reach, so
- *   each admitted prompt is prefilled whole in the iteration that admits it.
- * - Admission RESERVE_FULL (TensorRT-LLM's GUARANTEED_NO_EVICT): a request's blocks for its whole
- *   prompt and output are taken when it is admitted, so running sequences never need more and are
- *   never preempted.
- * - KV blocks are allocated for the tokens scheduled. When a running sequence needs a block and
- *   none is free, the most recently admitted running sequence is preempted (recompute: its blocks
- *   freed, its prompt and the tokens it generated so far prefilled again later) and goes to the
- *   front of the waiting queue.
+ * - Composition, admission and preemption are the Scheduler's (vLLM V1's scheduler, SGLang's
+ *   prefill-first, TensorRT-LLM's reservation at admission); each sequence's KV blocks and the
+ *   prefix cache over them are SequenceBlocks'; a disaggregated pool's transfers are Handoffs'.
  * - A sequence must compute prompt + generated tokens before it can emit the next token: the
  *   iteration that completes its prompt emits token 0, each later one token more. Tokens are
  *   emitted at the iteration's end. A sequence leaves after its last token, freeing its blocks.
- * - Prefix caching (EngineConfig.prefixCaching, vLLM's automatic prefix caching): a sequence
- *   submitted with BlockHashes looks its prompt up when it is admitted; its leading full blocks
- *   already cached are taken as computed (no prefill FLOPs; their KV is still read as context).
- *   At least one prompt token is always computed (vLLM needs the last token's logits), so at most
- *   (prompt − 1) / blockTokens blocks hit. Cached blocks count against the capacity while held
- *   and stay cached when released, evicted least recently released first when room is needed
- *   (KvBlockPool). Only prompt blocks are cached, not generated ones.
  * </pre>
  *
  * <p>Not thread-safe: confine it to one thread or guard it.
@@ -99,23 +78,13 @@ public final class BatchEngine {
   private final Listener listener;
   private final int blockTokens;
   private final Map<Long, EngineSequence> byId = new HashMap<>();
-  private final List<EngineSequence> running = new ArrayList<>();
-  private final ArrayDeque<EngineSequence> waiting = new ArrayDeque<>();
-  private final List<EngineSequence> batch = new ArrayList<>();
-  private final KvBlockPool pool;
+  private final SequenceBlocks kv;
+  private final Scheduler scheduler;
+  private final Handoffs handoffs;
   private final boolean prefixCaching;
-  private final boolean prefillFirst;
-  private final boolean reserveFull;
   private final Role role;
-  /** PREFILL: finished prompts whose KV waits for its transfer to a decode instance. */
-  private final Map<Long, EngineSequence> held = new HashMap<>();
-  /** DECODE: handed-off sequences whose blocks are taken and whose KV is still on its way. */
-  private final Map<Long, EngineSequence> incoming = new HashMap<>();
   private long freeAtNanos = Long.MIN_VALUE;
-  private long preemptions;
   private long iterations;
-  private long admittedPromptTokens;
-  private long cachedPromptTokens;
   private CostTotals costs = CostTotals.ZERO;
   private final Variation.Draws iterationFactors;
   private final EnergyMeter energy;
@@ -151,10 +120,10 @@ public final class BatchEngine {
     this.roofline = new Roofline(config);
     this.listener = listener;
     this.blockTokens = config.blockTokens();
-    this.pool = new KvBlockPool(roofline.kvCapacityBlocks());
+    this.kv = new SequenceBlocks(roofline);
+    this.scheduler = new Scheduler(config, kv, listener, role == Role.PREFILL);
+    this.handoffs = new Handoffs(byId, kv, config.schedulerMaxNumSeqs());
     this.prefixCaching = config.prefixCaching();
-    this.prefillFirst = config.profile().scheduling() == EngineProfile.Scheduling.PREFILL_FIRST;
-    this.reserveFull = config.profile().admission() == EngineProfile.Admission.RESERVE_FULL;
     this.energy = GpuPower.of(config.gpu().id())
         .map(p -> new EnergyMeter(p, config.tensorParallel(), config.overlapExponent()))
         .orElse(null);
@@ -211,7 +180,7 @@ public final class BatchEngine {
     if (byId.putIfAbsent(id, s) != null) {
       throw new IllegalArgumentException("sequence " + id + " already submitted");
     }
-    waiting.addLast(s);
+    scheduler.enqueue(s);
   }
 
   /** Removes a sequence (client gone), freeing its blocks; false when it is not here (done). */
@@ -220,16 +189,16 @@ public final class BatchEngine {
     if (s == null) {
       return false;
     }
-    if (!running.remove(s) && !waiting.remove(s) && held.remove(id) == null) {
-      incoming.remove(id);
+    if (!scheduler.remove(s)) {
+      handoffs.forget(id);
     }
-    release(s);
+    kv.release(s);
     return true;
   }
 
   /** Whether any sequence is running or waiting. */
   public boolean hasWork() {
-    return !running.isEmpty() || !waiting.isEmpty();
+    return scheduler.running() > 0 || scheduler.waiting() > 0;
   }
 
   /**
@@ -237,8 +206,8 @@ public final class BatchEngine {
    * arrival if later. Only meaningful when {@link #hasWork()}.
    */
   public long nextStartNanos() {
-    if (running.isEmpty() && !waiting.isEmpty()) {
-      return Math.max(freeAtNanos, waiting.peekFirst().arrivalNanos);
+    if (scheduler.running() == 0 && scheduler.waiting() > 0) {
+      return Math.max(freeAtNanos, scheduler.firstWaitingArrivalNanos());
     }
     return freeAtNanos;
   }
@@ -266,150 +235,13 @@ public final class BatchEngine {
       throw new IllegalStateException("no work");
     }
     long start = nextStartNanos();
-    batch.clear();
-    // SGLang's prefill-first policy: prefill when a prompt can make progress, else decode all.
-    if (!prefillFirst || !compose(start, true)) {
-      compose(start, false);
-    }
-    if (batch.isEmpty() && (!held.isEmpty() || !incoming.isEmpty())) {
-      return null; // a disaggregated pool waits for a transfer to free or bring its blocks
-    }
-    if (batch.isEmpty()) {
-      throw new IllegalStateException("nothing schedulable: " + waiting.size() + " waiting");
+    if (!scheduler.compose(start)) {
+      if (handoffs.pending()) {
+        return null; // a disaggregated pool waits for a transfer to free or bring its blocks
+      }
+      throw new IllegalStateException("nothing schedulable: " + scheduler.waiting() + " waiting");
     }
     return run(start);
-  }
-
-  /**
-   * Fills {@link #batch} for an iteration starting at {@code start}: running sequences first, in
-   * admission order (only prefilling ones when {@code prefillOnly}), then waiting ones while the
-   * budget, max_num_seqs and free blocks allow. Returns whether anything was scheduled.
-   */
-  private boolean compose(long start, boolean prefillOnly) {
-    int budget = roofline.config().schedulerMaxBatchedTokens();
-    boolean preempted = false;
-    for (int i = 0; i < running.size() && budget > 0; i++) {
-      EngineSequence s = running.get(i);
-      if (prefillOnly && s.computed >= s.promptTokens) {
-        continue;
-      }
-      int n = Math.min(s.pending(), budget);
-      // speculative decoding reserves the verify pass's 1 + K positions (vLLM's lookahead slots)
-      int positions = n == 1 && s.computed >= s.promptTokens ? lookahead(s) : n;
-      long need = Math.max(0, blocksFor(s.computed + positions) - s.blocks);
-      while (need > pool.free() && running.get(running.size() - 1) != s) {
-        preempt(running.get(running.size() - 1), start);
-        preempted = true;
-      }
-      if (need > pool.free()) {
-        preempt(s, start); // s itself is the newest: it waits for room
-        preempted = true;
-        break;
-      }
-      allocate(s, n, need);
-      budget -= n;
-    }
-    while (!preempted
-        && budget > 0
-        && !waiting.isEmpty()
-        && running.size() < roofline.config().schedulerMaxNumSeqs()) {
-      EngineSequence next = waiting.peekFirst();
-      boolean first = !next.admittedOnce;
-      if (!admit(next, budget)) {
-        break; // admission queue: the KV cache is full
-      }
-      if (first) {
-        listener.firstScheduled(next.id, start, next.firstHitTokens);
-      }
-      budget -= batch.get(batch.size() - 1).scheduled;
-    }
-    return !batch.isEmpty();
-  }
-
-  /**
-   * Admits {@code s} (computed = 0, no blocks: new or preempted) with at most {@code budget} tokens
-   * of its prompt, when its blocks fit: those it needs now, or its whole prompt and output when the
-   * profile reserves at admission. False, and nothing changes, when they do not.
-   */
-  private boolean admit(EngineSequence s, int budget) {
-    int hit = 0;
-    if (s.hashes != null) {
-      int limit = (s.promptTokens + s.generated - 1) / blockTokens; // one token is computed
-      hit = pool.match(s.hashes, Math.min(s.cacheableBlocks, limit));
-    }
-    int whole = s.pending() - hit * blockTokens;
-    if (role == Role.PREFILL && whole > budget && !batch.isEmpty()) {
-      return false; // chunked prefill off: the prompt waits for an iteration with room for it whole
-    }
-    int n = role == Role.PREFILL ? whole : Math.min(whole, budget);
-    long upTo = reserveFull ? (long) s.promptTokens + s.outputTokens : (long) hit * blockTokens + n;
-    long need = blocksFor(upTo) - hit;
-    if (need + (hit > 0 ? pool.lastEvictable() : 0) > pool.free()) {
-      return false;
-    }
-    waiting.pollFirst();
-    running.add(s);
-    for (int i = 0; i < hit; i++) {
-      s.refs[i] = pool.acquire(s.hashes.chainHash(i));
-    }
-    s.refCount = hit;
-    s.hashedBlocks = hit;
-    s.blocks = hit;
-    s.computed = hit * blockTokens;
-    if (!s.admittedOnce) {
-      s.admittedOnce = true;
-      admittedPromptTokens += s.promptTokens;
-      cachedPromptTokens += (long) hit * blockTokens;
-      s.firstHitTokens = hit * blockTokens;
-    }
-    allocate(s, n, need);
-    return true;
-  }
-
-  private void allocate(EngineSequence s, int n, long blocks) {
-    s.blocks += blocks;
-    pool.take(blocks);
-    s.scheduled = n;
-    batch.add(s);
-    if (s.hashes != null) {
-      // prompt blocks this iteration fills become cached (vLLM caches at scheduling time)
-      int full = Math.min(s.cacheableBlocks, (s.computed + n) / blockTokens);
-      for (int i = s.hashedBlocks; i < full; i++) {
-        KvBlockPool.Block b = pool.register(s.hashes.chainHash(i));
-        if (b != null) {
-          s.refs[i] = b;
-          s.refCount++;
-        }
-      }
-      s.hashedBlocks = Math.max(s.hashedBlocks, full);
-    }
-  }
-
-  /** Gives back every block {@code s} holds: cached ones last block first, then private ones. */
-  private void release(EngineSequence s) {
-    if (s.refs != null) {
-      for (int i = s.refs.length - 1; i >= 0; i--) {
-        if (s.refs[i] != null) {
-          pool.release(s.refs[i]);
-          s.refs[i] = null;
-        }
-      }
-    }
-    pool.releasePrivate(s.blocks - s.refCount);
-    s.blocks = 0;
-    s.refCount = 0;
-    s.hashedBlocks = 0;
-  }
-
-  private void preempt(EngineSequence s, long atNanos) {
-    running.remove(s);
-    batch.remove(s);
-    release(s);
-    s.computed = 0;
-    s.scheduled = 0;
-    waiting.addFirst(s);
-    preemptions++;
-    listener.preempted(s.id, atNanos);
   }
 
   private Iteration run(long start) {
@@ -419,6 +251,7 @@ public final class BatchEngine {
     double pairs = 0;
     long context = 0;
     Speculation spec = roofline.config().speculation();
+    List<EngineSequence> batch = scheduler.batch();
     for (EngineSequence s : batch) {
       int n = s.scheduled;
       boolean decoding = n == 1 && s.computed >= s.promptTokens;
@@ -439,7 +272,7 @@ public final class BatchEngine {
     if (energy != null) {
       energy.iteration(start, end, cost);
     }
-    long used = pool.capacity() - pool.free();
+    long used = kv.used();
     for (EngineSequence s : batch) {
       boolean decoding = s.scheduled == 1 && s.computed >= s.promptTokens;
       s.computed += s.scheduled;
@@ -451,19 +284,20 @@ public final class BatchEngine {
           emitAccepted(s, spec, end);
         }
         if (s.generated == s.outputTokens) {
-          running.remove(s);
+          scheduler.finish(s);
           if (role == Role.PREFILL) {
-            held.put(s.id, s); // its KV stays until the transfer to a decode instance ends
+            handoffs.hold(s); // its KV stays until the transfer to a decode instance ends
           } else {
             byId.remove(s.id);
-            release(s);
+            kv.release(s);
           }
         }
       }
     }
     freeAtNanos = end;
     iterations++;
-    return new Iteration(start, end, tokens, decode, batch.size() - decode, waiting.size(), used);
+    return new Iteration(
+        start, end, tokens, decode, batch.size() - decode, scheduler.waiting(), used);
   }
 
   /**
@@ -482,30 +316,17 @@ public final class BatchEngine {
     }
   }
 
-  /** Positions a decoding sequence's step needs KV blocks for: 1, or 1 + K when speculating. */
-  private int lookahead(EngineSequence s) {
-    Speculation spec = roofline.config().speculation();
-    int owed = s.outputTokens - s.generated;
-    return spec.enabled() ? Math.min(spec.positionsPerStep(), Math.max(1, owed)) : 1;
-  }
-
   /**
    * PREFILL: frees the KV cache of a finished prompt once its transfer ended (or its request
    * needs no decode); false when it is not held here.
    */
   boolean releaseHeld(long id) {
-    EngineSequence s = held.remove(id);
-    if (s == null) {
-      return false;
-    }
-    byId.remove(id);
-    release(s);
-    return true;
+    return handoffs.releaseHeld(id);
   }
 
   /** PREFILL: finished prompts holding their KV cache. */
   int heldSequences() {
-    return held.size();
+    return handoffs.heldSequences();
   }
 
   /**
@@ -514,34 +335,17 @@ public final class BatchEngine {
    * and it runs from {@link #land}. False, and nothing changes, when the instance is full.
    */
   boolean acceptHandoff(long id, int promptTokens, int outputTokens, long arrivalNanos) {
-    long need = blocksFor((long) promptTokens + 1);
-    if (running.size() + waiting.size() + incoming.size() >= roofline.config().schedulerMaxNumSeqs()
-        || need > pool.free()) {
-      return false;
-    }
-    EngineSequence s = new EngineSequence(id, promptTokens, outputTokens, arrivalNanos, null);
-    if (byId.putIfAbsent(id, s) != null) {
-      throw new IllegalArgumentException("sequence " + id + " already submitted");
-    }
-    s.admittedOnce = true;
-    s.computed = promptTokens;
-    s.generated = 1; // token 0 came from the prefill instance; its KV is computed in the first step
-    s.blocks = need;
-    pool.take(need);
-    incoming.put(id, s);
-    return true;
+    return handoffs.accept(id, promptTokens, outputTokens, arrivalNanos,
+        scheduler.running() + scheduler.waiting());
   }
 
   /** DECODE: the KV of an accepted handoff arrived at {@code atNanos}; it decodes from there. */
   void land(long id, long atNanos) {
-    EngineSequence s = incoming.remove(id);
-    if (s == null) {
-      throw new IllegalStateException("no handoff " + id + " on its way");
-    }
-    if (running.isEmpty()) {
+    EngineSequence s = handoffs.land(id);
+    if (scheduler.running() == 0) {
       freeAtNanos = Math.max(freeAtNanos, atNanos); // an idle instance starts when the KV is there
     }
-    running.add(s);
+    scheduler.resume(s);
   }
 
   /** The next iteration starts at {@code nanos} or later (a pool that waited for a transfer). */
@@ -551,21 +355,17 @@ public final class BatchEngine {
 
   /** KV-cache blocks in use (held by sequences or reserved for handoffs on their way). */
   public long usedBlocks() {
-    return pool.capacity() - pool.free();
-  }
-
-  private long blocksFor(long tokens) {
-    return roofline.kvBlocksFor(tokens);
+    return kv.used();
   }
 
   /** Sequences running now. */
   public int running() {
-    return running.size();
+    return scheduler.running();
   }
 
   /** Sequences waiting (never admitted, or preempted). */
   public int waiting() {
-    return waiting.size();
+    return scheduler.waiting();
   }
 
   /** KV-cache blocks in all. */
@@ -575,32 +375,32 @@ public final class BatchEngine {
 
   /** Free KV-cache blocks: empty ones and cached ones no sequence holds (evictable). */
   public long freeBlocks() {
-    return pool.free();
+    return kv.free();
   }
 
   /** KV-cache blocks holding cached prompt content, held or evictable. */
   public long cachedBlocks() {
-    return pool.cachedBlocks();
+    return kv.cachedBlocks();
   }
 
   /** Cached blocks evicted so far to make room. */
   public long evictions() {
-    return pool.evictions();
+    return kv.evictions();
   }
 
   /** Prompt tokens of every sequence admitted so far, counted at its first admission. */
   public long admittedPromptTokens() {
-    return admittedPromptTokens;
+    return kv.admittedPromptTokens();
   }
 
   /** Of {@link #admittedPromptTokens()}, those served from the prefix cache (no prefill). */
   public long cachedPromptTokens() {
-    return cachedPromptTokens;
+    return kv.cachedPromptTokens();
   }
 
   /** Preemptions so far. */
   public long preemptions() {
-    return preemptions;
+    return scheduler.preemptions();
   }
 
   /** Iterations run so far. */

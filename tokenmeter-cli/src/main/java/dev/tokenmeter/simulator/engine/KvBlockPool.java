@@ -24,7 +24,7 @@ import java.util.Map;
  *   H100), whatever the number of requests simulated.
  * </pre>
  *
- * <p>Not thread-safe: owned by one {@link BatchEngine}.
+ * <p>Not thread-safe: owned by the {@link SequenceBlocks} of one {@link BatchEngine}.
  */
 final class KvBlockPool {
 

@@ -23,7 +23,7 @@ final class ParallelCost {
    * {@code restInMemory} (embeddings, LM head, shared experts, dense MLPs, routers, norms) and
    * {@code restRead} (the same less the input embedding, a lookup), {@code routed} (every routed
    * expert). Quantized checkpoints keep the vocabulary tables in BF16; one that quantizes only its
-   * experts keeps everything else in BF16 too (as {@link Roofline#weightBytes}).
+   * experts keeps everything else in BF16 too (as {@link MemoryPlan#weightBytes}).
    */
   record Parts(double attention, double restInMemory, double restRead, double routed,
       double perExpert) {}

@@ -34,9 +34,8 @@ package dev.tokenmeter.simulator.engine;
  *   (sliding-window layers: at most the window) + the new tokens' KV written.
  * - all-reduces: two per layer (after attention and after the MLP) of tokens × hidden × 2 bytes,
  *   ring: latency + 2(N−1)/N × bytes / link bandwidth. None on one GPU.
- * - KV capacity = memory × utilisation − weights − reserve, per GPU, in whole blocks; a profile
- *   with a KV memory share (LMDeploy's cache_max_entry_count) takes that share of the whole
- *   memory instead, at most what the weights and reserve leave of it.
+ * - KV capacity = memory × utilisation − weights − reserve, per GPU, in whole blocks (MemoryPlan,
+ *   which this class's memory methods expose).
  * </pre>
  */
 public final class Roofline {
@@ -46,13 +45,9 @@ public final class Roofline {
   static final double LOGIT_BYTES = 8;
 
   private final EngineConfig config;
-  private final double weightBytesPerGpu;
+  private final MemoryPlan memory;
+  /** {@link MemoryPlan#kvBytesPerTokenPerGpu()}, read by every iteration's cost. */
   private final double kvBytesPerTokenPerGpu;
-  private final long kvCapacityTokens;
-  /** Sliding-window layers' blocks per full layers' block when only their window is kept; 0 otherwise. */
-  private final double slidingBlocksPerBlock;
-  /** Blocks a sliding-window layer group keeps per sequence at most: its window and one more. */
-  private final long windowBlocks;
   private final double flopsPerSecondPerGpu;
   private final double bytesPerSecondPerGpu;
   /** The draft model's own cost model ({@link Speculation.Kind#DRAFT}); null otherwise. */
@@ -66,71 +61,16 @@ public final class Roofline {
    */
   public Roofline(EngineConfig config) {
     this.config = config;
-    int tp = config.tensorParallel();
     Parallelism parallelism = config.parallelism();
-    parallelism.check(config.model(), tp);
+    parallelism.check(config.model(), config.tensorParallel());
     if (!parallelism.plain() && config.speculation().enabled()) {
       throw new IllegalArgumentException("speculative decoding with --dp-attention or"
           + " --expert-parallel is not modelled yet; drop one of them");
     }
     this.parallel = parallelism.plain() ? null : new ParallelCost(config);
-    this.weightBytesPerGpu = parallel == null ? totalWeightBytes(config) / tp
-        : ParallelCost.weightBytesPerGpu(config);
-    // an attention group's GPUs split (or, MLA's latent, replicate) its sequences' KV cache
-    this.kvBytesPerTokenPerGpu = config.model().kvBytesPerTokenPerGpu(config.kvCache(),
-        tp / parallelism.dataParallelAttention());
     this.draft = draftRoofline(config);
-    double[] drafter = drafterMemory(config, draft);
-    double usable = config.gpu().memoryBytes() * config.gpuMemoryUtilization();
-    double kvBytes = usable - weightBytesPerGpu - drafter[0] - config.reserveBytesPerGpu();
-    double share = config.profile().kvMemoryShare();
-    if (share > 0) {
-      // LMDeploy sizes its cache from the whole memory, not gpu_memory_utilization
-      kvBytes = Math.min(config.gpu().memoryBytes() * share,
-          config.gpu().memoryBytes() - weightBytesPerGpu - config.reserveBytesPerGpu());
-    }
-    // vLLM's hybrid KV-cache manager keeps a sliding-window layer's last window only: a block is
-    // then the full-attention layers' share of a token's KV, and each sequence holds its window's
-    // blocks for the sliding layers on top (kvBlocksFor)
-    double capacityBytesPerToken = kvBytesPerTokenPerGpu;
-    Architecture a = config.model().architecture();
-    int fullLayers = config.model().layers() - a.slidingLayers();
-    if (config.profile().windowedKvCache() && a.slidingLayers() > 0 && fullLayers > 0
-        && !a.latentAttention()) {
-      capacityBytesPerToken = kvBytesPerTokenPerGpu * fullLayers / config.model().layers();
-      this.slidingBlocksPerBlock = (double) a.slidingLayers() / fullLayers;
-      this.windowBlocks = (a.slidingWindow() + config.blockTokens() - 1) / config.blockTokens() + 1;
-    } else {
-      this.slidingBlocksPerBlock = 0;
-      this.windowBlocks = 0;
-    }
-    long blocks = (long) Math.floor(
-        kvBytes / ((capacityBytesPerToken + drafter[1]) * config.blockTokens()));
-    if (blocks < 1 && !parallelism.plain()) {
-      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
-          "%s (%s weights, %.1f GB per GPU with%s) does not fit on %d x %s with room for a KV"
-              + " cache; spread the experts over more GPUs (--gpus, --expert-parallel), use fewer"
-              + " attention groups (--dp-attention D: each holds the attention weights whole) or"
-              + " a smaller precision",
-          config.model().id(), config.weights().id(), weightBytesPerGpu / 1e9,
-          parallelism.describe().substring(1), tp, config.gpu().id()));
-    }
-    if (blocks < 1) {
-      int needed = gpusNeeded(config);
-      throw new IllegalArgumentException(
-          String.format(
-              java.util.Locale.ROOT,
-              "%s (%s weights, %.1f GB per GPU) does not fit on %d x %s with room for a KV cache;"
-                  + " %s",
-              config.model().id(), config.weights().id(), weightBytesPerGpu / 1e9, tp,
-              config.gpu().id(),
-              needed > 0
-                  ? "it needs at least " + needed + " GPUs (--gpus " + needed
-                      + ") or a smaller precision"
-                  : "even 64 GPUs are not enough: use a smaller precision or a larger GPU"));
-    }
-    // each attention group holds its own sequences' KV cache
-    this.kvCapacityTokens = blocks * config.blockTokens() * parallelism.dataParallelAttention();
+    this.memory = new MemoryPlan(config, draft == null ? null : draft.memory);
+    this.kvBytesPerTokenPerGpu = memory.kvBytesPerTokenPerGpu();
     this.flopsPerSecondPerGpu = config.gpu().peakFlopsPerSecond(config.weights())
         * AchievableMatmul.share(config.gpu(), config.weights()) * config.mfu();
     this.bytesPerSecondPerGpu = config.gpu().memoryBandwidthBytesPerSecond() * config.mbu();
@@ -145,49 +85,17 @@ public final class Roofline {
    * KV-cache block per GPU; -1 when even 64 are not enough.
    */
   public static int gpusNeeded(EngineConfig config) {
-    for (int n = 1; n <= 64; n++) {
-      double weights = totalWeightBytes(config) / n;
-      double kvBlock = config.model().kvBytesPerTokenPerGpu(config.kvCache(), n) * config.blockTokens();
-      double room =
-          config.gpu().memoryBytes() * config.gpuMemoryUtilization() - weights
-              - config.reserveBytesPerGpu();
-      if (Math.floor(room / kvBlock) >= 1) {
-        return n;
-      }
-    }
-    return -1;
+    return MemoryPlan.gpusNeeded(config);
   }
 
-  /**
-   * Bytes of {@code params} parameters of the deployment's weights, the embeddings and the LM head
-   * among them: quantized checkpoints (FP8, INT8, INT4, FP4) keep both in BF16 (vLLM's FP8 and
-   * ModelOpt's checkpoints leave lm_head unquantized; the embedding is a lookup table), so each
-   * of those {@code vocab × hidden} tables counts at 2 bytes, the rest at the weight precision.
-   * {@code params} includes the LM head; it includes the input embedding when it is the total.
-   * A model whose quantization covers only its routed experts ({@link
-   * Architecture#attentionWeightsWide()}, gpt-oss) counts all but {@code routedParams} of the
-   * rest at 2 bytes too.
-   */
-  static double weightBytes(EngineConfig c, double params, double routedParams) {
-    double table = c.model().embeddingParams();
-    boolean tied = c.model().architecture().tiedEmbeddings();
-    double tables = params >= c.model().totalParams() && !tied ? 2 * table : table;
-    double wide = Math.max(c.weights().bytesPerValue(), Precision.BF16.bytesPerValue());
-    if (c.model().architecture().attentionWeightsWide() && c.weights().bytesPerValue() < wide) {
-      return routedParams * c.weights().bytesPerValue() + (params - routedParams) * wide;
-    }
-    return (params - tables) * c.weights().bytesPerValue() + tables * wide;
-  }
-
-  /** {@link #weightBytes(EngineConfig, double, double)} of all the model's parameters. */
-  static double totalWeightBytes(EngineConfig c) {
-    ModelSpec m = c.model();
-    return weightBytes(c, m.totalParams(), m.experts() * m.paramsPerExpert());
+  /** The deployment's memory: weights, KV capacity, blocks per sequence. */
+  MemoryPlan memory() {
+    return memory;
   }
 
   /** Bytes of weights on each GPU. */
   public double weightBytesPerGpu() {
-    return weightBytesPerGpu;
+    return memory.weightBytesPerGpu();
   }
 
   /** Bytes of KV cache per token on each GPU. */
@@ -201,7 +109,7 @@ public final class Roofline {
    * sequence also holds its sliding layers' window ({@link #kvBlocksFor}).
    */
   public long kvCapacityTokens() {
-    return kvCapacityTokens;
+    return memory.kvCapacityTokens();
   }
 
   /**
@@ -211,21 +119,17 @@ public final class Roofline {
    * window in 16-token blocks: 9 more at most).
    */
   public long kvBlocksFor(long tokens) {
-    long blocks = (tokens + config.blockTokens() - 1) / config.blockTokens();
-    return slidingBlocksPerBlock == 0 ? blocks
-        : blocks + (long) Math.ceil(slidingBlocksPerBlock * Math.min(blocks, windowBlocks));
+    return memory.kvBlocksFor(tokens);
   }
 
   /** The longest sequence (prompt and output) the KV cache can hold at all. */
   public long maxSequenceTokens() {
-    return slidingBlocksPerBlock == 0 ? kvCapacityTokens
-        : Math.max(0, kvCapacityTokens
-            - (long) Math.ceil(slidingBlocksPerBlock * windowBlocks) * config.blockTokens());
+    return memory.maxSequenceTokens();
   }
 
   /** KV-cache blocks of {@link EngineConfig#blockTokens()} tokens. */
   public long kvCapacityBlocks() {
-    return kvCapacityTokens / config.blockTokens();
+    return memory.kvCapacityBlocks();
   }
 
   /**
@@ -322,7 +226,7 @@ public final class Roofline {
     double attentionFlops = m.attentionFlops(attentionPairs, tokens, decodeOnly);
     double flopsPerGpu = (matmulFlops + attentionFlops) / tp;
     // The input embedding is a lookup of the iteration's tokens' rows, not a read of the table.
-    double weightBytes = weightBytes(config, m.paramsReadPerIteration(tokens) - m.inputEmbeddingParams(),
+    double weightBytes = MemoryPlan.weightBytes(config, m.paramsReadPerIteration(tokens) - m.inputEmbeddingParams(),
         m.routedParamsReadPerIteration(tokens)) / tp;
     double kvBytes = kvBytesRead(contextTokensRead, tokens, sequences);
     double computeSeconds = flopsPerGpu / flopsPerSecondPerGpu;
@@ -396,7 +300,7 @@ public final class Roofline {
       double table = m.embeddingParams();
       double body = (m.paramsReadPerIteration(decoding) - (m.architecture().tiedEmbeddings() ? 1 : 2)
           * table) / m.layers();
-      double bytes = weightBytes(config, body + table, m.routedParamsReadPerIteration(decoding)
+      double bytes = MemoryPlan.weightBytes(config, body + table, m.routedParamsReadPerIteration(decoding)
           / m.layers()) / tp + (context + (double) decoding) * kvBytesPerTokenPerGpu / m.layers();
       double activeBody = (m.activeParams() - (m.architecture().tiedEmbeddings() ? 1 : 2) * table)
           / m.layers();
@@ -420,31 +324,6 @@ public final class Roofline {
         .withPrecision(d.architecture().nativeWeights(), c.kvCache())
         .withEfficiency(c.mfu(), c.mbu(), 0, 0)
         .withOverlapExponent(c.overlapExponent()));
-  }
-
-  /**
-   * {weight bytes, KV bytes per token} per GPU the drafter keeps: a draft model's weights and KV
-   * cache; one decoder layer's weights and KV for MTP and EAGLE (DeepSeek-V3's MTP module is one
-   * more layer of the same shape); nothing without speculation.
-   */
-  private static double[] drafterMemory(EngineConfig c, Roofline draft) {
-    if (draft != null) {
-      return new double[] {draft.weightBytesPerGpu(), draft.kvBytesPerTokenPerGpu()};
-    }
-    if (!c.speculation().enabled()) {
-      return new double[] {0, 0};
-    }
-    ModelSpec m = c.model();
-    int tp = c.tensorParallel();
-    double tables = (m.architecture().tiedEmbeddings() ? 1 : 2) * (double) m.embeddingParams();
-    double layer = (m.totalParams() - tables) / m.layers();
-    double routed = m.experts() * m.paramsPerExpert() / m.layers();
-    double q = c.weights().bytesPerValue();
-    double wide = Math.max(q, Precision.BF16.bytesPerValue());
-    double bytes = m.architecture().attentionWeightsWide() && q < wide
-        ? routed * q + (layer - routed) * wide
-        : layer * q;
-    return new double[] {bytes / tp, m.kvBytesPerTokenPerGpu(c.kvCache(), tp) / m.layers()};
   }
 
   /**

@@ -2,7 +2,10 @@
  * The inference engine model, in virtual time (nanoseconds, no clock). {@link
  * dev.tokenmeter.simulator.engine.BatchEngine} is an iteration-level continuous-batching scheduler
  * after vLLM V1 (chunked prefill, KV-cache blocks, automatic prefix caching), each iteration timed
- * by the {@link dev.tokenmeter.simulator.engine.Roofline} cost model. A deployment is an {@link
+ * by the {@link dev.tokenmeter.simulator.engine.Roofline} cost model. The engine's package-private parts are
+ * Scheduler (batch composition, admission, preemption), SequenceBlocks (each sequence's KV blocks
+ * and the prefix cache, over KvBlockPool) and Handoffs (a disaggregated pool's transfers); the
+ * cost model's is MemoryPlan (weights and KV capacity per GPU). A deployment is an {@link
  * dev.tokenmeter.simulator.engine.EngineConfig}: a {@link
  * dev.tokenmeter.simulator.engine.ModelSpec} on a {@link dev.tokenmeter.simulator.engine.GpuSpec},
  * served by an {@link dev.tokenmeter.simulator.engine.EngineProfile}, tensor-parallel or spread by

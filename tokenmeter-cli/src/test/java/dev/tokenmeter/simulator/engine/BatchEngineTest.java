@@ -152,6 +152,21 @@ class BatchEngineTest {
   }
 
   @Test
+  void admissionTakesTheLastFreeBlockButNoMore() {
+    BatchEngine e = new BatchEngine(withBlocks(10), (id, index, at) -> {});
+    e.submit(1, 80, 1, 0); // 5 blocks
+    e.submit(2, 80, 1, 0); // the other 5: fits exactly
+    e.submit(3, 1, 1, 0); // 1 block more: waits
+    BatchEngine.Iteration first = e.step();
+    assertThat(first.prefillSequences()).isEqualTo(2);
+    assertThat(first.usedBlocks()).isEqualTo(10);
+    assertThat(first.waiting()).isEqualTo(1);
+    e.advanceTo(Long.MAX_VALUE);
+    assertThat(e.hasWork()).isFalse();
+    assertThat(e.freeBlocks()).isEqualTo(10);
+  }
+
+  @Test
   void runningSequencesThatOutgrowTheCacheArePreemptedAndRecomputed() {
     Tokens tokens = new Tokens();
     BatchEngine e = new BatchEngine(withBlocks(10), tokens);
