@@ -5,7 +5,8 @@
  * Each command ({@code BenchCommand}, {@code DemoCommand}, {@code SimulateCommand}, {@code
  * SimCommand}, {@code CompareCommand}, {@code MergeCommand}, {@code ReportCommand}, {@code
  * TokensCommand}, {@code ProxyCommand} and its subcommands) is built from option groups shared
- * between commands ({@code TargetOptions}, {@code LoadOptions}, {@code WorkloadOptions}, {@code
+ * between commands ({@code TargetOptions}, {@code LoadOptions}, {@code WorkloadOptions} with its
+ * nested {@code CompletionOptions}, {@code ProfileOptions} and {@code TokenizerOptions}, {@code
  * SloOptions}, ...), validates them into settings and calls the package that does the work: {@code
  * run} through {@code Runs}, {@code report}, {@code proxy}, {@code tokenizer}. Bad input is a
  * {@code UsageException}, exit code 2.
