@@ -21,7 +21,6 @@ import dev.tokenmeter.workload.WorkloadProfile;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import picocli.CommandLine.ArgGroup;
@@ -36,7 +35,8 @@ import picocli.CommandLine.Option;
  * <p>One option group on the command line ("Workload:"); its own flags are the lengths, the prompt
  * sources and the sessions' context, and three nested groups without a heading hold the rest, shown
  * after them in this order: {@link CompletionOptions} (code completion's typing bursts), {@link
- * ProfileOptions} ({@code --profile} and agent loops) and {@link TokenizerOptions}.
+ * ProfileOptions} ({@code --profile} and agent loops) and {@link TokenizerOptions}. What a {@code
+ * --workload} profile sets besides lengths (rate, turns, think times) is {@link ObservedTraffic}'s.
  */
 final class WorkloadOptions {
   /** Prompts built ahead per stage: at most this many... */
@@ -83,7 +83,8 @@ final class WorkloadOptions {
   @Option(names = "--workload", paramLabel = "PROFILE.json", description = "A workload profile from 'tokenmeter proxy export-workload': input and output lengths drawn from its observed distributions (unless --input-tokens or --output-tokens is given), without --concurrency or --rate its mean arrival rate as --rate, and its conversations, when it has some, as sessions (--turns, --think-time; docs/PROXY.md, Exporting the workload).")
   Path workloadFile;
 
-  private WorkloadProfile profile;
+  /** The --workload profile and what it sets besides lengths; made on first use. */
+  private ObservedTraffic observed;
 
   @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order. With --turns, its multi-turn conversations are replayed turn by turn: the recorded user turns in order, the model's own answers as the assistant turns (at most --turns turns each).")
   Path prompts;
@@ -291,59 +292,32 @@ final class WorkloadOptions {
 
   /** The --workload profile, read on first use; null without --workload. */
   WorkloadProfile profile() {
-    if (profile == null && workloadFile != null) {
-      profile = WorkloadProfile.read(workloadFile);
-    }
-    return profile;
+    return workloadFile == null ? null : observed().profile();
   }
 
-  /**
-   * With --workload and no load given: the profile's mean arrival rate as {@code --rate}, said on
-   * {@code err}. A profile without a rate (fewer than two requests) is a usage error.
-   */
+  private ObservedTraffic observed() {
+    if (observed == null) {
+      observed = new ObservedTraffic(workloadFile);
+    }
+    return observed;
+  }
+
+  /** With --workload and no load given: the profile's mean rate as {@code --rate} ({@link ObservedTraffic#rateInto}). */
   void rateFromProfile(LoadOptions load, PrintStream err) {
     if (workloadFile == null || !load.concurrency.isEmpty() || !load.rate.isEmpty()) {
       return;
     }
-    double rate = profile().meanRatePerSecond();
-    if (Double.isNaN(rate)) {
-      throw new UsageException("--workload " + workloadFile + " has no arrival rate (fewer than 2 requests): give --rate R or --concurrency N");
-    }
-    load.rate = new java.util.ArrayList<>(List.of(rate));
-    err.println(String.format(java.util.Locale.ROOT, "tokenmeter: --rate %.4g/s (%s arrivals) from %s: its mean rate from the"
-        + " first to the last request; the rates by hour of day are not replayed", rate, load.arrival, workloadFile));
+    observed().rateInto(load, err);
   }
 
   /**
-   * With --workload whose profile has conversations of more than one turn: their turns as
-   * {@code --turns} and their think times as {@code --think-time}, each unless given (the think
-   * times only when there are sessions: not under {@code --turns 1}), said on {@code err}; the
-   * sessions' new messages then take the tokens each observed turn added ({@link #profileInput}).
-   * So a benchmark built from production traffic holds its conversations.
+   * With --workload: its conversations as {@code --turns} and {@code --think-time} unless given
+   * ({@link ObservedTraffic#conversationsInto}); their new messages then take the tokens each
+   * observed turn added ({@link #profileInput}).
    */
   void conversationsFromProfile(CostOptions cost, LoadOptions load, CommandSpec command, PrintStream err) {
-    if (workloadFile == null) {
-      return;
-    }
-    ConversationProfile c = profile().conversationsOrNull();
-    if (c == null || c.turns().mean() <= 1.0) {
-      return;
-    }
-    var given = command.commandLine().getParseResult();
-    List<String> said = new java.util.ArrayList<>();
-    if (!given.hasMatchedOption("--turns")) {
-      cost.observedTurns = c.turns();
-      said.add(String.format(java.util.Locale.ROOT, "--turns as observed (mean %.2f, max %d)", c.turns().mean(),
-          c.turns().quantiles().getLast()));
-    }
-    // think times only where there are sessions (not under an explicit --turns 1)
-    if (!given.hasMatchedOption("--think-time") && !c.thinkTimeMillis().isEmpty() && cost.sessionTurns() != null) {
-      load.observedThinkTime = new ThinkTime.Empirical(c.thinkTimeMillis());
-      said.add("--think-time as observed (" + load.observedThinkTime.describe() + ")");
-    }
-    if (!said.isEmpty()) {
-      err.println("tokenmeter: " + String.join(" and ", said) + " from " + workloadFile + ": its "
-          + c.conversations() + " conversations");
+    if (workloadFile != null) {
+      observed().conversationsInto(cost, load, command, err);
     }
   }
 

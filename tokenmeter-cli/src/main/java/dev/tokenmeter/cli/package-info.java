@@ -12,8 +12,9 @@
  * {@code UsageException}, exit code 2.
  *
  * <p>Not only parsing: it also reads ledger windows ({@code ProductionSource}) and turns {@code
- * --variant}s into a run's lanes ({@code VariantLanes}). The proxy itself is assembled by {@code
- * proxy.ProxyRun}; the command only resolves its settings.
+ * --variant}s into a run's lanes ({@code VariantLanes}), and sets the load a {@code --workload}
+ * profile observed where none is given ({@code ObservedTraffic}). The proxy itself is assembled
+ * by {@code proxy.ProxyRun}; the command only resolves its settings.
  *
  * <p>May use: core.., client.., workload.., tokenizer.., simulator.., report.., run.., ledger..,
  * proxy.., telemetry.., governance..
