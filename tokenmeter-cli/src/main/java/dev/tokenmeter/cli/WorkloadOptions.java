@@ -5,7 +5,6 @@ import dev.tokenmeter.core.loadgen.RequestSource;
 import dev.tokenmeter.core.metrics.OutputTokenCounter;
 import dev.tokenmeter.simulator.PromptCounter;
 import dev.tokenmeter.tokenizer.Tokenizer;
-import dev.tokenmeter.tokenizer.TokenizerResolver;
 import dev.tokenmeter.workload.AgentSessions;
 import dev.tokenmeter.workload.ConversationProfile;
 import dev.tokenmeter.workload.FileSessions;
@@ -14,7 +13,6 @@ import dev.tokenmeter.workload.LengthSpec;
 import dev.tokenmeter.workload.PreparedRequests;
 import dev.tokenmeter.workload.PromptFile;
 import dev.tokenmeter.workload.PromptSynthesizer;
-import dev.tokenmeter.workload.SyntheticCompletions;
 import dev.tokenmeter.workload.SyntheticSessions;
 import dev.tokenmeter.workload.SyntheticWorkload;
 import dev.tokenmeter.workload.ThinkTime;
@@ -23,9 +21,9 @@ import dev.tokenmeter.workload.WorkloadProfile;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -33,6 +31,12 @@ import picocli.CommandLine.Option;
  * What each request sends, and the tokenizer that sizes prompts and counts output when the server
  * sends no usage. Call {@link #validate} before contacting the server, then {@link #factory} once
  * the model is known.
+ *
+ * <p>One option group on the command line ("Workload:"); its own flags are the lengths, the prompt
+ * sources and the sessions' context, and three nested groups without a heading hold the rest, shown
+ * after them in this order: {@link CompletionOptions} (code completion's typing bursts), {@link
+ * ProfileOptions} ({@code --profile} and agent loops) and {@link TokenizerOptions}. What a {@code
+ * --workload} profile sets besides lengths (rate, turns, think times) is {@link ObservedTraffic}'s.
  */
 final class WorkloadOptions {
   /** Prompts built ahead per stage: at most this many... */
@@ -57,8 +61,8 @@ final class WorkloadOptions {
 
   WorkloadOptions withDefaults(String input, String output) {
     if (completion()) {
-      input = COMPLETION_INPUT;
-      output = COMPLETION_OUTPUT;
+      input = CompletionOptions.COMPLETION_INPUT;
+      output = CompletionOptions.COMPLETION_OUTPUT;
     }
     if (workloadFile != null) {
       inputTokens = inputTokens == null ? FROM_PROFILE + workloadFile : inputTokens;
@@ -79,7 +83,8 @@ final class WorkloadOptions {
   @Option(names = "--workload", paramLabel = "PROFILE.json", description = "A workload profile from 'tokenmeter proxy export-workload': input and output lengths drawn from its observed distributions (unless --input-tokens or --output-tokens is given), without --concurrency or --rate its mean arrival rate as --rate, and its conversations, when it has some, as sessions (--turns, --think-time; docs/PROXY.md, Exporting the workload).")
   Path workloadFile;
 
-  private WorkloadProfile profile;
+  /** The --workload profile and what it sets besides lengths; made on first use. */
+  private ObservedTraffic observed;
 
   @Option(names = "--prompts", paramLabel = "FILE", description = "Prompts from a JSONL file ({\"prompt\":...} or {\"messages\":[...]}) or a ShareGPT JSON file, used in order. With --turns, its multi-turn conversations are replayed turn by turn: the recorded user turns in order, the model's own answers as the assistant turns (at most --turns turns each).")
   Path prompts;
@@ -90,27 +95,17 @@ final class WorkloadOptions {
   @Option(names = "--max-context", paramLabel = "N", description = "With --turns: a session ends before its next prompt would exceed N tokens (counted in the summary as ended by max context; default: 0, no limit).")
   int maxContext;
 
-  @Option(names = "--burst", paramLabel = "SPEC", description = "--profile completion: requests per typing burst, a length spec: 4, uniform:2,6 (default: uniform:2,6).")
-  String burst;
+  @ArgGroup(validate = false)
+  CompletionOptions bursts = new CompletionOptions();
 
-  @Option(names = "--keystroke-time", paramLabel = "SPEC", description = "--profile completion: the pause between a burst's requests, on the user's clock (a request still in flight when the next goes out is cancelled as superseded): a duration (150ms), uniform:100ms,300ms or exponential:150ms (default: 150ms).")
-  String keystrokeTime;
+  @ArgGroup(validate = false)
+  ProfileOptions traffic = new ProfileOptions();
 
-  @Option(names = "--cancel-after", paramLabel = "DURATION", description = "--profile completion: also cancel a request not done this long after it was issued (an editor that gives up on a slow suggestion), counted apart from superseded ones and from errors (default: none).")
-  String cancelAfter;
+  @ArgGroup(validate = false)
+  TokenizerOptions tokenizers = new TokenizerOptions();
 
-  static final String COMPLETION_INPUT = "uniform:1024,2048";
-  static final String COMPLETION_OUTPUT = "uniform:16,64";
-  static final String COMPLETION_BURST = "uniform:2,6";
-  static final String COMPLETION_KEYSTROKE = "150ms";
   /** A closed-loop completion user's pause between bursts when --think-time is not given. */
-  static final ThinkTime COMPLETION_PAUSE = new ThinkTime.Fixed(2_000_000_000L); // 2 s
-
-  private LengthSpec burstSpec;
-  private ThinkTime keystroke;
-  private long cancelAfterNanos;
-  /** Set by {@link #typing}: a closed-loop user's pause between bursts. */
-  private ThinkTime pause = ThinkTime.NONE;
+  static final ThinkTime COMPLETION_PAUSE = CompletionOptions.COMPLETION_PAUSE;
 
   /** Whether {@code --profile completion} was given. */
   boolean completion() {
@@ -122,85 +117,23 @@ final class WorkloadOptions {
    * pause} between a closed-loop user's bursts. Call before {@link #validate}.
    */
   WorkloadOptions typing(ThinkTime pause) {
-    this.pause = pause;
+    bursts.pause = pause;
     return this;
   }
 
-  /** Checks code completion's options: only with --profile completion, and what it cannot take. */
-  private void validateCompletion() {
-    if (!completion()) {
-      for (String[] o : new String[][] {{"--burst", burst}, {"--keystroke-time", keystrokeTime}, {"--cancel-after", cancelAfter}}) {
-        if (o[1] != null) {
-          throw new UsageException(o[0] + " shapes code completion's typing bursts: add --profile completion (or leave out " + o[0] + ")");
-        }
-      }
-      return;
-    }
-    if (turns != null) {
-      throw new UsageException("--profile completion sends bursts of keystroke requests, not conversations: give --burst N instead of --turns");
-    }
-    if (prompts != null || workloadFile != null) {
-      throw new UsageException("--profile completion synthesizes its fill-in-the-middle prompts: leave out "
-          + (prompts != null ? "--prompts" : "--workload") + " (and size them with --input-tokens)");
-    }
-    if (maxContext > 0) {
-      throw new UsageException("--max-context ends conversations: --profile completion has none (leave it out)");
-    }
-    burstSpec = parse("--burst", burst == null ? COMPLETION_BURST : burst, false);
-    keystroke = LoadOptions.durationSpec("--keystroke-time", keystrokeTime == null ? COMPLETION_KEYSTROKE : keystrokeTime);
-    if (cancelAfter != null) {
-      cancelAfterNanos = Durations.parseNanos("--cancel-after", cancelAfter);
-      if (cancelAfterNanos <= 0) {
-        throw new UsageException("--cancel-after must be a positive duration such as 500ms, got '" + cancelAfter + "'");
-      }
-    }
-  }
-
-  @Option(names = "--profile", paramLabel = "PROFILE", description = "The traffic's shape: chat (requests; with --turns, conversations; the default), agent (agent loops: sessions of --turns tool steps; each request offers 4 tools in the API's own schema after a system prompt, the two about --shared-prefix-tokens long; the model's tool call (or text) is appended, then, after --tool-time, a tool result of --tool-result-tokens; APIs chat, anthropic, gemini, responses) or completion (code completion: fill-in-the-middle requests, prompt before and suffix after a cursor, sent as the completions API's prompt and suffix with --api completions, as one message otherwise; users type in bursts of --burst requests --keystroke-time apart, each request superseded, i.e. cancelled, when the next goes out; --think-time is the pause between bursts (default 2s), --rate starts bursts; prompts default to uniform:1024,2048 tokens, answers to uniform:16,64). See README, Conversations and agents; docs/METRICS.md.")
-  String trafficProfile = "chat";
-
-  @Option(names = "--tool-time", paramLabel = "SPEC", description = "With --profile agent: how long each tool runs, the pause between a tool call's answer and the next step: a duration (800ms), uniform:200ms,2s or exponential:1s (default: 0).")
-  String toolTime;
-
-  @Option(names = "--tool-result-tokens", paramLabel = "SPEC", description = "With --profile agent: tokens of each tool result appended to the context, same forms as --input-tokens (default: 512).")
-  String toolResultTokens;
-
-  /** Agent loops' defaults. */
-  static final String DEFAULT_TOOL_TIME = "0";
-  static final String DEFAULT_TOOL_RESULT_TOKENS = "512";
-
-  private Profile parsedProfile;
-
   /** {@code --profile} parsed. */
   Profile trafficProfile() {
-    if (parsedProfile == null) {
-      parsedProfile = Profile.parse(trafficProfile == null ? "chat" : trafficProfile);
-    }
-    return parsedProfile;
+    return traffic.parsed();
   }
 
   /**
-   * The profile's own checks, before the server is contacted: agent flags need {@code --profile
-   * agent}, which needs sessions ({@code --turns}) of synthetic prompts.
+   * The profile's own checks, before the server is contacted: completion flags need {@code
+   * --profile completion}, agent flags {@code --profile agent}, which needs sessions ({@code
+   * --turns}) of synthetic prompts.
    */
   private void validateProfile() {
-    validateCompletion();
-    if (trafficProfile() != Profile.AGENT) {
-      if (toolTime != null || toolResultTokens != null) {
-        throw new UsageException((toolTime != null ? "--tool-time" : "--tool-result-tokens")
-            + " shapes agent loops: add --profile agent (or leave it out)");
-      }
-      return;
-    }
-    if (turns == null) {
-      throw new UsageException("--profile agent runs sessions of tool steps (bench and simulate): add --turns N (e.g. --turns 8)");
-    }
-    if (prompts != null) {
-      throw new UsageException("--profile agent synthesizes its tasks and tool results: leave out --prompts"
-          + " (or use --profile chat to replay the file's conversations)");
-    }
-    agentToolTime = LoadOptions.durationSpec("--tool-time", toolTime == null ? DEFAULT_TOOL_TIME : toolTime);
-    agentToolResult = parse("--tool-result-tokens", toolResultTokens == null ? DEFAULT_TOOL_RESULT_TOKENS : toolResultTokens, false);
+    bursts.check(completion(), turns != null, prompts, workloadFile, maxContext);
+    traffic.checkAgent(turns != null, prompts);
   }
 
   /**
@@ -208,43 +141,16 @@ final class WorkloadOptions {
    * (the completions API, TGI and Ollama's endpoints are not driven as agents).
    */
   void checkApi(String name) {
-    if (trafficProfile() != Profile.AGENT) {
-      return;
-    }
-    dev.tokenmeter.client.Api api;
-    try {
-      api = dev.tokenmeter.client.Api.parse(name);
-    } catch (IllegalArgumentException e) {
-      return; // --api's own check says what is wrong
-    }
-    switch (api) {
-      case CHAT, ANTHROPIC, GEMINI, RESPONSES -> {}
-      default -> throw new UsageException("--profile agent sends tool definitions and tool results, which --api "
-          + api.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
-          + " does not take here: use --api chat, anthropic, gemini or responses");
-    }
+    traffic.checkApi(name);
   }
-
-  private ThinkTime agentToolTime;
-  private LengthSpec agentToolResult;
 
   /** Set by {@code bench --turns}: the turns per session and the pause between them; null without sessions. */
   private LengthSpec turns;
   private ThinkTime think = ThinkTime.NONE;
 
-  @Option(names = "--tokenizer", paramLabel = "SPEC", description = "The target model's tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base, a model name (gpt-4o, gpt-4.1, o3, ...), path/to/tokenizer.json or a model folder, or hf:org/name[@revision] (Hugging Face cache, downloaded when missing; HF_TOKEN for gated models). Default: from --model when tokenmeter knows it, else prompt sizes are estimates. See docs/TOKENIZERS.md.")
-  String tokenizer;
-
-  @Option(names = "--tokenizer-map", paramLabel = "FILE", description = "Model names or globs to tokenizers, a JSON object ({\"my-llama-*\": \"hf:meta-llama/Llama-3.1-8B-Instruct\"}), over ~/.config/tokenmeter/tokenizers.json (or $TOKENMETER_TOKENIZER_MAP) and the built-in map.")
-  Path tokenizerMap;
-
-  private TokenizerResolver resolver;
-  private String model;
   private LengthSpec out;
   private LengthSpec in;
   private PromptFile file;
-  private Tokenizer chosen;
-  private String chosenFrom = "none";
 
   /** Parses the specs, loads the prompt file and an explicit --tokenizer: every usage error now. */
   void validate() {
@@ -273,10 +179,7 @@ final class WorkloadOptions {
     } else {
       in = inputTokens.startsWith(FROM_PROFILE) ? profileInput() : parse("--input-tokens", inputTokens, false);
     }
-    if (tokenizer != null) {
-      chosen = resolver().resolve(tokenizer);
-      chosenFrom = "--tokenizer";
-    }
+    tokenizers.resolveGiven();
   }
 
   /**
@@ -288,16 +191,10 @@ final class WorkloadOptions {
     if (out == null && in == null && file == null) {
       validate();
     }
-    this.model = model;
-    if (chosen == null && model != null) {
-      resolver().forModel(model).ifPresent(t -> {
-        chosen = t;
-        chosenFrom = "model " + model;
-      });
-    }
+    tokenizers.chooseFor(model);
     TokenEstimator estimator = estimator();
     if (completion()) {
-      return completionFactory(estimator);
+      return bursts.factory(in, out, tokenizers.synthesizer(estimator), prepared(in.mean()));
     }
     if (turns != null) {
       return sessionsFactory(estimator);
@@ -307,12 +204,16 @@ final class WorkloadOptions {
       LengthSpec o = out;
       return plan -> new FileWorkload(f, o, plan.seed(), false, estimator);
     }
-    PromptSynthesizer synth =
-        chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);
+    PromptSynthesizer synth = tokenizers.synthesizer(estimator);
     LengthSpec i = in;
     LengthSpec o = out;
-    int prepared = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    int prepared = prepared(i.mean());
     return plan -> new PreparedRequests(new SyntheticWorkload(i, o, plan.seed(), synth, sharedPrefixTokens), prepared);
+  }
+
+  /** Prompts to build ahead per stage for prompts of {@code meanTokens}: 16 to {@link #MAX_PREPARED}, within {@link #MAX_PREPARED_CHARS}. */
+  private static int prepared(double meanTokens) {
+    return (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, meanTokens * 5)));
   }
 
   /**
@@ -325,20 +226,6 @@ final class WorkloadOptions {
     return this;
   }
 
-  private Function<StagePlan, RequestSource> completionFactory(TokenEstimator estimator) {
-    PromptSynthesizer synth =
-        chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);
-    LengthSpec i = in;
-    LengthSpec o = out;
-    LengthSpec b = burstSpec;
-    ThinkTime k = keystroke;
-    ThinkTime p = pause;
-    long cancel = cancelAfterNanos;
-    int pool = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
-    return plan -> new SyntheticCompletions(
-        new SyntheticCompletions.Settings(i, o, b, k, p, cancel, plan.seed(), synth, pool));
-  }
-
   private Function<StagePlan, RequestSource> sessionsFactory(TokenEstimator estimator) {
     if (file != null) {
       PromptFile f = file;
@@ -348,20 +235,18 @@ final class WorkloadOptions {
       int context = maxContext;
       return plan -> new FileSessions(f, t, o, th, context, plan.seed(), estimator);
     }
-    PromptSynthesizer synth =
-        chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator);
+    PromptSynthesizer synth = tokenizers.synthesizer(estimator);
     LengthSpec i = in;
     LengthSpec o = out;
     LengthSpec t = turns;
     ThinkTime th = think;
     int context = maxContext;
     int system = sharedPrefixTokens;
-    int pool = (int) Math.max(16, Math.min(MAX_PREPARED, MAX_PREPARED_CHARS / Math.max(1.0, i.mean() * 5)));
+    int pool = prepared(i.mean());
     if (trafficProfile() == Profile.AGENT) {
-      ThinkTime tool = agentToolTime;
-      LengthSpec result = agentToolResult;
-      int agentPool = (int) Math.max(16, Math.min(MAX_PREPARED,
-          MAX_PREPARED_CHARS / Math.max(1.0, (i.mean() + result.mean()) * 5)));
+      ThinkTime tool = traffic.agentToolTime;
+      LengthSpec result = traffic.agentToolResult;
+      int agentPool = prepared(i.mean() + result.mean());
       return plan -> new AgentSessions(new AgentSessions.Settings(
           t, i, o, tool, result, th, context, plan.seed(), synth, system, agentPool));
     }
@@ -407,83 +292,48 @@ final class WorkloadOptions {
 
   /** The --workload profile, read on first use; null without --workload. */
   WorkloadProfile profile() {
-    if (profile == null && workloadFile != null) {
-      profile = WorkloadProfile.read(workloadFile);
-    }
-    return profile;
+    return workloadFile == null ? null : observed().profile();
   }
 
-  /**
-   * With --workload and no load given: the profile's mean arrival rate as {@code --rate}, said on
-   * {@code err}. A profile without a rate (fewer than two requests) is a usage error.
-   */
+  private ObservedTraffic observed() {
+    if (observed == null) {
+      observed = new ObservedTraffic(workloadFile);
+    }
+    return observed;
+  }
+
+  /** With --workload and no load given: the profile's mean rate as {@code --rate} ({@link ObservedTraffic#rateInto}). */
   void rateFromProfile(LoadOptions load, PrintStream err) {
     if (workloadFile == null || !load.concurrency.isEmpty() || !load.rate.isEmpty()) {
       return;
     }
-    double rate = profile().meanRatePerSecond();
-    if (Double.isNaN(rate)) {
-      throw new UsageException("--workload " + workloadFile + " has no arrival rate (fewer than 2 requests): give --rate R or --concurrency N");
-    }
-    load.rate = new java.util.ArrayList<>(List.of(rate));
-    err.println(String.format(java.util.Locale.ROOT, "tokenmeter: --rate %.4g/s (%s arrivals) from %s: its mean rate from the"
-        + " first to the last request; the rates by hour of day are not replayed", rate, load.arrival, workloadFile));
+    observed().rateInto(load, err);
   }
 
   /**
-   * With --workload whose profile has conversations of more than one turn: their turns as
-   * {@code --turns} and their think times as {@code --think-time}, each unless given (the think
-   * times only when there are sessions: not under {@code --turns 1}), said on {@code err}; the
-   * sessions' new messages then take the tokens each observed turn added ({@link #profileInput}).
-   * So a benchmark built from production traffic holds its conversations.
+   * With --workload: its conversations as {@code --turns} and {@code --think-time} unless given
+   * ({@link ObservedTraffic#conversationsInto}); their new messages then take the tokens each
+   * observed turn added ({@link #profileInput}).
    */
   void conversationsFromProfile(CostOptions cost, LoadOptions load, CommandSpec command, PrintStream err) {
-    if (workloadFile == null) {
-      return;
+    if (workloadFile != null) {
+      observed().conversationsInto(cost, load, command, err);
     }
-    ConversationProfile c = profile().conversationsOrNull();
-    if (c == null || c.turns().mean() <= 1.0) {
-      return;
-    }
-    var given = command.commandLine().getParseResult();
-    List<String> said = new java.util.ArrayList<>();
-    if (!given.hasMatchedOption("--turns")) {
-      cost.observedTurns = c.turns();
-      said.add(String.format(java.util.Locale.ROOT, "--turns as observed (mean %.2f, max %d)", c.turns().mean(),
-          c.turns().quantiles().getLast()));
-    }
-    // think times only where there are sessions (not under an explicit --turns 1)
-    if (!given.hasMatchedOption("--think-time") && !c.thinkTimeMillis().isEmpty() && cost.sessionTurns() != null) {
-      load.observedThinkTime = new ThinkTime.Empirical(c.thinkTimeMillis());
-      said.add("--think-time as observed (" + load.observedThinkTime.describe() + ")");
-    }
-    if (!said.isEmpty()) {
-      err.println("tokenmeter: " + String.join(" and ", said) + " from " + workloadFile + ": its "
-          + c.conversations() + " conversations");
-    }
-  }
-
-  /** The resolver, with the user's map files; loads them on first use. */
-  private TokenizerResolver resolver() {
-    if (resolver == null) {
-      resolver = TokenizerResolver.system(tokenizerMap);
-    }
-    return resolver;
   }
 
   /** What sizes prompts: the chosen tokenizer (after {@link #factory}), else the heuristic estimate. */
   TokenEstimator estimator() {
-    return chosen == null ? TokenEstimator.heuristic() : TokenEstimator.exact(chosen);
+    return tokenizers.estimator();
   }
 
   /** A synthesizer sizing text as this workload does (after {@link #factory}): the tokenizer's, else the estimate's. */
   PromptSynthesizer synthesizer() {
-    return chosen == null ? PromptSynthesizer.standard() : new PromptSynthesizer(estimator());
+    return tokenizers.synthesizer(tokenizers.estimator());
   }
 
   /** The tokenizer chosen by {@link #factory}, or null for the estimate. */
   Tokenizer tokenizer() {
-    return chosen;
+    return tokenizers.chosen();
   }
 
   /**
@@ -491,39 +341,26 @@ final class WorkloadOptions {
    * #factory}): see {@link #promptCounter(Tokenizer)}.
    */
   PromptCounter promptCounter() {
-    return promptCounter(chosen);
+    return promptCounter(tokenizers.chosen());
   }
 
-  /**
-   * A simulator's prompt counter that counts as bench does with {@code tokenizer}: its ids, or,
-   * when null, bench's heuristic estimate ({@link TokenEstimator#heuristic()}). So bench's planned
-   * prompt tokens and the simulator's {@code usage.prompt_tokens} differ by its chat framing only.
-   */
+  /** A simulator's prompt counter that counts as bench does with {@code tokenizer}: {@link TokenizerOptions#promptCounter}. */
   static PromptCounter promptCounter(Tokenizer tokenizer) {
-    if (tokenizer == null) {
-      TokenEstimator heuristic = TokenEstimator.heuristic();
-      return PromptCounter.counting(heuristic.toString(), heuristic::count);
-    }
-    return PromptCounter.tokenizer(tokenizer.name(), tokenizer::encode);
+    return TokenizerOptions.promptCounter(tokenizer);
   }
 
   /** Counts output tokens with the chosen tokenizer when the server sends no usage; null without one. */
   OutputTokenCounter outputCounter() {
-    Tokenizer t = chosen;
-    return t == null ? null : OutputTokenCounter.named(t.name(), t::count);
+    return tokenizers.outputCounter();
   }
 
   /** One line for the terminal saying how tokens are counted. */
   String tokenizerLine() {
-    if (chosen != null) {
-      return "tokenizer: " + chosen.name() + " (from " + chosenFrom + "); prompt lengths are exact and output without usage is counted with it.";
-    }
-    String hint = model == null ? null : resolver().hintFor(model);
-    return "tokenizer: none known for this model; prompt lengths are estimates (heuristic, about 10% off on English) and output without usage is counted by chunks. "
-        + (hint == null ? "Pass --tokenizer for exact counts." : "For exact counts: " + hint + ".");
+    return tokenizers.line();
   }
 
-  private static LengthSpec parse(String option, String spec, boolean optional) {
+  /** {@code spec} parsed as a length spec, {@code option} naming it in the usage error; null for none when {@code optional}. */
+  static LengthSpec parse(String option, String spec, boolean optional) {
     if (optional && (spec == null || spec.equalsIgnoreCase("none"))) {
       return null;
     }
@@ -543,16 +380,11 @@ final class WorkloadOptions {
       m.put("input_tokens", inputTokens);
       m.put("shared_prefix_tokens", sharedPrefixTokens);
     }
-    m.put("input_tokens_exact", chosen != null);
-    m.put("tokenizer", chosen == null ? "heuristic" : chosen.name());
-    m.put("tokenizer_source", chosen == null ? "estimate" : chosenFrom);
+    tokenizers.describe(m);
     m.put("output_tokens", outputTokens == null ? "none" : outputTokens);
     m.put("profile", trafficProfile().flagValue());
     if (completion()) {
-      m.put("burst", burst == null ? COMPLETION_BURST : burst);
-      m.put("keystroke_time", keystrokeTime == null ? COMPLETION_KEYSTROKE : keystrokeTime);
-      m.put("cancel_after", cancelAfter == null ? "none" : cancelAfter);
-      m.put("think_time", pause.describe());
+      bursts.describe(m);
     }
     if (turns != null) {
       m.put("turns", turns.describe());
@@ -560,9 +392,7 @@ final class WorkloadOptions {
       m.put("max_context", maxContext);
     }
     if (trafficProfile() == Profile.AGENT) {
-      m.put("tool_time", toolTime == null ? DEFAULT_TOOL_TIME : toolTime);
-      m.put("tool_result_tokens", toolResultTokens == null ? DEFAULT_TOOL_RESULT_TOKENS : toolResultTokens);
-      m.put("tools", AgentSessions.TOOLS.size());
+      traffic.describeAgent(m);
     }
     if (workloadFile != null) {
       m.put("workload_profile", workloadFile.toString());

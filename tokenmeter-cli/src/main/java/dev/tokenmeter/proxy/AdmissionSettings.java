@@ -75,13 +75,14 @@ final class AdmissionSettings {
   }
 
   /** The file's admission keys into {@code s} (an upstream's own limit is read with its entry). */
-  static void read(ProxySettings s, com.fasterxml.jackson.databind.JsonNode root) {
-    s.maxInFlight = s.integer(root, "max_in_flight");
-    s.maxQueued = s.integer(root, "max_queued");
-    s.maxConnections = s.integer(root, "max_connections");
-    Integer queueMs = s.integer(root, "queue_timeout_ms");
+  static void read(SettingsFileReader r, com.fasterxml.jackson.databind.JsonNode root) {
+    ProxySettings s = r.s;
+    s.maxInFlight = r.integer(root, "max_in_flight");
+    s.maxQueued = r.integer(root, "max_queued");
+    s.maxConnections = r.integer(root, "max_connections");
+    Integer queueMs = r.integer(root, "queue_timeout_ms");
     s.queueTimeoutMillis = queueMs == null ? null : queueMs.longValue();
-    Integer idleMs = s.integer(root, "idle_timeout_ms");
+    Integer idleMs = r.integer(root, "idle_timeout_ms");
     s.idleTimeoutMillis = idleMs == null ? null : idleMs.longValue();
   }
 

@@ -1,9 +1,5 @@
 package dev.tokenmeter.proxy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.tokenmeter.client.TlsSettings;
 import dev.tokenmeter.proxy.balance.Balance;
 import dev.tokenmeter.governance.BudgetPlan;
 import java.io.IOException;
@@ -11,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,14 +61,6 @@ import java.util.Set;
  * </pre>
  */
 public final class ProxySettings {
-  private static final ObjectMapper YAML = new YAMLMapper();
-  private static final Set<String> KEYS =
-      Set.of("listen", "upstreams", "routes", "route_header", "conversation_header", "tenants", "prices_file", "ca_cert",
-          "io_threads", "record_threads", "record_queue", "ledger", "balance", "fluid_tps",
-          "tps_seeds", "budgets", "budget_default_output_tokens", "context_lengths", "budget_sync_ms", "proxy_id", "alert_webhook", "admin_token", "slos",
-          "max_in_flight", "max_queued", "queue_timeout_ms", "max_connections", "idle_timeout_ms",
-          "tls_cert", "tls_key", "trace_capture", "trace_key_env", "trace_block_chars");
-
   /**
    * An upstream as written: {@code name} may be null for a lone unnamed one; {@code caCert} (a
    * PEM file) only for https, null for the JDK's trust store.
@@ -182,106 +169,13 @@ public final class ProxySettings {
 
   /**
    * Reads a settings file; mistakes of form are kept for {@link #resolve} to report with the
-   * others. Relative file names inside it are resolved against its folder.
+   * others. Relative file names inside it are resolved against its folder ({@link
+   * SettingsFileReader}).
    *
    * @throws IllegalArgumentException when the file cannot be read or parsed at all
    */
   public static ProxySettings read(Path file) {
-    JsonNode root;
-    try {
-      root = YAML.readTree(Files.readAllBytes(file));
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "cannot read the proxy config " + file + ": " + describe(e));
-    }
-    ProxySettings s = new ProxySettings();
-    if (root == null || !root.isObject()) {
-      s.problems.add(file + ": expected a mapping of settings (listen, upstreams, routes, ...)");
-      return s;
-    }
-    Path dir = file.toAbsolutePath().getParent();
-    for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-      String k = it.next();
-      if (!KEYS.contains(k)) {
-        s.problems.add(file + ": unknown setting '" + k + "'; settings: " + String.join(", ", new java.util.TreeSet<>(KEYS)));
-      }
-    }
-    s.listen = s.text(root, "listen");
-    s.routeHeader = s.text(root, "route_header");
-    s.conversationHeader = s.text(root, "conversation_header");
-    JsonNode capture = root.get("trace_capture");
-    if (capture != null && !capture.isNull()) {
-      if (capture.isBoolean()) {
-        s.traceCapture = capture.asBoolean();
-      } else {
-        s.problems.add("trace_capture: expected true or false, got '" + capture.asText() + "'");
-      }
-    }
-    s.traceKeyEnv = s.text(root, "trace_key_env");
-    s.traceBlockChars = s.integer(root, "trace_block_chars");
-    s.pricesFile = path(dir, s.text(root, "prices_file"));
-    s.caCert = path(dir, s.text(root, "ca_cert"));
-    s.ioThreads = s.integer(root, "io_threads");
-    s.recordThreads = s.integer(root, "record_threads");
-    s.recordQueue = s.integer(root, "record_queue");
-    s.balance = s.text(root, "balance");
-    JsonNode fluid = root.get("fluid_tps");
-    if (fluid != null && !fluid.isNull()) {
-      if (fluid.isNumber()) {
-        s.fluidTps = fluid.asDouble();
-      } else {
-        s.problems.add("fluid_tps: expected a number of tokens/s, got '" + fluid.asText() + "'");
-      }
-    }
-    JsonNode seeds = root.get("tps_seeds");
-    if (seeds != null && seeds.isObject()) {
-      for (Iterator<String> it = seeds.fieldNames(); it.hasNext(); ) {
-        String name = it.next();
-        s.tpsSeeds.put(name, path(dir, s.text(seeds, name)));
-      }
-    } else if (seeds != null && !seeds.isNull()) {
-      s.problems.add("tps_seeds: expected a mapping of upstream name to bench run folder");
-    }
-    String ledger = s.text(root, "ledger");
-    s.ledger = ledger == null || ledger.startsWith("jdbc:") || ledger.equals("none") ? ledger : path(dir, ledger);
-    UpstreamsSettings.read(s, root.get("upstreams"), dir);
-    for (JsonNode r : s.list(root, "routes")) {
-      s.routes.add(new RouteSpec(s.text(r, "model"), s.text(r, "upstream")));
-    }
-    for (JsonNode b : s.list(root, "budgets")) {
-      s.budgets.add(new BudgetSpec(s.text(b, "tenant"), s.text(b, "limit"), s.text(b, "period"), s.text(b, "enforce")));
-    }
-    s.budgetDefaultOutput = s.integer(root, "budget_default_output_tokens");
-    JsonNode contexts = root.get("context_lengths");
-    if (contexts != null && contexts.isObject()) {
-      for (Iterator<String> it = contexts.fieldNames(); it.hasNext(); ) {
-        String glob = it.next();
-        JsonNode t = contexts.get(glob);
-        s.contextLengths.put(glob, t.canConvertToInt() && t.isIntegralNumber() ? t.asInt() : null);
-      }
-    } else if (contexts != null && !contexts.isNull()) {
-      s.problems.add("context_lengths: expected a mapping of model glob to tokens, e.g. {\"llama-3*\": 131072}");
-    }
-    Integer sync = s.integer(root, "budget_sync_ms");
-    s.budgetSyncMillis = sync == null ? null : sync.longValue();
-    s.proxyId = s.text(root, "proxy_id");
-    AdmissionSettings.read(s, root);
-    s.tlsCert = path(dir, s.text(root, "tls_cert"));
-    s.tlsKey = path(dir, s.text(root, "tls_key"));
-    s.alertWebhook = s.text(root, "alert_webhook");
-    s.adminToken = s.text(root, "admin_token");
-    for (JsonNode o : s.list(root, "slos")) {
-      s.slos.add(new SloSpec(s.text(o, "objective"), s.text(o, "model"), s.text(o, "upstream"), s.text(o, "tenant")));
-    }
-    JsonNode t = root.get("tenants");
-    if (t != null && t.isObject()) {
-      s.keysFile = path(dir, s.text(t, "keys_file"));
-      s.tenantHeader = s.text(t, "header");
-      s.unknownKeys = s.text(t, "unknown");
-    } else if (t != null) {
-      s.problems.add("tenants: expected a mapping (keys_file, header, unknown)");
-    }
-    return s;
+    return SettingsFileReader.read(file);
   }
 
   /**
@@ -341,21 +235,9 @@ public final class ProxySettings {
   public ProxyConfig resolve(Map<String, String> env) {
     List<String> errors = new ArrayList<>(problems);
     InetSocketAddress address = listenAddress(errors);
-    Map<String, Upstream> byName = upstreams(env, errors);
-    List<String> declared =
-        upstreams.stream().map(u -> u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip()).toList();
-    List<Routing.Route> routeList = new ArrayList<>();
-    for (RouteSpec r : routes) {
-      if (r.model() == null || r.model().isBlank() || r.upstream() == null) {
-        errors.add("route '" + (r.model() == null ? "" : r.model()) + (r.upstream() == null ? "" : "=" + r.upstream())
-            + "': write MODEL_GLOB=UPSTREAM, e.g. 'gpt-*=openai'");
-      } else if (!declared.containsAll(new Routing.Route(r.model(), r.upstream()).names())) {
-        errors.add("route '" + r.model() + "=" + r.upstream() + "' names no upstream; upstreams: "
-            + String.join(", ", declared));
-      } else {
-        routeList.add(new Routing.Route(r.model(), r.upstream()));
-      }
-    }
+    Map<String, Upstream> byName = UpstreamsSettings.resolve(upstreams, caCert, env, errors);
+    List<String> declared = UpstreamsSettings.declared(upstreams);
+    List<Routing.Route> routeList = UpstreamsSettings.routes(routes, declared, errors);
     Balance pools = BalanceSettings.resolve(balance, fluidTps, tpsSeeds, declared, errors);
     Tenants tenants = SettingsFiles.tenants(keysFile, tenantHeader, unknownKeys, errors);
     Prices prices = pricesFile == null ? Prices.none() : SettingsFiles.prices(Path.of(pricesFile), errors);
@@ -447,50 +329,6 @@ public final class ProxySettings {
     }
   }
 
-  private Map<String, Upstream> upstreams(Map<String, String> env, List<String> errors) {
-    Map<String, Upstream> byName = new LinkedHashMap<>();
-    if (upstreams.isEmpty()) {
-      errors.add("no upstream: give --upstream http://HOST:PORT (or NAME=URL, once per upstream)");
-    }
-    boolean unnamed = upstreams.stream().anyMatch(u -> u.name() == null);
-    if (unnamed && upstreams.size() > 1) {
-      errors.add("several upstreams need a name each: --upstream NAME=URL");
-      return byName;
-    }
-    Set<String> seen = new java.util.HashSet<>();
-    for (UpstreamSpec u : upstreams) {
-      String name = u.name() == null ? Upstream.DEFAULT_NAME : u.name().strip();
-      if (!seen.add(name)) {
-        errors.add("upstream '" + name + "' is given twice");
-        continue;
-      }
-      if (u.url() == null || u.url().isBlank()) {
-        errors.add("upstream '" + name + "' has no url");
-        continue;
-      }
-      String key = null;
-      if (u.apiKeyEnv() != null) {
-        key = env.get(u.apiKeyEnv());
-        if (key == null || key.isBlank()) {
-          errors.add("upstream '" + name + "': environment variable " + u.apiKeyEnv()
-              + " (api_key_env) is not set; export it before starting the proxy");
-          continue;
-        }
-      }
-      String ca = u.caCert() != null ? u.caCert() : caCert;
-      try {
-        Upstream up = Upstream.parse(name, u.url(), key, ca == null ? null : Path.of(ca));
-        if (up.tls()) {
-          new TlsSettings(up.caCertOrNull(), false).nettyContext(); // a bad CA file fails here
-        }
-        byName.put(name, up);
-      } catch (IllegalArgumentException e) {
-        errors.add(e.getMessage().replace("--ca-cert ", "upstream '" + name + "': CA certificate "));
-      }
-    }
-    return byName;
-  }
-
   private static int positive(String what, Integer value, int fallback, List<String> errors) {
     if (value == null) {
       return fallback;
@@ -499,57 +337,6 @@ public final class ProxySettings {
       errors.add(what + " must be at least 1, got " + value);
     }
     return value;
-  }
-
-  String text(JsonNode parent, String key) {
-    JsonNode v = parent.get(key);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isValueNode()) {
-      problems.add(key + ": expected a single value, got " + v.getNodeType().toString().toLowerCase(java.util.Locale.ROOT));
-      return null;
-    }
-    return v.asText();
-  }
-
-  Integer integer(JsonNode parent, String key) {
-    JsonNode v = parent.get(key);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.canConvertToInt() || !v.isIntegralNumber()) {
-      problems.add(key + ": expected a whole number, got '" + v.asText() + "'");
-      return null;
-    }
-    return v.asInt();
-  }
-
-  private List<JsonNode> list(JsonNode parent, String key) {
-    return entries(parent.get(key), key);
-  }
-
-  List<JsonNode> entries(JsonNode v, String key) {
-    List<JsonNode> out = new ArrayList<>();
-    if (v == null || v.isNull()) {
-      return out;
-    }
-    if (!v.isArray()) {
-      problems.add(key + ": expected a list");
-      return out;
-    }
-    for (JsonNode e : v) {
-      if (e.isObject()) {
-        out.add(e);
-      } else {
-        problems.add(key + ": every entry must be a mapping, got '" + e.asText() + "'");
-      }
-    }
-    return out;
-  }
-
-  static String path(Path dir, String name) {
-    return name == null || dir == null ? name : dir.resolve(name).toString();
   }
 
   private static <T> T or(T first, T second) {

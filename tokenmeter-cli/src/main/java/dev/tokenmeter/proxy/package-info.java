@@ -16,8 +16,9 @@
  * {@code governance}'s budgets; {@link dev.tokenmeter.proxy.ProxyWatch} logs what it drops.
  *
  * <p>Also here: the settings as written, from flags or a YAML or JSON file, checked into a {@link
- * dev.tokenmeter.proxy.ProxyConfig} by {@link dev.tokenmeter.proxy.ProxySettings} and six
- * package-private readers ({@code *Settings}, {@code SettingsFiles}): 7 of the package's 37 files.
+ * dev.tokenmeter.proxy.ProxyConfig} by {@link dev.tokenmeter.proxy.ProxySettings} and seven
+ * package-private readers ({@code SettingsFileReader} for a file's form, {@code *Settings} per
+ * section, {@code SettingsFiles}): 8 of the package's 47 files.
  *
  * <p>May use: core.., sse.., client.., ledger.., telemetry.., governance..
  */

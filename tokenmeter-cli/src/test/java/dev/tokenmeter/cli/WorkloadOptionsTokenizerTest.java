@@ -37,7 +37,7 @@ class WorkloadOptionsTokenizerTest {
   @Test
   void anExplicitTokenizerWinsOverTheModel() {
     WorkloadOptions w = new WorkloadOptions();
-    w.tokenizer = "cl100k_base";
+    w.tokenizers.tokenizer = "cl100k_base";
     w.validate();
     w.factory("gpt-4o");
     assertThat(w.tokenizer().name()).isEqualTo("cl100k_base");
@@ -102,7 +102,7 @@ class WorkloadOptionsTokenizerTest {
   @Test
   void aBadTokenizerIsAUsageErrorBeforeAnythingRuns() {
     WorkloadOptions w = new WorkloadOptions();
-    w.tokenizer = "no-such-tokenizer";
+    w.tokenizers.tokenizer = "no-such-tokenizer";
     assertThatThrownBy(w::validate).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown tokenizer");
   }
 }
